@@ -1,0 +1,162 @@
+/*
+ * buf.c - see buf.h. Growth doubles the capacity so that appending n bytes
+ * one at a time costs O(n) in total.
+ */
+#include "buf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char buf_empty_[1];
+
+static void die_oom(size_t n)
+{
+	fprintf(stderr, "error: out of memory (allocating %zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die_oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		die_oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		die_oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void buf_init(struct buf *b)
+{
+	b->data = buf_empty_;
+	b->len = 0;
+	b->cap = 0;
+}
+
+void buf_free(struct buf *b)
+{
+	if (b->cap)
+		free(b->data);
+	buf_init(b);
+}
+
+void buf_grow(struct buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need < b->len)
+		die_oom(SIZE_MAX);
+	if (need <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap = cap * 2 > cap ? cap * 2 : need;
+	if (b->cap) {
+		b->data = xrealloc(b->data, cap);
+	} else {
+		b->data = xmalloc(cap);
+		b->data[0] = '\0';
+	}
+	b->cap = cap;
+}
+
+void buf_add(struct buf *b, const void *data, size_t len)
+{
+	if (!len)
+		return;
+	buf_grow(b, len);
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+}
+
+void buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void buf_addch(struct buf *b, char c)
+{
+	buf_add(b, &c, 1);
+}
+
+void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n <= 0)
+		return;
+	buf_grow(b, (size_t)n);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void buf_addf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+void buf_reset(struct buf *b)
+{
+	buf_truncate(b, 0);
+}
+
+void buf_truncate(struct buf *b, size_t len)
+{
+	if (len > b->len)
+		return;
+	b->len = len;
+	if (b->cap)
+		b->data[len] = '\0';
+}
+
+void buf_consume(struct buf *b, size_t n)
+{
+	if (n >= b->len) {
+		buf_reset(b);
+		return;
+	}
+	memmove(b->data, b->data + n, b->len - n);
+	buf_truncate(b, b->len - n);
+}
+
+char *buf_detach(struct buf *b, size_t *len_out)
+{
+	char *p = b->cap ? b->data : xstrdup("");
+	if (len_out)
+		*len_out = b->len;
+	buf_init(b);
+	return p;
+}

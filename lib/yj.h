@@ -1,0 +1,88 @@
+/*
+ * yj.h - YAML <-> JSON: libyaml events into cJSON trees, and cJSON trees back
+ * into deterministic YAML.
+ *
+ * Every manifest, template, job file and kubeconfig enters the program
+ * through yj_parse(); every YAML we print leaves through yj_emit(). Inside,
+ * the program only ever handles cJSON trees.
+ *
+ * Scalars are typed by the YAML 1.2 core schema: null (~, null, empty),
+ * booleans (true/false in any case form), integers (decimal, 0x, 0o),
+ * floats (incl. .inf/.nan), everything else a string. Quoted scalars are
+ * always strings. Tags !!str/!!int/!!float/!!bool/!!null are honoured;
+ * other tags are kept available to callers through yj_tag_hook (templates use
+ * none today; placeholders are plain text `((name))`, see tmpl.h).
+ *
+ * Anchors/aliases are resolved by deep copy. Against "billion laughs" input
+ * the total number of nodes created by alias expansion is bounded
+ * (YJ_MAX_ALIAS_NODES); documents nest at most YJ_MAX_DEPTH levels (the
+ * parser is iterative over libyaml events but cJSON's printers recurse), and
+ * the input is at most YJ_MAX_INPUT bytes. NUL bytes in the input are an
+ * error. Mapping keys must be scalars; duplicate keys are an error (as in
+ * kubectl), so a parameter can never shadow a key silently.
+ *
+ * Emission: block style, 2-space indentation, sequences indented under their
+ * key like kubectl, mapping keys in the order given by `flags` (sorted, or as
+ * in the tree), strings quoted whenever a plain scalar would read back as
+ * another type under YAML 1.1 or 1.2 (so "yes", "on", "0777", "1e3" stay
+ * strings for every Kubernetes tool), multi-line strings as double-quoted
+ * escapes. No timestamps, no comments: the same tree gives the same bytes.
+ * yj_parse(yj_emit(t)) equals t (cJSON_Compare), for every tree yj_parse can
+ * produce.
+ *
+ * Ownership: trees returned through `out` belong to the caller
+ * (cJSON_Delete). Input buffers are never retained.
+ */
+#ifndef JAXJOB_YJ_H
+#define JAXJOB_YJ_H
+
+#include <stddef.h>
+#include <cJSON.h>
+
+#include "buf.h"
+#include "err.h"
+
+#define YJ_MAX_INPUT (8u * 1024 * 1024)	/* bytes of YAML/JSON text */
+#define YJ_MAX_DEPTH 64			/* nesting of collections */
+#define YJ_MAX_ALIAS_NODES 100000	/* nodes created by alias copies */
+
+enum yj_emit_flags {
+	YJ_SORT_KEYS = 1 << 0,	/* sort mapping keys (byte order) at every level */
+};
+
+/*
+ * Parse a YAML (or JSON, which is YAML) stream. Returns a cJSON array with
+ * one element per document; empty documents (a bare `---`, or `null`) are
+ * dropped. `source` names the input in error messages ("templates/x.yaml"),
+ * which look like "templates/x.yaml:12:3: mapping values are not allowed here".
+ */
+int yj_parse_stream(const char *data, size_t len, const char *source,
+		    cJSON **docs_out, struct err *e);
+
+/* Parse a stream that must hold exactly one document. */
+int yj_parse_one(const char *data, size_t len, const char *source,
+		 cJSON **doc_out, struct err *e);
+
+/* Read a whole file (at most YJ_MAX_INPUT bytes) into `out`. "-" is stdin. */
+int yj_read_file(const char *path, struct buf *out, struct err *e);
+
+/* Emit one document as YAML (no leading "---"), appended to `out`. */
+int yj_emit(const cJSON *doc, unsigned flags, struct buf *out, struct err *e);
+
+/*
+ * Emit each element of `docs` (a cJSON array) as a document, each preceded by
+ * "---\n". Nothing is appended to `out` unless every document succeeds.
+ */
+int yj_emit_stream(const cJSON *docs, unsigned flags, struct buf *out,
+		   struct err *e);
+
+/*
+ * Deterministic compact JSON: keys sorted at every level, numbers that are
+ * integral printed as integers. Used for hashing and for request bodies.
+ */
+void yj_json_canonical(const cJSON *doc, struct buf *out);
+
+/* Same, pretty-printed with 2-space indent and a trailing newline (-o json). */
+void yj_json_pretty(const cJSON *doc, struct buf *out);
+
+#endif

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# scripts/install-deps.sh - install the Debian (bookworm) packages that the
+# build, the tests and the demo need. Idempotent and quick when all is there:
+# it asks dpkg first and only calls apt-get for what is missing.
+#   scripts/install-deps.sh          install what is missing (root or sudo)
+#   scripts/install-deps.sh --check  exit 1 if something is missing
+set -eu
+pkgs=(
+	build-essential pkg-config clang
+	libcurl4-openssl-dev libssl-dev openssl ca-certificates
+	libyaml-dev libcjson-dev libgit2-dev libcmocka-dev
+	lua5.1 python3 python3-yaml python3-jsonschema
+	git
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in *"install ok installed"*) ;; *) missing+=("$p") ;; esac
+done
+# kubectl (for `kubectl kustomize` tests) may come from another package.
+if ! command -v kubectl >/dev/null 2>&1; then
+	missing+=(kubernetes-client)
+fi
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+	echo "missing packages: ${missing[*]}" >&2
+	exit 1
+fi
+echo "installing: ${missing[*]}" >&2
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q >/dev/null || true
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

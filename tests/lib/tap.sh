@@ -1,0 +1,59 @@
+# tests/lib/tap.sh - sourced by shell suites: TAP output in git's t/ spirit.
+#
+#   . "$JAXJOB_TOP/tests/lib/tap.sh"
+#   expect 'dry-run prints a JAXJob' 'jj launch --dry-run ... | grep -q "kind: JAXJob"'
+#   expect_exit 2 'workers=0 is rejected' jj launch --dry-run --workers 0 ...
+#   skip 'needs ../shared' 'reason'
+#
+# Each test body runs in a subshell with `set -e`-free semantics: the test
+# passes when the body's exit status is 0. Output of failing tests goes to
+# stderr (shown by run-all.sh).
+T=${JAXJOB_TMP:-/tmp}/tap.$$
+mkdir -p "$T"
+jj() { "$JAXJOB" "$@"; }
+
+ok() { echo "ok - $1"; }
+not_ok() { echo "not ok - $1"; }
+skip() { echo "ok - $1 # SKIP ${2:-}"; }
+
+# expect DESCRIPTION SHELL-SNIPPET
+expect() {
+	local desc=$1 body=$2
+	if (eval "$body") >"$T/out" 2>"$T/err"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		{ echo "--- $desc"; echo "+ $body"; tail -n 20 "$T/out"; tail -n 20 "$T/err"; } >&2
+	fi
+}
+
+# expect_exit CODE DESCRIPTION COMMAND... : the command exits with CODE;
+# its stdout is in $T/out and stderr in $T/err afterwards.
+expect_exit() {
+	local code=$1 desc=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	local rc=$?
+	if [ "$rc" -eq "$code" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		{ echo "--- $desc: expected exit $code, got $rc"; echo "+ $*"; tail -n 20 "$T/out"; tail -n 20 "$T/err"; } >&2
+	fi
+}
+
+# expect_fail_clean DESCRIPTION COMMAND... : exit 2, nothing on stdout, exactly
+# one line on stderr that starts with "error: " (our contract for bad input).
+expect_fail_clean() {
+	local desc=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	local rc=$? lines
+	lines=$(wc -l <"$T/err")
+	if [ "$rc" -eq 2 ] && [ ! -s "$T/out" ] && [ "$lines" -eq 1 ] && grep -q '^error: ' "$T/err"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		{ echo "--- $desc: rc=$rc stdout=$(wc -c <"$T/out")B stderr=${lines} lines"; echo "+ $*"; head -c 400 "$T/out"; cat "$T/err"; } >&2
+	fi
+}
