@@ -1,0 +1,94 @@
+/*
+ * launch_opts.h - everything `jaxjob launch` is told on its command line.
+ *
+ * Two halves:
+ *  - the job parameters (what the JAXJob looks like): name, image, workers,
+ *    resources, run policy, ... They are collected into `params`, a cJSON
+ *    object keyed by the parameter names of lib/jobparams.h (the same
+ *    vocabulary as render's job files and Argo CD parameters), and rendered
+ *    through the template into the manifest;
+ *  - the run settings (how launch talks to the cluster and when it stops):
+ *    kubeconfig, timeout, log mode, cleanup policy, output files.
+ *
+ * launch_opts_parse() fills the struct and validates every value it can
+ * without a cluster; launch.c renders + validates the manifest, then either
+ * prints it (--dry-run) or hands both to launch_run() (launch_run.h).
+ *
+ * Ownership: launch_opts_free() frees everything the parser allocated.
+ * String fields point into argv or into allocated copies owned by the struct.
+ */
+#ifndef JAXJOB_LAUNCH_OPTS_H
+#define JAXJOB_LAUNCH_OPTS_H
+
+#include <cJSON.h>
+
+#include "err.h"
+
+enum launch_logs { LOGS_ALL, LOGS_FIRST, LOGS_NONE };
+enum launch_delete_after { DELETE_NEVER, DELETE_ON_SUCCESS, DELETE_ALWAYS };
+enum launch_on_cancel { CANCEL_DELETE, CANCEL_SUSPEND, CANCEL_LEAVE };
+enum launch_output_format { OUTPUT_YAML, OUTPUT_JSON };
+enum launch_api { API_JAXJOB, API_TRAINJOB, API_AUTO };
+
+/* Files the pipeline gives us; each NULL when not asked for. */
+struct launch_outputs {
+	const char *state;		/* Succeeded | Failed | Timeout | Cancelled | ... */
+	const char *reason;		/* condition reason, or ours */
+	const char *message;		/* condition message, or ours */
+	const char *job_json;		/* the full final JAXJob object as JSON */
+	const char *manifest;		/* the manifest we created (YAML) */
+	const char *job_name;
+	const char *job_namespace;
+	const char *job_uid;
+	const char *start_time;		/* RFC 3339 */
+	const char *completion_time;	/* RFC 3339 */
+	const char *duration;		/* seconds, decimal */
+	const char *workers;		/* JSON: {"active":..,"succeeded":..,"failed":..} */
+	const char *summary;		/* Markdown for the pipeline UI */
+	const char *exit_code;		/* the exit code we return, as text */
+};
+
+struct launch_opts {
+	/* --- job parameters ------------------------------------------------ */
+	cJSON *params;			/* object: parameter name -> typed value */
+	const char *template_path;	/* --template FILE; NULL = templates/jaxjob.yaml built in */
+	cJSON *patch;			/* --patch JSON merge patch applied last, or NULL */
+	enum launch_api api;		/* --api jaxjob|trainjob|auto */
+
+	/* --- what to do ---------------------------------------------------- */
+	int dry_run;			/* --dry-run: print the manifest, touch nothing */
+	int server_dry_run;		/* --server-dry-run: validate on the server, create nothing */
+	enum launch_output_format format;	/* -o yaml|json (for --dry-run) */
+
+	/* --- cluster ------------------------------------------------------- */
+	const char *kubeconfig;		/* --kubeconfig; else $KUBECONFIG; else in-cluster; else ~/.kube/config */
+	const char *context;		/* --context */
+	const char *namespace_flag;	/* --namespace/-n (also the job's namespace) */
+	int insecure_skip_tls_verify;	/* --insecure-skip-tls-verify (explicit only) */
+
+	/* --- waiting and cleanup ------------------------------------------- */
+	double timeout_s;		/* --timeout (0 = none) e.g. 90m, 2h, 3600 */
+	enum launch_logs logs;		/* --logs all|first|none */
+	enum launch_delete_after delete_after;	/* --delete-after never|success|always */
+	enum launch_on_cancel on_cancel;	/* --on-cancel delete|suspend|leave */
+	double fail_fast_s;		/* --fail-fast-after: grace before an unrecoverable state fails the step */
+	double delete_wait_s;		/* --delete-timeout: how long to wait for deletion to be confirmed */
+	const char *identity;		/* --identity (else derived from the pipeline's environment) */
+	int adopt;			/* --adopt=true|false: re-attach to our own existing job (default true) */
+	int quiet;			/* --quiet: no progress lines, logs only */
+
+	struct launch_outputs out;
+
+	/* owned allocations, freed by launch_opts_free() */
+	void *owned_;
+};
+
+/*
+ * Parse argv (argv[0] is "launch"). Returns 0 and fills `o`; on --help prints
+ * the help on stdout and returns 1; on bad input returns -1 with `e` set
+ * (the caller prints it and exits 2).
+ */
+int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *e);
+void launch_opts_free(struct launch_opts *o);
+
+#endif

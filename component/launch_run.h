@@ -1,0 +1,31 @@
+/*
+ * launch_run.h - the live half of `jaxjob launch`: create (or re-attach to)
+ * the job, follow it through one event loop (watch the job, watch its pods,
+ * follow every worker's log), write the outputs, apply the cleanup policy.
+ *
+ * `manifest` is the rendered and validated JAXJob (or TrainJob); launch_run
+ * does not take ownership. Returns the process exit status (see README:
+ * 0 succeeded, 1 job failed, 2 bad input, 3 timeout, 4 API/auth error,
+ * 5 cancelled, 6 job deleted by someone else, 7 stuck past the grace period).
+ */
+#ifndef JAXJOB_LAUNCH_RUN_H
+#define JAXJOB_LAUNCH_RUN_H
+
+#include <cJSON.h>
+
+#include "launch_opts.h"
+
+enum launch_exit {
+	EXIT_SUCCEEDED = 0,
+	EXIT_JOB_FAILED = 1,
+	EXIT_BAD_INPUT = 2,
+	EXIT_TIMEOUT = 3,
+	EXIT_API_ERROR = 4,
+	EXIT_CANCELLED = 5,
+	EXIT_JOB_LOST = 6,
+	EXIT_STUCK = 7,
+};
+
+int launch_run(const struct launch_opts *o, const cJSON *manifest);
+
+#endif
