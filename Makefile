@@ -79,3 +79,65 @@ clean:
 	rm -rf build
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# ---------------------------------------------------------------------------
+# Shipping (issue #7): the image's filesystem, the image, the install
+# manifests. Owned by scripts/mkrootfs.sh, Dockerfile, deploy/.
+#
+#   make rootfs   build/rootfs from the RELEASE build (build/jaxjob, even when
+#                 called with SAN=1); prints a size breakdown and the total
+#   make image    docker/podman build of Dockerfile where an engine works;
+#                 where none does it says so and exits 0 (IMAGE_REQUIRED=1:
+#                 exit 1 instead, for CI jobs that must produce the image)
+#   make deploy   regenerate deploy/ from argocd-plugin/, health-checks/,
+#                 component/ sources; the generated files are committed and
+#                 `make deploy-check` (run by tests/suites/80-deploy.sh) fails
+#                 when they are stale. Layout: deploy/README.md
+JAXJOB_VERSION := $(shell sed -n 's/^\#define JAXJOB_VERSION "\(.*\)"/\1/p' lib/version.h)
+ROOTFS  ?= build/rootfs
+IMAGE   ?= jaxjob:$(JAXJOB_VERSION)
+IMAGE_REQUIRED ?=
+.PHONY: rootfs image deploy deploy-check
+
+rootfs:
+	$(MAKE) SAN= BUILD=build all
+	scripts/mkrootfs.sh build/jaxjob $(ROOTFS)
+
+image:
+	@engine=; for e in docker podman; do \
+		if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then engine=$$e; break; fi; \
+	done; \
+	if [ -z "$$engine" ]; then \
+		echo "make image: no working container engine here (docker/podman missing, or 'docker info' cannot reach a daemon);"; \
+		echo "make image: not built. The image's filesystem is 'make rootfs' (build/rootfs), tested by tests/suites/80-rootfs.sh."; \
+		[ -z "$(IMAGE_REQUIRED)" ] || exit 1; exit 0; \
+	fi; \
+	echo "$$engine build -t $(IMAGE)"; \
+	$$engine build --build-arg VERSION=$(JAXJOB_VERSION) \
+		--build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) \
+		--build-arg SOURCE=$$(git remote get-url origin 2>/dev/null || echo unknown) \
+		-t $(IMAGE) .
+
+deploy:
+	python3 deploy/generate.py
+
+deploy-check:
+	python3 deploy/generate.py --check
+
+# --- built-in templates ------------------------------------------------------
+# templates/*.yaml are compiled into the binary (lib/tmpl.h tmpl_builtin()),
+# so the default template travels with build/jaxjob. The generated C file
+# lives in the build tree and joins libjaxjob.a.
+TMPL_YAML := $(sort $(wildcard templates/*.yaml))
+TMPL_GEN  := $(BUILD)/gen/templates_builtin.c
+TMPL_OBJ  := $(BUILD)/obj/gen/templates_builtin.o
+
+$(TMPL_GEN): $(TMPL_YAML) scripts/embed-templates.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-templates.sh $(TMPL_YAML) >$@.tmp && mv $@.tmp $@
+
+$(TMPL_OBJ): $(TMPL_GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libjaxjob.a: $(TMPL_OBJ)

@@ -1,0 +1,40 @@
+# Dockerfile - the jaxjob image: one binary, the libraries it links, CA
+# certificates, /etc/passwd, /tmp. Nothing else (no shell, no package manager).
+#
+#   make image                       (passes VERSION and REVISION)
+#   docker build -t jaxjob:0.1.0 .
+#
+# The build stage runs exactly what `make rootfs` runs on a developer machine,
+# so build/rootfs here is the tree tests/suites/80-rootfs.sh verifies with
+# chroot. The same image serves both places it is installed:
+#   - the pipeline step (KFP / Argo Workflows): runs as USER 65532 (jaxjob)
+#   - the Argo CD repo-server sidecar: the pod sets runAsUser 999 (argocd) and
+#     the command /var/run/argocd/argocd-cmp-server (Argo's static binary,
+#     copied in by the repo-server's init container); our binary is called by
+#     it through plugin.yaml
+FROM debian:bookworm AS build
+WORKDIR /src
+# Dependencies first: this layer is cached until install-deps.sh changes.
+COPY scripts/install-deps.sh scripts/install-deps.sh
+RUN apt-get update -q && scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
+COPY . .
+RUN make rootfs
+
+FROM scratch
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+# No canonical public URL or LICENSE file yet: both are build arguments (make
+# image passes `git remote get-url origin`); set them when publishing.
+ARG SOURCE=unknown
+ARG LICENSES=NOASSERTION
+LABEL org.opencontainers.image.title="jaxjob" \
+      org.opencontainers.image.description="Kubeflow JAXJobs in pipelines and GitOps: pipeline step (jaxjob launch), Argo CD config management plugin (jaxjob render), health judge (jaxjob health)" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.licenses="${LICENSES}"
+COPY --from=build /src/build/rootfs/ /
+USER 65532:65532
+WORKDIR /tmp
+ENTRYPOINT ["/usr/local/bin/jaxjob"]
+CMD ["help"]
