@@ -1,0 +1,71 @@
+/*
+ * launch_identity.h - who launched a JAXJob, so that a retried step
+ * re-attaches to its own job instead of creating a second one.
+ *
+ * A pipeline step can run more than once for one logical launch: Argo's
+ * retryStrategy starts a new pod, a preempted node restarts the step, KFP
+ * retries a task. Each attempt renders the same job name. Creating it again
+ * gives 409 AlreadyExists; the question is then "is that job ours?".
+ *
+ * The identity answers it. It is a hash over what stays the same across the
+ * attempts of one step of one pipeline run and differs between runs:
+ *
+ *   --identity VALUE                   explicit, wins over everything
+ *   ARGO_WORKFLOW_UID / ARGO_WORKFLOW_NAME   set by Argo Workflows in every
+ *                                      step container (also for KFP v2 on
+ *                                      Argo); the workflow name is unique per
+ *                                      run (generateName)
+ *   KFP_RUN_ID                         KFP run id, when the pipeline maps the
+ *                                      pod label pipeline/runid into the env
+ *
+ * mixed with the namespace and the job name (which tells two steps of one run
+ * apart). Per-attempt values (ARGO_NODE_ID and the pod name change with every
+ * retry) are deliberately NOT part of the hash; the pod name is recorded in an
+ * annotation for people, not compared.
+ *
+ * Outside any pipeline (a laptop run) there is nothing stable to hash: the
+ * identity is made unique to this process and `adoptable` is 0, so an
+ * existing job of the same name is always refused, never taken over.
+ *
+ * The job carries the hash as label `jaxjob.dev/launch-id` (32 hex chars, a
+ * valid label value, selectable) and the human-readable source as annotation
+ * `jaxjob.dev/launch-source`.
+ *
+ * Ownership: struct launch_identity is plain storage, nothing to free.
+ */
+#ifndef JAXJOB_LAUNCH_IDENTITY_H
+#define JAXJOB_LAUNCH_IDENTITY_H
+
+#include <cJSON.h>
+
+#include "err.h"
+
+#define LAUNCH_ID_LABEL "jaxjob.dev/launch-id"
+#define LAUNCH_SOURCE_ANNOTATION "jaxjob.dev/launch-source"
+#define LAUNCH_POD_ANNOTATION "jaxjob.dev/launcher-pod"
+
+struct launch_identity {
+	char id[33];		/* 32 lower-case hex chars of sha256 + NUL */
+	char source[256];	/* e.g. "argo workflow train-x7k2p" (no secrets) */
+	char pod[254];		/* our pod name ($HOSTNAME) or "" */
+	int adoptable;		/* 1 when a job with this id may be re-attached */
+};
+
+/*
+ * Derive the identity of this launch. `flag` is --identity (or NULL); the
+ * environment is read with getenv(). `ns` and `name` are the job's namespace
+ * and name (name may be NULL for generateName jobs).
+ */
+int launch_identity_derive(const char *flag, const char *ns, const char *name,
+			   struct launch_identity *id, struct err *e);
+
+/* Add the label and annotations to `job` (metadata is created if missing). */
+void launch_identity_stamp(cJSON *job, const struct launch_identity *id);
+
+/* The launch-id label of an object, or NULL. Points into `job`. */
+const char *launch_identity_of(const cJSON *job);
+
+/* 1 when `job` carries exactly our id. */
+int launch_identity_matches(const cJSON *job, const struct launch_identity *id);
+
+#endif

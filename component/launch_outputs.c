@@ -1,0 +1,318 @@
+/*
+ * launch_outputs.c - see launch_outputs.h. Every value is computed from the
+ * result into a buf, then handed to launch_write_file_atomic().
+ */
+#include "launch_outputs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "yj.h"
+
+void launch_result_set(struct launch_result *r, const char *state, int exit_code,
+		       const char *reason, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->state = state;
+	r->exit_code = exit_code;
+	snprintf(r->reason, sizeof(r->reason), "%s", reason ? reason : "");
+	va_start(ap, fmt);
+	vsnprintf(r->message, sizeof(r->message), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- small readers over the job object --------------------------------- */
+
+static const cJSON *path_get(const cJSON *o, const char *a, const char *b, const char *c)
+{
+	o = cJSON_GetObjectItemCaseSensitive(o, a);
+	if (o && b)
+		o = cJSON_GetObjectItemCaseSensitive(o, b);
+	if (o && c)
+		o = cJSON_GetObjectItemCaseSensitive(o, c);
+	return o;
+}
+
+static const char *str_at(const cJSON *o, const char *a, const char *b, const char *c)
+{
+	const cJSON *v = path_get(o, a, b, c);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int int_of(const cJSON *v, int dflt)
+{
+	return cJSON_IsNumber(v) ? (int)v->valuedouble : dflt;
+}
+
+void launch_workers_of(const cJSON *job, struct launch_workers *w)
+{
+	const cJSON *st = path_get(job, "status", "replicaStatuses", "Worker");
+	const cJSON *spec = path_get(job, "spec", "jaxReplicaSpecs", "Worker");
+
+	/* replicas defaults to 1 in the operator; a TrainJob says numNodes. */
+	if (spec)
+		w->replicas = int_of(cJSON_GetObjectItemCaseSensitive(spec, "replicas"), 1);
+	else
+		w->replicas = int_of(path_get(job, "spec", "trainer", "numNodes"), 0);
+	w->active = int_of(cJSON_GetObjectItemCaseSensitive(st, "active"), 0);
+	w->succeeded = int_of(cJSON_GetObjectItemCaseSensitive(st, "succeeded"), 0);
+	w->failed = int_of(cJSON_GetObjectItemCaseSensitive(st, "failed"), 0);
+}
+
+double launch_parse_time(const char *s)
+{
+	struct tm tm;
+	const char *p;
+	double frac = 0, t;
+
+	if (!s || !*s)
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!p)
+		return -1;
+	if (*p == '.') {
+		double scale = 0.1;
+		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	t = (double)timegm(&tm) + frac;
+	if (*p == 'Z' || *p == 'z')
+		return p[1] ? -1 : t;
+	if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+		int hh = atoi(p + 1), mm = atoi(p + 4);
+		int off = (hh * 60 + mm) * 60;
+		return *p == '+' ? t - off : t + off;
+	}
+	return -1;
+}
+
+/* Duration in seconds: completion - start, else end-of-wait - start; -1 unknown. */
+static double duration_of(const struct launch_result *r)
+{
+	double start = launch_parse_time(str_at(r->job, "status", "startTime", NULL));
+	double done = launch_parse_time(str_at(r->job, "status", "completionTime", NULL));
+
+	if (start < 0)
+		return -1;
+	if (done < 0)
+		done = r->now;
+	return done >= start ? done - start : -1;
+}
+
+static const char *job_name(const struct launch_result *r)
+{
+	const char *n = str_at(r->job, "metadata", "name", NULL);
+	return n ? n : str_at(r->manifest, "metadata", "name", NULL);
+}
+
+static const char *job_ns(const struct launch_result *r)
+{
+	const char *n = str_at(r->job, "metadata", "namespace", NULL);
+	if (!n)
+		n = str_at(r->manifest, "metadata", "namespace", NULL);
+	return n ? n : r->ns;
+}
+
+/* ---- atomic file writing ----------------------------------------------- */
+
+static int mkdir_parents(const char *path, struct err *e)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+
+	if (!slash || slash == dir) {
+		free(dir);
+		return 0;
+	}
+	*slash = '\0';
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0777) && errno != EEXIST) {
+			err_set(e, ERR_IO, "cannot create directory %s: %s", dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+		*p = '/';
+	}
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		err_set(e, ERR_IO, "cannot create directory %s: %s", dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	return 0;
+}
+
+int launch_write_file_atomic(const char *path, const char *data, size_t len,
+			     struct err *e)
+{
+	struct buf tmp = BUF_INIT;
+	int fd, rc = -1;
+
+	if (mkdir_parents(path, e))
+		return -1;
+	buf_addf(&tmp, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp.data);
+	if (fd < 0) {
+		err_set(e, ERR_IO, "cannot write output %s: %s", path, strerror(errno));
+		goto out;
+	}
+	/* mkstemp makes 0600; outputs are read by other containers (Argo's wait). */
+	fchmod(fd, 0644);
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err_set(e, ERR_IO, "cannot write output %s: %s", path, strerror(errno));
+			close(fd);
+			unlink(tmp.data);
+			goto out;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd) || rename(tmp.data, path)) {
+		err_set(e, ERR_IO, "cannot write output %s: %s", path, strerror(errno));
+		unlink(tmp.data);
+		goto out;
+	}
+	rc = 0;
+out:
+	buf_free(&tmp);
+	return rc;
+}
+
+/* ---- the values -------------------------------------------------------- */
+
+static void md_cell(struct buf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			buf_adds(out, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			buf_addch(out, ' ');
+		else
+			buf_addch(out, *s);
+	}
+}
+
+static void md_row(struct buf *out, const char *k, const char *v)
+{
+	if (!v || !*v)
+		return;
+	buf_addf(out, "| %s | ", k);
+	md_cell(out, v);
+	buf_adds(out, " |\n");
+}
+
+void launch_outputs_summary(const struct launch_result *r, struct buf *out)
+{
+	struct launch_workers w;
+	char tmp[160];
+	double d = duration_of(r);
+	const char *name = job_name(r), *ns = job_ns(r);
+
+	launch_workers_of(r->job ? r->job : r->manifest, &w);
+	buf_addf(out, "### JAXJob %s/%s: %s\n\n", ns ? ns : "?", name ? name : "?",
+		 r->state ? r->state : "Unknown");
+	buf_adds(out, "| | |\n|---|---|\n");
+	md_row(out, "state", r->state);
+	md_row(out, "reason", r->reason);
+	md_row(out, "message", r->message);
+	snprintf(tmp, sizeof(tmp), "%d requested: %d succeeded, %d failed, %d active",
+		 w.replicas, w.succeeded, w.failed, w.active);
+	md_row(out, "workers", tmp);
+	md_row(out, "started", str_at(r->job, "status", "startTime", NULL));
+	md_row(out, "completed", str_at(r->job, "status", "completionTime", NULL));
+	if (d >= 0) {
+		snprintf(tmp, sizeof(tmp), "%.1f s", d);
+		md_row(out, "duration", tmp);
+	}
+	md_row(out, "uid", str_at(r->job, "metadata", "uid", NULL));
+	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
+	md_row(out, "exit code", tmp);
+}
+
+static void add_opt(struct buf *v, const char *s)
+{
+	if (s)
+		buf_adds(v, s);
+}
+
+/* The value of output number `which`, in the order of launch_outputs_write(). */
+static void value_of(const struct launch_result *r, int which, struct buf *v)
+{
+	struct launch_workers w;
+	double d;
+
+	switch (which) {
+	case 0: buf_adds(v, r->state ? r->state : ""); break;
+	case 1: buf_adds(v, r->reason); break;
+	case 2: buf_adds(v, r->message); break;
+	case 3:
+		if (r->job)
+			yj_json_pretty(r->job, v);
+		break;
+	case 4:
+		if (r->manifest) {
+			struct err e = ERR_INIT;
+			if (yj_emit(r->manifest, 0, v, &e))
+				buf_reset(v);
+		}
+		break;
+	case 5: add_opt(v, job_name(r)); break;
+	case 6: add_opt(v, job_ns(r)); break;
+	case 7: add_opt(v, str_at(r->job, "metadata", "uid", NULL)); break;
+	case 8: add_opt(v, str_at(r->job, "status", "startTime", NULL)); break;
+	case 9: add_opt(v, str_at(r->job, "status", "completionTime", NULL)); break;
+	case 10:
+		d = duration_of(r);
+		if (d >= 0)
+			buf_addf(v, "%.3f", d);
+		break;
+	case 11:
+		launch_workers_of(r->job ? r->job : r->manifest, &w);
+		buf_addf(v, "{\"active\":%d,\"failed\":%d,\"replicas\":%d,\"succeeded\":%d}",
+			 w.active, w.failed, w.replicas, w.succeeded);
+		break;
+	case 12: launch_outputs_summary(r, v); break;
+	case 13: buf_addf(v, "%d", r->exit_code); break;
+	}
+}
+
+int launch_outputs_write(const struct launch_outputs *p, const struct launch_result *r,
+			 struct err *e)
+{
+	const char *paths[] = {
+		p->state, p->reason, p->message, p->job_json, p->manifest,
+		p->job_name, p->job_namespace, p->job_uid, p->start_time,
+		p->completion_time, p->duration, p->workers, p->summary, p->exit_code,
+	};
+	struct buf v = BUF_INIT;
+	int rc = 0;
+
+	for (int i = 0; i < (int)(sizeof(paths) / sizeof(paths[0])); i++) {
+		struct err one = ERR_INIT;
+		if (!paths[i])
+			continue;
+		buf_reset(&v);
+		value_of(r, i, &v);
+		if (launch_write_file_atomic(paths[i], v.data, v.len, &one) && rc == 0) {
+			*e = one;
+			rc = -1;
+		}
+	}
+	buf_free(&v);
+	return rc;
+}

@@ -1,0 +1,71 @@
+/*
+ * launch_outputs.h - the files a pipeline reads after the step: final state,
+ * reason, message, the job as JSON, the manifest, name/namespace/uid,
+ * start/completion time, duration, worker counts, a Markdown summary and the
+ * exit code.
+ *
+ * Written at the end of every run that got past input validation, whatever
+ * the ending (succeeded, failed, timeout, cancelled, deleted, API error):
+ * "the outputs say what is known". An unknown value is written as an empty
+ * file rather than left out, because KFP and Argo fail a step whose declared
+ * output file is missing, which would hide the real ending.
+ *
+ * Each file is written atomically (temp file in the same directory, then
+ * rename) so a reader never sees half a value; parent directories are created
+ * (KFP hands out paths like /tmp/outputs/state/data whose directory may not
+ * exist). Values carry no trailing newline: KFP reads a String output
+ * parameter byte for byte.
+ *
+ * Ownership: launch_outputs_write() only reads `r`; `r->job` and
+ * `r->manifest` stay owned by the caller.
+ */
+#ifndef JAXJOB_LAUNCH_OUTPUTS_H
+#define JAXJOB_LAUNCH_OUTPUTS_H
+
+#include <cJSON.h>
+
+#include "buf.h"
+#include "err.h"
+#include "launch_opts.h"
+
+struct launch_result {
+	const char *state;	/* Succeeded Failed Timeout Cancelled Deleted Stuck Error */
+	char reason[128];	/* condition reason, or ours (e.g. ImagePullBackOff) */
+	char message[1024];	/* condition message, or ours */
+	const cJSON *job;	/* last object seen from the server, or NULL */
+	const cJSON *manifest;	/* the object we created (or meant to), or NULL */
+	const char *ns;		/* namespace, when no job object says it */
+	int exit_code;
+	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
+};
+
+/* Set reason and message (printf-style message). */
+void launch_result_set(struct launch_result *r, const char *state, int exit_code,
+		       const char *reason, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/*
+ * Write every output whose path is set. Goes on after a failed file and
+ * returns -1 with the first error, so one bad path costs one output.
+ */
+int launch_outputs_write(const struct launch_outputs *paths,
+			 const struct launch_result *r, struct err *e);
+
+/* The Markdown summary (also printed to stderr at the end of a run). */
+void launch_outputs_summary(const struct launch_result *r, struct buf *out);
+
+/* Write `len` bytes to `path` atomically, creating parent directories. */
+int launch_write_file_atomic(const char *path, const char *data, size_t len,
+			     struct err *e);
+
+/* Parse an RFC 3339 time ("2026-01-02T03:04:05Z", fractions, offsets) into
+ * epoch seconds; -1 when absent or malformed. */
+double launch_parse_time(const char *s);
+
+/* Worker counts of a job: requested replicas and status counts (0 if unset). */
+struct launch_workers {
+	int replicas, active, succeeded, failed;
+};
+void launch_workers_of(const cJSON *job, struct launch_workers *w);
+
+#endif

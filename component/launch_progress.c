@@ -1,0 +1,98 @@
+/*
+ * launch_progress.c - see launch_progress.h.
+ */
+#include "launch_progress.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "launch_outputs.h"
+
+double launch_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void launch_progress_init(struct launch_progress *p, FILE *out, double t0)
+{
+	memset(p, 0, sizeof(*p));
+	p->out = out;
+	p->t0 = t0;
+}
+
+static void prefix(const struct launch_progress *p, struct buf *b)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char hms[16];
+
+	gmtime_r(&t, &tm);
+	strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+	buf_addf(b, "jaxjob: %s (+%.1fs) ", hms, launch_now() - p->t0);
+}
+
+void launch_progress_note(struct launch_progress *p, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	if (!p->out)
+		return;
+	prefix(p, &b);
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	buf_addch(&b, '\n');
+	fwrite(b.data, 1, b.len, p->out);
+	fflush(p->out);
+	buf_free(&b);
+}
+
+const char *launch_phase_of(const cJSON *job)
+{
+	static const char *const order[] = {
+		"Failed", "Succeeded", "Suspended", "Restarting", "Running", "Created",
+	};
+	const cJSON *conds = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(job, "status"), "conditions");
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const cJSON *c;
+		cJSON_ArrayForEach(c, conds) {
+			const cJSON *type = cJSON_GetObjectItemCaseSensitive(c, "type");
+			const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "status");
+			if (cJSON_IsString(type) && cJSON_IsString(st) &&
+			    strcmp(type->valuestring, order[i]) == 0 &&
+			    strcmp(st->valuestring, "True") == 0)
+				return order[i];
+		}
+	}
+	return "Pending";
+}
+
+void launch_progress_job(struct launch_progress *p, const char *phase, const cJSON *job)
+{
+	struct launch_workers w;
+
+	launch_workers_of(job, &w);
+	if (p->printed && strcmp(phase, p->phase) == 0 && w.replicas == p->replicas &&
+	    w.active == p->active && w.succeeded == p->succeeded && w.failed == p->failed)
+		return;
+	snprintf(p->phase, sizeof(p->phase), "%s", phase);
+	p->replicas = w.replicas;
+	p->active = w.active;
+	p->succeeded = w.succeeded;
+	p->failed = w.failed;
+	p->printed = 1;
+	if (strcmp(phase, "Succeeded") == 0)
+		launch_progress_note(p, "%s: %d/%d workers succeeded", phase, w.succeeded, w.replicas);
+	else if (w.failed)
+		launch_progress_note(p, "%s: %d/%d workers active, %d failed", phase,
+				     w.active, w.replicas, w.failed);
+	else
+		launch_progress_note(p, "%s: %d/%d workers active", phase, w.active, w.replicas);
+}
