@@ -1,0 +1,63 @@
+/*
+ * kube_log.h - follow one container's log, line by line, from the loop.
+ *
+ * GET /api/v1/namespaces/{ns}/pods/{pod}/log?follow=true&container=...
+ * The body arrives in arbitrary chunks; kube_lines.h turns it into complete
+ * lines (a line split across chunks is joined; a line longer than max_line
+ * is cut there and marked, the rest of it skipped, so a 10 MB line costs
+ * max_line bytes of memory). A final line without '\n' is delivered when
+ * the stream ends.
+ *
+ * The stream is NOT re-opened automatically: when it ends the caller learns
+ * why and decides (a container that exited ends its stream; a restarted pod
+ * is a new stream, started by the caller when the pod watch says so; use
+ * since_time to avoid repeating lines already shown).
+ *
+ * Ownership: `line` in on_line is borrowed for the call. The stream belongs
+ * to the caller until on_end returns (then the loop frees it: do not stop
+ * it afterwards) or until kube_log_stop() (then on_end is not called).
+ */
+#ifndef JAXJOB_KUBE_LOG_H
+#define JAXJOB_KUBE_LOG_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "kube_client.h"
+
+#define KUBE_LOG_MAX_LINE (16 * 1024)
+
+/* `line` is NUL-terminated, without its '\n' (and without a '\r' before it);
+ * truncated: the line was longer than max_line and ends with a marker
+ * " [... N bytes truncated]". */
+typedef void kube_line_fn(void *ud, const char *line, size_t len, int truncated);
+
+/*
+ * The stream ended: e == NULL when the server ended it cleanly (container
+ * finished), else why (HTTP 400 "container ... is waiting to start", 404
+ * pod gone, connection dropped: ERR_NETWORK, ...). Retries of transient
+ * errors (429/5xx/connect) happen before on_end, within the client's retry
+ * window, as for any request.
+ */
+typedef void kube_log_end_fn(void *ud, const struct err *e);
+
+struct kube_log_opts {
+	const char *ns;
+	const char *pod;
+	const char *container;		/* NULL: the pod's only container */
+	const char *since_time;		/* RFC 3339, or NULL */
+	long tail_lines;		/* > 0: start with the last N lines; else all */
+	size_t max_line;		/* 0 = KUBE_LOG_MAX_LINE */
+	kube_line_fn *on_line;		/* required */
+	kube_log_end_fn *on_end;	/* may be NULL */
+	void *ud;
+};
+
+struct kube_log;
+
+struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_opts *o,
+				 struct err *e);
+/* Stop and free; on_end is not called. NULL is accepted. */
+void kube_log_stop(struct kube_log *l);
+
+#endif
