@@ -1,0 +1,305 @@
+/* test_launch_parts.c - launch's pure parts: identity, log line streams,
+ * outputs (atomic files, values, summary), progress phase. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "buf.h"
+#include "err.h"
+#include "component/launch_identity.h"
+#include "component/launch_logs.h"
+#include "component/launch_outputs.h"
+#include "component/launch_progress.h"
+
+static void clear_pipeline_env(void)
+{
+	unsetenv("ARGO_WORKFLOW_UID");
+	unsetenv("ARGO_WORKFLOW_NAME");
+	unsetenv("KFP_RUN_ID");
+	unsetenv("ARGO_NODE_ID");
+}
+
+static void retries_of_one_argo_step_share_an_identity(void **state)
+{
+	(void)state;
+	struct launch_identity a, b, c;
+	struct err e = ERR_INIT;
+
+	clear_pipeline_env();
+	setenv("ARGO_WORKFLOW_NAME", "train-x7k2p", 1);
+	setenv("ARGO_NODE_ID", "train-x7k2p-111", 1);
+	setenv("HOSTNAME", "train-x7k2p-step-111", 1);
+	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &a, &e), 0);
+	/* the retry: new node id and pod name, same workflow */
+	setenv("ARGO_NODE_ID", "train-x7k2p-222", 1);
+	setenv("HOSTNAME", "train-x7k2p-step-222", 1);
+	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &b, &e), 0);
+	assert_string_equal(a.id, b.id);
+	assert_int_equal(strlen(a.id), 32);
+	assert_true(a.adoptable);
+	assert_non_null(strstr(a.source, "train-x7k2p"));
+	assert_string_equal(b.pod, "train-x7k2p-step-222");
+	/* another run of the same pipeline is someone else */
+	setenv("ARGO_WORKFLOW_NAME", "train-q9z3m", 1);
+	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &c, &e), 0);
+	assert_string_not_equal(a.id, c.id);
+	/* another step (job name) of the same run too */
+	setenv("ARGO_WORKFLOW_NAME", "train-x7k2p", 1);
+	assert_int_equal(launch_identity_derive(NULL, "team-a", "eval", &c, &e), 0);
+	assert_string_not_equal(a.id, c.id);
+	clear_pipeline_env();
+}
+
+static void flag_wins_and_local_runs_are_never_adoptable(void **state)
+{
+	(void)state;
+	struct launch_identity a, b;
+	struct err e = ERR_INIT;
+
+	clear_pipeline_env();
+	setenv("KFP_RUN_ID", "run-1", 1);
+	assert_int_equal(launch_identity_derive("mine", "ns", "j", &a, &e), 0);
+	assert_string_equal(a.source, "--identity");
+	unsetenv("KFP_RUN_ID");
+	assert_int_equal(launch_identity_derive("mine", "ns", "j", &b, &e), 0);
+	assert_string_equal(a.id, b.id);
+
+	assert_int_equal(launch_identity_derive(NULL, "ns", "j", &a, &e), 0);
+	assert_false(a.adoptable);
+	assert_int_equal(launch_identity_derive(NULL, "ns", "j", &b, &e), 0);
+	assert_string_not_equal(a.id, b.id);
+
+	assert_int_equal(launch_identity_derive("", "ns", "j", &a, &e), -1);
+	assert_int_equal(e.code, ERR_INPUT);
+	assert_non_null(strstr(e.msg, "--identity"));
+}
+
+static void stamp_adds_label_and_annotations_and_match_compares(void **state)
+{
+	(void)state;
+	struct launch_identity id, other;
+	struct err e = ERR_INIT;
+	cJSON *job = cJSON_Parse("{\"metadata\":{\"name\":\"j\",\"labels\":{\"a\":\"b\"}}}");
+
+	clear_pipeline_env();
+	assert_int_equal(launch_identity_derive("x", "ns", "j", &id, &e), 0);
+	assert_int_equal(launch_identity_derive("y", "ns", "j", &other, &e), 0);
+	assert_false(launch_identity_matches(job, &id));
+	launch_identity_stamp(job, &id);
+	assert_string_equal(launch_identity_of(job), id.id);
+	assert_true(launch_identity_matches(job, &id));
+	assert_false(launch_identity_matches(job, &other));
+	const cJSON *labels = cJSON_GetObjectItem(cJSON_GetObjectItem(job, "metadata"), "labels");
+	assert_string_equal(cJSON_GetObjectItem(labels, "a")->valuestring, "b");
+	const cJSON *ann = cJSON_GetObjectItem(cJSON_GetObjectItem(job, "metadata"), "annotations");
+	assert_string_equal(cJSON_GetObjectItem(ann, LAUNCH_SOURCE_ANNOTATION)->valuestring, "--identity");
+	cJSON_Delete(job);
+}
+
+/* ---- log streams ------------------------------------------------------- */
+
+static char *feed_all(struct launch_logstream *s, const char *const *chunks, int final)
+{
+	char *mem = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&mem, &n);
+	for (; *chunks; chunks++)
+		launch_logstream_feed(s, *chunks, strlen(*chunks), f);
+	launch_logstream_end(s, final, f);
+	fclose(f);
+	return mem;
+}
+
+static void lines_are_prefixed_and_split_across_chunks(void **state)
+{
+	(void)state;
+	struct launch_logstream s;
+	const char *chunks[] = { "step 1\nst", "ep 2\r\n", "", "tail", NULL };
+	launch_logstream_init(&s, 3, 0, 0);
+	char *out = feed_all(&s, chunks, 1);
+	assert_string_equal(out, "[worker-3] step 1\n[worker-3] step 2\n[worker-3] tail\n");
+	assert_int_equal(s.lines, 3);
+	free(out);
+	launch_logstream_free(&s);
+}
+
+static void resumed_stream_does_not_repeat_lines(void **state)
+{
+	(void)state;
+	struct launch_logstream s;
+	char since[32];
+	const char *first[] = {
+		"2026-01-02T03:04:05.100000000Z a\n",
+		"2026-01-02T03:04:05.2Z b\n2026-01-02T03:04:06Z par", NULL };
+	/* the resumed follow restarts at the second 03:04:05 */
+	const char *again[] = {
+		"2026-01-02T03:04:05.100000000Z a\n2026-01-02T03:04:05.200Z b\n",
+		"2026-01-02T03:04:06Z partial line\n2026-01-02T03:04:07Z c\n", NULL };
+
+	launch_logstream_init(&s, 0, 0, 1);
+	char *out = feed_all(&s, first, 0);
+	assert_string_equal(out, "[worker-0] a\n[worker-0] b\n");
+	free(out);
+	launch_logstream_since(&s, since);
+	assert_string_equal(since, "2026-01-02T03:04:05Z");
+	out = feed_all(&s, again, 1);
+	assert_string_equal(out, "[worker-0] partial line\n[worker-0] c\n");
+	free(out);
+	launch_logstream_free(&s);
+}
+
+static void timestamps_parse_with_any_fraction(void **state)
+{
+	(void)state;
+	long long sec;
+	long ns;
+	const char *t = "2026-01-02T03:04:05.5Z";
+	assert_int_equal(launch_parse_ts(t, strlen(t), &sec, &ns), 0);
+	assert_int_equal(ns, 500000000);
+	t = "2026-01-02T03:04:05+01:00";
+	assert_int_equal(launch_parse_ts(t, strlen(t), &sec, &ns), -1);
+	assert_true(launch_parse_time("2026-01-02T03:04:05Z") ==
+		    launch_parse_time("2026-01-02T04:04:05+01:00"));
+	assert_true(launch_parse_time("yesterday") < 0);
+}
+
+/* ---- outputs ----------------------------------------------------------- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct buf b = BUF_INIT;
+	char tmp[4096];
+	size_t n;
+	if (!f)
+		return NULL;
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+		buf_add(&b, tmp, n);
+	fclose(f);
+	return buf_detach(&b, NULL);
+}
+
+static const char *JOB =
+	"{\"metadata\":{\"name\":\"mnist\",\"namespace\":\"team-a\",\"uid\":\"u-1\"},"
+	"\"spec\":{\"jaxReplicaSpecs\":{\"Worker\":{\"replicas\":4}}},"
+	"\"status\":{\"startTime\":\"2026-01-02T03:04:05Z\","
+	"\"completionTime\":\"2026-01-02T03:05:15Z\","
+	"\"replicaStatuses\":{\"Worker\":{\"succeeded\":3,\"failed\":1}},"
+	"\"conditions\":[{\"type\":\"Created\",\"status\":\"True\"},"
+	"{\"type\":\"Running\",\"status\":\"False\"},{\"type\":\"Failed\",\"status\":\"True\","
+	"\"reason\":\"JAXJobFailed\",\"message\":\"1 | 2\"}]}}";
+
+static void outputs_are_written_into_new_directories(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/jaxjob-unit-XXXXXX";
+	struct buf p[6] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
+	struct launch_outputs o;
+	struct launch_result r;
+	struct err e = ERR_INIT;
+	cJSON *job = cJSON_Parse(JOB);
+
+	assert_non_null(mkdtemp(dir));
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	buf_addf(&p[0], "%s/state/data", dir);
+	buf_addf(&p[1], "%s/a/b/duration", dir);
+	buf_addf(&p[2], "%s/workers.json", dir);
+	buf_addf(&p[3], "%s/summary.md", dir);
+	buf_addf(&p[4], "%s/exit", dir);
+	buf_addf(&p[5], "%s/uid", dir);
+	o.state = p[0].data;
+	o.duration = p[1].data;
+	o.workers = p[2].data;
+	o.summary = p[3].data;
+	o.exit_code = p[4].data;
+	o.job_uid = p[5].data;
+	r.job = job;
+	launch_result_set(&r, "Failed", 1, "JAXJobFailed", "JAXJob %s is failed", "mnist");
+	assert_string_equal(launch_phase_of(job), "Failed");
+	assert_int_equal(launch_outputs_write(&o, &r, &e), 0);
+
+	char *s = slurp(o.state);
+	assert_string_equal(s, "Failed");
+	free(s);
+	s = slurp(o.duration);
+	assert_string_equal(s, "70.000");
+	free(s);
+	s = slurp(o.workers);
+	assert_string_equal(s, "{\"active\":0,\"failed\":1,\"replicas\":4,\"succeeded\":3}");
+	free(s);
+	s = slurp(o.exit_code);
+	assert_string_equal(s, "1");
+	free(s);
+	s = slurp(o.job_uid);
+	assert_string_equal(s, "u-1");
+	free(s);
+	s = slurp(o.summary);
+	assert_non_null(strstr(s, "### JAXJob team-a/mnist: Failed"));
+	assert_non_null(strstr(s, "| workers | 4 requested: 3 succeeded, 1 failed, 0 active |"));
+	free(s);
+
+	/* an output path that cannot be written does not stop the others */
+	buf_reset(&p[0]);
+	buf_addf(&p[0], "%s/exit/state", dir);	/* "exit" is a file */
+	o.state = p[0].data;
+	unlink(o.summary);
+	assert_int_equal(launch_outputs_write(&o, &r, &e), -1);
+	assert_int_equal(e.code, ERR_IO);
+	s = slurp(o.summary);
+	assert_non_null(s);
+	free(s);
+
+	for (int i = 0; i < 6; i++)
+		buf_free(&p[i]);
+	cJSON_Delete(job);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void unknown_values_are_empty_not_missing(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/jaxjob-unit-XXXXXX";
+	struct buf p = BUF_INIT;
+	struct launch_outputs o;
+	struct launch_result r;
+	struct err e = ERR_INIT;
+
+	assert_non_null(mkdtemp(dir));
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	buf_addf(&p, "%s/start", dir);
+	o.start_time = p.data;
+	launch_result_set(&r, "Error", 4, "Forbidden", "no");
+	assert_int_equal(launch_outputs_write(&o, &r, &e), 0);
+	struct stat st;
+	assert_int_equal(stat(p.data, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	unlink(p.data);
+	rmdir(dir);
+	buf_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(retries_of_one_argo_step_share_an_identity),
+		cmocka_unit_test(flag_wins_and_local_runs_are_never_adoptable),
+		cmocka_unit_test(stamp_adds_label_and_annotations_and_match_compares),
+		cmocka_unit_test(lines_are_prefixed_and_split_across_chunks),
+		cmocka_unit_test(resumed_stream_does_not_repeat_lines),
+		cmocka_unit_test(timestamps_parse_with_any_fraction),
+		cmocka_unit_test(outputs_are_written_into_new_directories),
+		cmocka_unit_test(unknown_values_are_empty_not_missing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
