@@ -1,0 +1,709 @@
+/*
+ * gitsrc.c - repository files from a directory or from a Git revision.
+ *
+ * See gitsrc.h for the contract. Two backends behind one struct: `root` set
+ * means a directory on disk, `tree` set means a revision's tree. Path safety
+ * is enforced in one place per backend: disk reads check realpath() against
+ * the root, tree reads resolve symlink blobs with gitsrc_path_join(), which
+ * refuses to climb above the repository.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "gitsrc.h"
+
+extern char **environ;
+
+#define GITSRC_MAX_LINK_HOPS 16
+
+struct gitsrc {
+	char *root;		/* worktree: absolute real path of the root */
+	git_repository *repo;	/* revision */
+	git_tree *tree;		/* revision: the commit's root tree */
+	char *tmpdir;		/* clone directory to remove, or NULL */
+	char commit[41];
+	int libgit2_up;
+};
+
+/* --- path lists ------------------------------------------------------ */
+
+static void paths_add(struct gitsrc_paths *p, char *path)
+{
+	if (p->n == p->cap_) {
+		p->cap_ = p->cap_ ? p->cap_ * 2 : 64;
+		p->v = xrealloc(p->v, p->cap_ * sizeof(*p->v));
+	}
+	p->v[p->n++] = path;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void gitsrc_paths_free(struct gitsrc_paths *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	p->v = NULL;
+	p->n = p->cap_ = 0;
+}
+
+/* --- pure path helpers ------------------------------------------------ */
+
+int gitsrc_path_join(const char *base, const char *rel, struct buf *out,
+		     struct err *e)
+{
+	buf_reset(out);
+	if (!rel || !*rel)
+		return err_set(e, ERR_INPUT, "empty path; give a path relative to the file that names it");
+	if (rel[0] == '/')
+		return err_set(e, ERR_INPUT, "path '%s' is absolute; use a path inside the repository, relative to the file that names it", rel);
+	struct buf all = BUF_INIT;
+	if (base && *base)
+		buf_addf(&all, "%s/", base);
+	buf_adds(&all, rel);
+	const char *p = all.data;
+	while (*p) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			/* empty or "." component: nothing to do */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (out->len == 0) {
+				buf_free(&all);
+				buf_reset(out);
+				return err_set(e, ERR_INPUT, "path '%s' leaves the repository; keep templates and job files inside it", rel);
+			}
+			char *last = strrchr(out->data, '/');
+			buf_truncate(out, last ? (size_t)(last - out->data) : 0);
+		} else {
+			if (out->len)
+				buf_addch(out, '/');
+			buf_add(out, p, n);
+		}
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	buf_free(&all);
+	return 0;
+}
+
+/* --- worktree backend --------------------------------------------------- */
+
+static int wt_walk(const char *root, struct buf *rel, struct gitsrc_paths *out,
+		   struct err *e)
+{
+	struct buf abs = BUF_INIT;
+	buf_addf(&abs, "%s%s%s", root, rel->len ? "/" : "", rel->data);
+	DIR *d = opendir(abs.data);
+	if (!d) {
+		int rc = err_set(e, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
+				 "cannot list directory '%s': %s", rel->len ? rel->data : ".", strerror(errno));
+		buf_free(&abs);
+		return rc;
+	}
+	int rc = 0;
+	size_t keep = rel->len;
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		const char *name = de->d_name;
+		if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, ".git"))
+			continue;
+		unsigned char type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+			struct buf full = BUF_INIT;
+			buf_addf(&full, "%s/%s", abs.data, name);
+			type = lstat(full.data, &st) ? DT_UNKNOWN :
+			       S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+			buf_free(&full);
+		}
+		buf_truncate(rel, keep);
+		if (keep)
+			buf_addch(rel, '/');
+		buf_adds(rel, name);
+		if (type == DT_DIR)
+			rc = wt_walk(root, rel, out, e);
+		else if (type == DT_REG || type == DT_LNK)
+			paths_add(out, xstrdup(rel->data));
+	}
+	buf_truncate(rel, keep);
+	closedir(d);
+	buf_free(&abs);
+	return rc;
+}
+
+/*
+ * Resolve `path` on disk and check it stays under the root: realpath()
+ * follows every symlink, so a link to /etc/passwd or ../../x shows its real
+ * target here. Returns the real path in `real`.
+ */
+static int wt_resolve(const struct gitsrc *s, const char *path, struct buf *real,
+		      struct err *e)
+{
+	struct buf abs = BUF_INIT;
+	buf_addf(&abs, "%s/%s", s->root, path);
+	char *r = realpath(abs.data, NULL);
+	buf_free(&abs);
+	if (!r)
+		return err_set(e, errno == ENOENT ? ERR_NOTFOUND : ERR_IO,
+			       "cannot open '%s': %s", path, strerror(errno));
+	size_t n = strlen(s->root);
+	int inside = !strncmp(r, s->root, n) && (r[n] == '/' || (n == 1 && r[0] == '/'));
+	if (!inside) {
+		free(r);
+		return err_set(e, ERR_INPUT, "'%s' is a symbolic link that leaves the repository; replace it with a regular file inside the repository", path);
+	}
+	buf_reset(real);
+	buf_adds(real, r);
+	free(r);
+	return 0;
+}
+
+static int wt_read(struct gitsrc *s, const char *path, size_t max,
+		   struct buf *out, struct err *e)
+{
+	struct buf real = BUF_INIT;
+	if (wt_resolve(s, path, &real, e)) {
+		buf_free(&real);
+		return -1;
+	}
+	/* O_NOFOLLOW: the resolved path must not have become a link since. */
+	int fd = open(real.data, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	buf_free(&real);
+	if (fd < 0)
+		return err_set(e, ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+	struct stat st;
+	int rc = 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		rc = err_set(e, ERR_INPUT, "'%s' is not a regular file; job files and templates must be plain files", path);
+	} else if ((size_t)st.st_size > max) {
+		rc = err_set(e, ERR_LIMIT, "'%s' is %lld bytes, more than the limit of %zu; split it or shrink it", path, (long long)st.st_size, max);
+	} else {
+		buf_grow(out, (size_t)st.st_size);
+		for (;;) {
+			char chunk[65536];
+			ssize_t got = read(fd, chunk, sizeof(chunk));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0) {
+				rc = err_set(e, ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+				break;
+			}
+			if (got == 0)
+				break;
+			buf_add(out, chunk, (size_t)got);
+			if (out->len > max) {
+				rc = err_set(e, ERR_LIMIT, "'%s' is more than the limit of %zu bytes; split it or shrink it", path, max);
+				break;
+			}
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+/* --- revision backend --------------------------------------------------- */
+
+static int git_fail(struct err *e, enum err_code code, const char *what)
+{
+	const git_error *ge = git_error_last();
+	return err_set(e, code, "%s: %s", what, ge && ge->message ? ge->message : "unknown libgit2 error");
+}
+
+struct walk_ctx {
+	const char *prefix;
+	struct gitsrc_paths *out;
+};
+
+static int rev_walk_cb(const char *root, const git_tree_entry *te, void *payload)
+{
+	struct walk_ctx *w = payload;
+	git_filemode_t mode = git_tree_entry_filemode(te);
+	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
+	    mode != GIT_FILEMODE_LINK)
+		return 0;
+	struct buf p = BUF_INIT;
+	if (*w->prefix)
+		buf_addf(&p, "%s/", w->prefix);
+	buf_addf(&p, "%s%s", root, git_tree_entry_name(te));
+	paths_add(w->out, buf_detach(&p, NULL));
+	return 0;
+}
+
+static int rev_list(struct gitsrc *s, const char *dir, struct gitsrc_paths *out,
+		    struct err *e)
+{
+	git_tree *sub = NULL;
+	const git_tree *t = s->tree;
+	if (*dir) {
+		git_tree_entry *te = NULL;
+		if (git_tree_entry_bypath(&te, s->tree, dir) ||
+		    git_tree_entry_type(te) != GIT_OBJECT_TREE) {
+			git_tree_entry_free(te);
+			return err_set(e, ERR_NOTFOUND, "directory '%s' does not exist at commit %.12s; check --path", dir, s->commit);
+		}
+		int rc = git_tree_lookup(&sub, s->repo, git_tree_entry_id(te));
+		git_tree_entry_free(te);
+		if (rc)
+			return git_fail(e, ERR_IO, "cannot read a tree");
+		t = sub;
+	}
+	struct walk_ctx w = { dir, out };
+	int rc = git_tree_walk(t, GIT_TREEWALK_PRE, rev_walk_cb, &w);
+	git_tree_free(sub);
+	if (rc)
+		return git_fail(e, ERR_IO, "cannot walk the tree");
+	return 0;
+}
+
+/*
+ * Find the blob at `path`, resolving symlink blobs on the way (in any
+ * component) against the tree, never above its root.
+ */
+static int rev_resolve(struct gitsrc *s, const char *path, git_oid *blob,
+		       struct err *e)
+{
+	struct buf cur = BUF_INIT, next = BUF_INIT, base = BUF_INIT;
+	buf_adds(&cur, path);
+	int rc = -1;
+	for (int hops = 0; hops <= GITSRC_MAX_LINK_HOPS; hops++) {
+		const git_tree *t = s->tree;
+		git_tree *owned = NULL;
+		const char *p = cur.data;
+		int restart = 0;
+		for (;;) {
+			const char *slash = strchr(p, '/');
+			char *name = xstrndup(p, slash ? (size_t)(slash - p) : strlen(p));
+			const git_tree_entry *te = git_tree_entry_byname(t, name);
+			free(name);
+			if (!te) {
+				err_set(e, ERR_NOTFOUND, "'%s' does not exist at commit %.12s", path, s->commit);
+				break;
+			}
+			git_filemode_t mode = git_tree_entry_filemode(te);
+			if (mode == GIT_FILEMODE_LINK) {
+				git_blob *lb = NULL;
+				if (git_blob_lookup(&lb, s->repo, git_tree_entry_id(te))) {
+					git_fail(e, ERR_IO, "cannot read a symbolic link");
+					break;
+				}
+				struct buf target = BUF_INIT;
+				buf_add(&target, git_blob_rawcontent(lb), (size_t)git_blob_rawsize(lb));
+				git_blob_free(lb);
+				buf_reset(&base);
+				buf_add(&base, cur.data, (size_t)(p - cur.data));
+				if (base.len)
+					buf_truncate(&base, base.len - 1);
+				struct err tmp = ERR_INIT;
+				int bad = gitsrc_path_join(base.data, target.data, &next, &tmp);
+				buf_free(&target);
+				if (bad) {
+					err_set(e, ERR_INPUT, "'%s' is a symbolic link that leaves the repository; replace it with a regular file inside the repository", path);
+					break;
+				}
+				if (slash)
+					buf_addf(&next, "/%s", slash + 1);
+				buf_reset(&cur);
+				buf_add(&cur, next.data, next.len);
+				restart = 1;
+				break;
+			}
+			if (mode == GIT_FILEMODE_TREE && slash) {
+				git_tree *sub = NULL;
+				if (git_tree_lookup(&sub, s->repo, git_tree_entry_id(te))) {
+					git_fail(e, ERR_IO, "cannot read a tree");
+					break;
+				}
+				git_tree_free(owned);
+				owned = sub;
+				t = sub;
+				p = slash + 1;
+				continue;
+			}
+			if (!slash && (mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE)) {
+				git_oid_cpy(blob, git_tree_entry_id(te));
+				rc = 0;
+			} else {
+				err_set(e, ERR_INPUT, "'%s' is not a regular file at commit %.12s", path, s->commit);
+			}
+			break;
+		}
+		git_tree_free(owned);
+		if (!restart)
+			goto done;
+	}
+	err_set(e, ERR_INPUT, "'%s': too many levels of symbolic links", path);
+done:
+	buf_free(&cur);
+	buf_free(&next);
+	buf_free(&base);
+	return rc;
+}
+
+static int rev_read(struct gitsrc *s, const char *path, size_t max,
+		    struct buf *out, struct err *e)
+{
+	git_oid oid;
+	if (rev_resolve(s, path, &oid, e))
+		return -1;
+	git_blob *b = NULL;
+	if (git_blob_lookup(&b, s->repo, &oid))
+		return git_fail(e, ERR_IO, "cannot read a blob");
+	size_t n = (size_t)git_blob_rawsize(b);
+	int rc = 0;
+	if (n > max)
+		rc = err_set(e, ERR_LIMIT, "'%s' is %zu bytes, more than the limit of %zu; split it or shrink it", path, n, max);
+	else
+		buf_add(out, git_blob_rawcontent(b), n);
+	git_blob_free(b);
+	return rc;
+}
+
+/* --- credentials: ask GIT_ASKPASS like git does ------------------------- */
+
+/*
+ * Run the askpass program with `prompt` as its only argument and return the
+ * first line it prints. In the Argo CD sidecar GIT_ASKPASS is "argocd", the
+ * argocd binary acting as askpass because ARGOCD_BINARY_NAME says so; it may
+ * not be on PATH, but the var-files volume always has it.
+ */
+static int askpass_run(const char *prog, const char *prompt, struct buf *answer)
+{
+	const char *fallback[] = { NULL, "/var/run/argocd/argocd",
+				   "/var/run/argocd/argocd-cmp-server" };
+	fallback[0] = prog;
+	int pfd[2];
+	if (pipe(pfd))
+		return -1;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, pfd[0]);
+	pid_t pid = -1;
+	int rc = -1;
+	for (size_t i = 0; i < 3 && rc != 0; i++) {
+		if (i > 0 && strchr(prog, '/'))
+			break;
+		char *argv[] = { (char *)fallback[i], (char *)prompt, NULL };
+		rc = posix_spawnp(&pid, fallback[i], &fa, NULL, argv, environ);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (rc == 0) {
+		char chunk[512];
+		ssize_t got;
+		while ((got = read(pfd[0], chunk, sizeof(chunk))) > 0 && answer->len < 65536)
+			buf_add(answer, chunk, (size_t)got);
+		int status = 0;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		rc = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	}
+	close(pfd[0]);
+	char *nl = memchr(answer->data, '\n', answer->len);
+	if (nl)
+		buf_truncate(answer, (size_t)(nl - answer->data));
+	if (answer->len && answer->data[answer->len - 1] == '\r')
+		buf_truncate(answer, answer->len - 1);
+	return rc;
+}
+
+struct cred_state {
+	int attempts;
+};
+
+static int cred_cb(git_credential **out, const char *url, const char *user_from_url,
+		   unsigned int allowed, void *payload)
+{
+	struct cred_state *cs = payload;
+	if (!(allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) || cs->attempts++ > 0)
+		return GIT_PASSTHROUGH;	/* no creds, or they were refused: let it fail */
+	const char *prog = getenv("GIT_ASKPASS");
+	struct buf user = BUF_INIT, pass = BUF_INIT, prompt = BUF_INIT;
+	int rc = GIT_PASSTHROUGH;
+	if (prog && *prog) {
+		if (user_from_url && *user_from_url) {
+			buf_adds(&user, user_from_url);
+		} else {
+			buf_addf(&prompt, "Username for '%s': ", url);
+			if (askpass_run(prog, prompt.data, &user))
+				goto out;
+		}
+		buf_reset(&prompt);
+		buf_addf(&prompt, "Password for '%s': ", url);
+		if (askpass_run(prog, prompt.data, &pass))
+			goto out;
+	} else if (getenv("GIT_USERNAME") && getenv("GIT_PASSWORD")) {
+		/* Argo CD before 2.2 exported the credentials themselves. */
+		buf_adds(&user, getenv("GIT_USERNAME"));
+		buf_adds(&pass, getenv("GIT_PASSWORD"));
+	} else {
+		goto out;
+	}
+	rc = git_credential_userpass_plaintext_new(out, user.data, pass.data);
+out:
+	/* wipe the password before giving the memory back */
+	memset(pass.data, 0, pass.len);
+	buf_free(&user);
+	buf_free(&pass);
+	buf_free(&prompt);
+	return rc;
+}
+
+/* --- clone and open ----------------------------------------------------- */
+
+static int mirror_remote(git_remote **out, git_repository *repo, const char *name,
+			 const char *url, void *payload)
+{
+	(void)payload;
+	/* every ref, so branches and tags resolve by their plain names */
+	return git_remote_create_with_fetchspec(out, repo, name, url, "+refs/*:refs/*");
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int is_url(const char *repo)
+{
+	return strstr(repo, "://") != NULL;
+}
+
+static void set_ca_bundle(void)
+{
+	const char *f = getenv("SSL_CERT_FILE");
+	if (!f || access(f, R_OK))
+		f = "/etc/ssl/certs/ca-certificates.crt";
+	if (!access(f, R_OK))
+		git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, f, NULL);
+}
+
+static int clone_repo(struct gitsrc *s, const char *url, struct err *e)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct buf dir = BUF_INIT;
+	buf_addf(&dir, "%s/jaxjob-clone.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir.data)) {
+		int rc = err_set(e, ERR_IO, "cannot create a temporary directory in %s: %s", tmp ? tmp : "/tmp", strerror(errno));
+		buf_free(&dir);
+		return rc;
+	}
+	s->tmpdir = buf_detach(&dir, NULL);
+	if (!strncmp(url, "https://", 8))
+		set_ca_bundle();
+	struct cred_state cs = { 0 };
+	git_clone_options o;
+	git_clone_options_init(&o, GIT_CLONE_OPTIONS_VERSION);
+	o.bare = 1;
+	o.remote_cb = mirror_remote;
+	o.fetch_opts.callbacks.credentials = cred_cb;
+	o.fetch_opts.callbacks.payload = &cs;
+	if (git_clone(&s->repo, url, s->tmpdir, &o)) {
+		const git_error *ge = git_error_last();
+		/* libgit2 messages name the URL but never the credentials */
+		return err_set(e, ERR_NETWORK, "cannot clone %s: %s", url,
+			       ge && ge->message ? ge->message : "unknown error");
+	}
+	return 0;
+}
+
+static int ensure_libgit2(struct gitsrc *s)
+{
+	if (!s->libgit2_up) {
+		git_libgit2_init();
+		/*
+		 * We only read objects and never run hooks or filters, so the
+		 * "repository owned by another user" guard (a protection for
+		 * tools that execute repository config) only gets in the way of
+		 * previewing a colleague's checkout.
+		 */
+		git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+		s->libgit2_up = 1;
+	}
+	return 0;
+}
+
+int gitsrc_open_revision(const char *repo, const char *rev,
+			 struct gitsrc **out, struct err *e)
+{
+	struct gitsrc *s = xcalloc(1, sizeof(*s));
+	ensure_libgit2(s);
+	git_object *obj = NULL;
+	git_commit *commit = NULL;
+	int rc = -1;
+	if (is_url(repo)) {
+		if (strncmp(repo, "file://", 7) && strncmp(repo, "https://", 8)) {
+			err_set(e, ERR_INPUT, "repository URL '%s' is not supported; use a local path, file:// or https://", repo);
+			goto fail;
+		}
+		if (clone_repo(s, repo, e))
+			goto fail;
+	} else if (git_repository_open_ext(&s->repo, repo, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+		git_fail(e, ERR_INPUT, "--repo is not a git repository");
+		err_prefix(e, "%s", repo);
+		goto fail;
+	}
+	if (git_revparse_single(&obj, s->repo, rev) ||
+	    git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT)) {
+		err_set(e, ERR_INPUT, "revision '%s' not found in %s; give a commit, branch or tag", rev, repo);
+		goto fail;
+	}
+	if (git_commit_tree(&s->tree, commit)) {
+		git_fail(e, ERR_IO, "cannot read the commit's tree");
+		goto fail;
+	}
+	git_oid_tostr(s->commit, sizeof(s->commit), git_commit_id(commit));
+	rc = 0;
+fail:
+	git_object_free(obj);
+	git_commit_free(commit);
+	if (rc) {
+		gitsrc_free(s);
+		s = NULL;
+	}
+	*out = s;
+	return rc;
+}
+
+int gitsrc_open_worktree(const char *root, struct gitsrc **out, struct err *e)
+{
+	*out = NULL;
+	char *r = realpath(root, NULL);
+	struct stat st;
+	if (!r || stat(r, &st) || !S_ISDIR(st.st_mode)) {
+		int rc = err_set(e, ERR_IO, "'%s' is not a readable directory", root);
+		free(r);
+		return rc;
+	}
+	struct gitsrc *s = xcalloc(1, sizeof(*s));
+	s->root = r;
+	*out = s;
+	return 0;
+}
+
+void gitsrc_free(struct gitsrc *s)
+{
+	if (!s)
+		return;
+	git_tree_free(s->tree);
+	git_repository_free(s->repo);
+	if (s->tmpdir) {
+		nftw(s->tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		free(s->tmpdir);
+	}
+	if (s->libgit2_up)
+		git_libgit2_shutdown();
+	free(s->root);
+	free(s);
+}
+
+/* --- the common interface ----------------------------------------------- */
+
+const char *gitsrc_commit(const struct gitsrc *s)
+{
+	return s->commit[0] ? s->commit : NULL;
+}
+
+void gitsrc_set_commit(struct gitsrc *s, const char *commit)
+{
+	s->commit[0] = '\0';
+	if (commit)
+		snprintf(s->commit, sizeof(s->commit), "%s", commit);
+}
+
+const char *gitsrc_root(const struct gitsrc *s)
+{
+	return s->root;
+}
+
+int gitsrc_list(struct gitsrc *s, const char *dir, struct gitsrc_paths *out,
+		struct err *e)
+{
+	int rc;
+	if (s->root) {
+		struct buf rel = BUF_INIT;
+		buf_adds(&rel, dir);
+		rc = wt_walk(s->root, &rel, out, e);
+		buf_free(&rel);
+	} else {
+		rc = rev_list(s, dir, out, e);
+	}
+	if (rc == 0)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	return rc;
+}
+
+int gitsrc_read(struct gitsrc *s, const char *path, size_t max,
+		struct buf *out, struct err *e)
+{
+	return s->root ? wt_read(s, path, max, out, e) : rev_read(s, path, max, out, e);
+}
+
+int gitsrc_is_file(struct gitsrc *s, const char *path)
+{
+	struct err e = ERR_INIT;
+	if (s->root) {
+		struct buf real = BUF_INIT;
+		struct stat st;
+		int ok = !wt_resolve(s, path, &real, &e) && !stat(real.data, &st) &&
+			 S_ISREG(st.st_mode);
+		buf_free(&real);
+		return ok;
+	}
+	git_oid oid;
+	return rev_resolve(s, path, &oid, &e) == 0;
+}
+
+int gitsrc_find_head(const char *dir, const char *ceiling, char commit[41],
+		     struct buf *workdir, struct err *e)
+{
+	git_libgit2_init();
+	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+	git_repository *repo = NULL;
+	git_reference *head = NULL;
+	int rc = 0;
+	if (git_repository_open_ext(&repo, dir, 0, ceiling))
+		goto out;	/* no repository here: not an error */
+	if (git_repository_is_bare(repo))
+		goto out;
+	if (git_repository_head(&head, repo)) {
+		rc = git_fail(e, ERR_INPUT, "cannot read HEAD of the repository around the app directory");
+		goto out;
+	}
+	const git_oid *oid = git_reference_target(head);
+	if (!oid) {
+		rc = err_set(e, ERR_INPUT, "HEAD of the repository around the app directory is not a commit");
+		goto out;
+	}
+	git_oid_tostr(commit, 41, oid);
+	buf_reset(workdir);
+	buf_adds(workdir, git_repository_workdir(repo));
+	if (workdir->len > 1 && workdir->data[workdir->len - 1] == '/')
+		buf_truncate(workdir, workdir->len - 1);
+	rc = 1;
+out:
+	git_reference_free(head);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return rc;
+}
