@@ -1,67 +1,46 @@
 /*
- * launch_logs.h - turning worker log streams into `[worker-N] line` on
- * stdout, exactly once per line.
+ * launch_logs.h - turning worker log lines into `[worker-N] line` on stdout,
+ * exactly once per line.
  *
- * One struct launch_logstream per followed container (pod + restart count).
- * Bytes arrive in arbitrary chunks from the log follow; complete lines are
- * written with their prefix, the rest waits in `partial`. Lines of several
- * workers interleave at line boundaries only, never inside a line.
+ * One struct launch_logstream per followed container: a pod's worker index
+ * and the restartCount of the container we follow. kube_log.h delivers
+ * complete lines; they are written with their prefix in one fwrite each, so
+ * lines of different workers interleave only at line boundaries.
  *
- * Exactly once: a log follow can drop (API server restart, proxy timeout,
- * injected fault) and must be resumed. We ask the server for `timestamps=true`:
- * every line comes as "<RFC3339Nano> <text>". We remember the timestamp of the
- * last line we printed; the resumed follow asks for sinceTime=<that second>
- * and every line not newer than the remembered (second, nanosecond) is
- * skipped, so a line is neither lost nor repeated across a reconnect. (sinceTime
- * has one-second resolution, hence the finer filter here.) A partial line
- * at a drop is thrown away: the resumed stream sends it again in full.
+ * Exactly once across a dropped follow: a log follow can end with an error
+ * while the container still runs (API server restart, proxy timeout,
+ * injected fault). We then follow the same container again from the start
+ * of its log and skip as many lines as we already printed (`skip`). Counting
+ * lines is exact where timestamps are not (sinceTime has one-second
+ * resolution, and several lines share a second); the price is reading the
+ * log again after a drop, which is rare. (A line cut in half by the drop is
+ * printed as the part we had; the resumed stream's full copy is skipped.)
  *
- * A container restart (restartCount grows) is a new container with a new log:
- * a fresh stream struct, starting from its beginning, nothing to skip. The old
- * stream's last partial line is flushed when it ends for good.
+ * A container restart (restartCount grows) is a new container with a new
+ * log: a fresh stream struct, starting from its beginning, nothing skipped.
  *
- * Ownership: the struct owns `partial`; launch_logstream_free() releases it.
+ * Ownership: plain storage.
  */
 #ifndef JAXJOB_LAUNCH_LOGS_H
 #define JAXJOB_LAUNCH_LOGS_H
 
+#include <stddef.h>
 #include <stdio.h>
-
-#include "buf.h"
 
 struct launch_logstream {
 	int index;		/* worker index (replica-index label) */
 	int restarts;		/* restartCount of the container we follow */
-	int timestamps;		/* lines carry an RFC 3339 timestamp prefix */
-	struct buf partial;	/* bytes after the last newline */
-	long long last_sec;	/* timestamp of the last line printed */
-	long last_nsec;
-	int have_last;
-	unsigned long lines;	/* lines printed */
+	unsigned long printed;	/* lines printed from this container */
+	unsigned long skip;	/* lines still to skip after a resume */
 };
 
-void launch_logstream_init(struct launch_logstream *s, int index, int restarts,
-			   int timestamps);
-void launch_logstream_free(struct launch_logstream *s);
+void launch_logstream_init(struct launch_logstream *s, int index, int restarts);
 
-/* Feed a chunk; complete lines are printed to `out` with "[worker-N] ". */
-void launch_logstream_feed(struct launch_logstream *s, const char *data, size_t len,
+/* One complete line (without '\n'): printed with "[worker-N] " unless skipped. */
+void launch_logstream_line(struct launch_logstream *s, const char *line, size_t len,
 			   FILE *out);
 
-/*
- * The stream ended. `final` = no resume will follow (container terminated):
- * a trailing partial line is printed. Otherwise it is dropped (it will come
- * again). Either way `partial` is empty afterwards.
- */
-void launch_logstream_end(struct launch_logstream *s, int final, FILE *out);
-
-/*
- * The sinceTime to resume from, "2026-01-02T03:04:05Z", or "" when nothing
- * was printed yet (resume from the start). `out` has room for 32 bytes.
- */
-void launch_logstream_since(const struct launch_logstream *s, char out[32]);
-
-/* Parse "2026-01-02T03:04:05.123456789Z" into seconds + nanoseconds; -1 if not. */
-int launch_parse_ts(const char *s, size_t len, long long *sec, long *nsec);
+/* The follow dropped; the next follow starts at the log's beginning again. */
+void launch_logstream_resume(struct launch_logstream *s);
 
 #endif
