@@ -1,0 +1,113 @@
+/*
+ * health.h - the C twin of the Argo CD health checks we ship in Lua
+ * (health-checks/kubeflow.org/JAXJob/health.lua and
+ * health-checks/trainer.kubeflow.org/TrainJob/health.lua).
+ *
+ * One judge, three users: `jaxjob health` prints its verdicts, `jaxjob
+ * launch` asks it on every watch event whether the job is finished, and the
+ * suite tests/suites/40-health-vectors.sh runs every vector of the Lua
+ * checks' health_test.yaml through it and through the Lua script (lua5.1 in
+ * the argocd-cm sandbox): status and message must be identical. So any change
+ * to the rules here is a change to both files and to the vectors.
+ *
+ * Rules (JAXJob, group kubeflow.org): metadata.deletionTimestamp set ->
+ * Progressing "Pending deletion" (what Argo CD reports itself). No condition
+ * objects -> Progressing "Waiting for JAXJob to be accepted by the training
+ * operator". Otherwise conditions are judged by type and status == "True"
+ * (never by position): Failed -> Degraded, Succeeded -> Healthy, Suspended
+ * -> Suspended, Restarting -> Progressing, Running -> Progressing "N/M
+ * workers active", Created -> Progressing, else Progressing "Waiting for
+ * JAXJob status". Messages are the condition's message, else its reason.
+ * TrainJob (group trainer.kubeflow.org): Failed -> Degraded, Complete ->
+ * Healthy, a condition observedGeneration behind metadata.generation ->
+ * Progressing, Created=False with reason JobsCreationFailed/JobsBuildFailed
+ * -> Degraded, Suspended -> Suspended, else Progressing. The full table is in
+ * health-checks/README.md.
+ *
+ * Every field may have any JSON type; the judge never fails on odd input,
+ * it reads only what has the expected type (a Lua script cannot do more).
+ *
+ * Ownership: health_judge() only reads `obj`; the result owns its message
+ * buffer (health_result_free). The result may be reused for many objects.
+ */
+#ifndef JAXJOB_HEALTH_H
+#define JAXJOB_HEALTH_H
+
+#include <stdbool.h>
+#include <cJSON.h>
+
+#include "buf.h"
+
+/* Argo CD's health codes, ordered like Argo CD orders app health: a later
+ * value is worse (health_worst() relies on this order). */
+enum health_status {
+	HEALTH_HEALTHY = 0,
+	HEALTH_SUSPENDED,
+	HEALTH_PROGRESSING,
+	HEALTH_MISSING,		/* never from health_judge; "no object" */
+	HEALTH_DEGRADED,
+	HEALTH_UNKNOWN,		/* not a kind we judge */
+};
+
+enum health_kind {
+	HEALTH_KIND_OTHER = 0,
+	HEALTH_KIND_JAXJOB,	/* kubeflow.org/<any version> JAXJob */
+	HEALTH_KIND_TRAINJOB,	/* trainer.kubeflow.org/<any version> TrainJob */
+};
+
+struct health_result {
+	enum health_kind kind;
+	enum health_status status;	/* what Argo CD shows */
+	struct buf message;		/* exactly what the Lua check returns */
+	/*
+	 * Lifecycle, from the conditions alone (for `jaxjob launch`):
+	 *   terminal  the job is finished and will not change: succeeded or
+	 *             failed. Stop waiting.
+	 *   succeeded Succeeded=True (JAXJob) / Complete=True (TrainJob), and
+	 *             not failed.
+	 *   failed    Failed=True. Failed beats Succeeded.
+	 *   suspended Suspended=True and not terminal: reported, NOT terminal
+	 *             (a suspended job resumes when the flag is cleared, or when
+	 *             Kueue admits it).
+	 *   deleting  metadata.deletionTimestamp is set. `status` is then
+	 *             Progressing "Pending deletion" as in Argo CD, but
+	 *             terminal/succeeded/failed still tell how the job ended.
+	 * A TrainJob whose jobs could not be created (Created=False, *Failed) is
+	 * Degraded but not terminal: the controller keeps retrying.
+	 */
+	bool terminal;
+	bool succeeded;
+	bool failed;
+	bool suspended;
+	bool deleting;
+};
+
+#define HEALTH_RESULT_INIT { HEALTH_KIND_OTHER, HEALTH_UNKNOWN, BUF_INIT, \
+			     false, false, false, false, false }
+
+/*
+ * Judge one object. Returns 0 for a JAXJob or TrainJob; for anything else
+ * (including a non-object) returns -1 with status HEALTH_UNKNOWN and a
+ * message naming the apiVersion and kind. Never fails otherwise: any status
+ * content, however malformed, gets a verdict. `out` must have been
+ * initialised with HEALTH_RESULT_INIT; its previous content is replaced.
+ */
+int health_judge(const cJSON *obj, struct health_result *out);
+
+/* Release the message buffer; `r` can be reused afterwards. */
+void health_result_free(struct health_result *r);
+
+/* "Healthy", "Suspended", "Progressing", "Missing", "Degraded", "Unknown". */
+const char *health_status_name(enum health_status s);
+
+/* The worse of two statuses, in Argo CD's order (see enum health_status). */
+enum health_status health_worst(enum health_status a, enum health_status b);
+
+/*
+ * Exit code of `jaxjob health` for the worst status seen (documented in
+ * health-checks/README.md): 0 Healthy, 1 Degraded, 3 Progressing,
+ * 4 Suspended, 5 Unknown, 6 Missing (no objects). 2 is bad input.
+ */
+int health_exit_code(enum health_status worst);
+
+#endif
