@@ -1,0 +1,215 @@
+/*
+ * render_job.c - one job to one validated JAXJob, and the sorted set.
+ *
+ * Concise jobs go through the same path as `jaxjob launch`: jobparams
+ * values -> template (lib/tmpl.h, the built-in templates/jaxjob.yaml or a
+ * template kept in the repository) -> every set parameter must have reached
+ * the template -> jaxjob_validate(). Plain manifests only get the default
+ * namespace and the stamps.
+ *
+ * Naming. A finished JAXJob ignores spec changes, so a changed spec must be
+ * a new object: with `nameSuffix: hash` (the default for concise jobs) the
+ * name is `<name>-<first 8 hex of sha256(canonical JSON of .spec)>`, like
+ * kustomize's generated names. Only the spec is hashed: labels, annotations
+ * and the stamps below can change in place without re-running anything,
+ * and the commit is never part of the name (an unrelated commit must not
+ * re-run every job). The hashed name is validated like any name; when the
+ * suffix pushes it over the limit the error says how long `name` may be.
+ *
+ * Stamps: annotations jaxjob.dev/source-path (the job file),
+ * jaxjob.dev/source-revision (the commit, when known), jaxjob.dev/spec-hash
+ * (the full hash), and the label jaxjob.dev/job=<name> shared by every run of
+ * a job, to find its history.
+ *
+ * Output order: namespace, then name - never the order of files on disk.
+ * Templates are parsed once per path and copied per job.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "jaxjob.h"
+#include "jobparams.h"
+#include "render.h"
+#include "tmpl.h"
+#include "yj.h"
+
+struct tmpl_cache {
+	cJSON *trees;		/* path ("" = built-in) -> parsed template */
+	const char **known;	/* NULL-terminated vocabulary */
+};
+
+static void spec_hash(const cJSON *manifest, char hex[65])
+{
+	struct buf json = BUF_INIT;
+	yj_json_canonical(cJSON_GetObjectItemCaseSensitive(manifest, "spec"), &json);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	EVP_Digest(json.data, json.len, md, &n, EVP_sha256(), NULL);
+	for (unsigned int i = 0; i < n && i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	hex[64] = '\0';
+	buf_free(&json);
+}
+
+/* A copy of the template for `j` (built-in or from the repository). */
+static int template_for(struct tmpl_cache *c, struct gitsrc *src, const struct render_job *j,
+			cJSON **out, const char **source, struct err *e)
+{
+	const char *key = j->tmpl ? j->tmpl : "";
+	cJSON *hit = cJSON_GetObjectItemCaseSensitive(c->trees, key);
+	if (!hit) {
+		int rc;
+		if (j->tmpl) {
+			struct buf text = BUF_INIT;
+			rc = gitsrc_read(src, j->tmpl, RENDER_MAX_FILE, &text, e);
+			if (rc)
+				err_prefix(e, "template");
+			else
+				rc = tmpl_parse(text.data, text.len, j->tmpl, &hit, e);
+			buf_free(&text);
+		} else {
+			rc = tmpl_load(NULL, &hit, NULL, e);
+		}
+		if (rc)
+			return -1;
+		cJSON_AddItemToObject(c->trees, key, hit);
+	}
+	*out = cJSON_Duplicate(hit, 1);
+	*source = j->tmpl ? j->tmpl : "templates/" TMPL_DEFAULT " (built in)";
+	return 0;
+}
+
+static int render_concise(struct render_job *j, struct tmpl_cache *c, struct gitsrc *src,
+			  struct err *e)
+{
+	cJSON *values = NULL, *tree = NULL, *used = cJSON_CreateObject();
+	const char *source = NULL;
+	int rc = -1;
+	if (jobparams_values(j->params, &values, e) ||
+	    template_for(c, src, j, &tree, &source, e))
+		goto out;
+	struct tmpl_ctx ctx = { source, values, c->known, used };
+	if (tmpl_render(tree, &ctx, e) || jobparams_check_used(j->params, used, source, e))
+		goto out;
+	j->manifest = tree;
+	tree = NULL;
+	rc = 0;
+out:
+	cJSON_Delete(values);
+	cJSON_Delete(tree);
+	cJSON_Delete(used);
+	return rc;
+}
+
+static cJSON *object_at(cJSON *parent, const char *key)
+{
+	cJSON *o = cJSON_GetObjectItemCaseSensitive(parent, key);
+	if (!cJSON_IsObject(o)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(parent, key);
+		o = cJSON_AddObjectToObject(parent, key);
+	}
+	return o;
+}
+
+static void set_string(cJSON *obj, const char *key, const char *value)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+	cJSON_AddStringToObject(obj, key, value);
+}
+
+/* Hash name, namespace default, stamps; then validate the result. */
+static int finish(struct render_job *j, const struct render_env *env, struct err *e)
+{
+	cJSON *md = object_at(j->manifest, "metadata");
+	if (env->app_namespace && *env->app_namespace &&
+	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(md, "namespace")))
+		set_string(md, "namespace", env->app_namespace);
+	spec_hash(j->manifest, j->spec_hash);
+	struct buf name = BUF_INIT;
+	buf_adds(&name, j->name);
+	if (j->hash_name)
+		buf_addf(&name, "-%.*s", RENDER_HASH_LEN, j->spec_hash);
+	set_string(md, "name", name.data);
+	j->final_name = buf_detach(&name, NULL);
+	cJSON *ann = object_at(md, "annotations");
+	set_string(ann, RENDER_ANN_PATH, j->file);
+	if (env->revision && *env->revision)
+		set_string(ann, RENDER_ANN_REVISION, env->revision);
+	set_string(ann, RENDER_ANN_HASH, j->spec_hash);
+	set_string(object_at(md, "labels"), RENDER_LABEL_JOB, j->name);
+	if (jaxjob_validate(j->manifest, e) == 0)
+		return 0;
+	if (j->hash_name && !strncmp(e->msg, "metadata.name", 13)) {
+		size_t room = strlen(j->name) - (strlen(j->final_name) > 63 ? strlen(j->final_name) - 63 : 0);
+		return err_prefix(e, "name with its -%.*s hash suffix is too long or invalid; shorten `name` (to %zu characters or fewer for up to 10 workers) or set nameSuffix: none",
+				  RENDER_HASH_LEN, j->spec_hash, room > 9 ? room - 9 : room);
+	}
+	return -1;
+}
+
+static int cmp_rendered(const void *a, const void *b)
+{
+	const struct render_job *x = a, *y = b;
+	const char *nx = jaxjob_namespace(x->manifest), *ny = jaxjob_namespace(y->manifest);
+	int c = strcmp(nx ? nx : "", ny ? ny : "");
+	if (c == 0)
+		c = strcmp(x->name, y->name);
+	if (c == 0)
+		c = strcmp(x->final_name, y->final_name);
+	if (c == 0)
+		c = strcmp(x->file, y->file);
+	return c ? c : x->index - y->index;
+}
+
+/* After sorting, two jobs with one name in one namespace sit side by side. */
+static int check_duplicates(struct render_set *s, struct err *e)
+{
+	for (size_t k = 1; k < s->n; k++) {
+		const struct render_job *a = &s->v[k - 1], *b = &s->v[k];
+		const char *na = jaxjob_namespace(a->manifest), *nb = jaxjob_namespace(b->manifest);
+		if (strcmp(na ? na : "", nb ? nb : "") || strcmp(a->name, b->name))
+			continue;
+		err_set(e, ERR_INPUT, "name: %s is also the name of a job in %s (document %d); job names must be unique per namespace, rename one",
+			a->name, a->file, a->index + 1);
+		return render_job_err(b, e);
+	}
+	return 0;
+}
+
+int render_jobs(struct render_set *s, struct gitsrc *src, const struct render_env *env,
+		struct err *e)
+{
+	struct tmpl_cache c = { cJSON_CreateObject(), NULL };
+	size_t n = 0;
+	for (const struct jobparam *p = jobparams_all(); p->name; p++)
+		n++;
+	c.known = xcalloc(n + 1, sizeof(*c.known));
+	for (size_t i = 0; i < n; i++)
+		c.known[i] = jobparams_all()[i].name;
+	int rc = 0;
+	for (size_t k = 0; rc == 0 && k < s->n; k++) {
+		struct render_job *j = &s->v[k];
+		if (j->params && render_concise(j, &c, src, e))
+			rc = render_job_err(j, e);
+		else if (finish(j, env, e))
+			rc = render_job_err(j, e);
+	}
+	cJSON_Delete(c.trees);
+	free(c.known);
+	if (rc)
+		return rc;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_rendered);
+	return check_duplicates(s, e);
+}
+
+int render_emit(const struct render_set *s, struct buf *out, struct err *e)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		buf_adds(out, "---\n");
+		if (yj_emit(s->v[k].manifest, YJ_SORT_KEYS, out, e))
+			return render_job_err(&s->v[k], e);
+	}
+	return 0;
+}

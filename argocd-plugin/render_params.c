@@ -1,0 +1,389 @@
+/*
+ * render_params.c - from job documents to jobparams, with Argo CD's
+ * overrides, and the parameter announcements shown in Argo CD's UI.
+ *
+ * Precedence, lowest first (documented in argocd-plugin/README.md):
+ *
+ *   1. jaxjob-defaults.yaml files, root first     (render_repo.c)
+ *   2. the job file
+ *   3. ARGOCD_ENV_<NAME>: the Application's plugin.env, for EVERY job;
+ *      NAME is the parameter in upper case with '_' for '-'
+ *      (GPUS_PER_WORKER -> gpus-per-worker); other names are ignored
+ *      because plugin.env may carry settings for other tools
+ *   4. ARGOCD_APP_PARAMETERS: the Application's plugin.parameters, the most
+ *      specific input (one Application, often one job: `mnist.workers`);
+ *      `workers` without a job applies to every job
+ *
+ * A parameter is what Argo CD's UI edits, so mistakes there must not pass
+ * silently: an unknown job or parameter name, or the wrong collection type
+ * (a list given as a string), is an error naming the parameter and the fix.
+ * Unknown ARGOCD_ENV_* names are not (see 3).
+ *
+ * Announcements (--params) list, per job, every parameter the job sets
+ * (after defaults and overrides) with its current value, so the UI opens
+ * with the values the repository holds.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jobparams.h"
+#include "render.h"
+#include "yj.h"
+
+#define ENV_PREFIX "ARGOCD_ENV_"
+
+/* Edit distance, for "did you mean" on unknown keys (short strings only). */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 40 || lb > 40)
+		return 99;
+	size_t d[41][41];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t k = 0; k <= lb; k++)
+		d[0][k] = k;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t k = 1; k <= lb; k++) {
+			size_t best = d[i - 1][k - 1] + (a[i - 1] != b[k - 1]);
+			if (d[i - 1][k] + 1 < best)
+				best = d[i - 1][k] + 1;
+			if (d[i][k - 1] + 1 < best)
+				best = d[i][k - 1] + 1;
+			d[i][k] = best;
+		}
+	return d[la][lb];
+}
+
+static int unknown_key(const char *key, struct err *e)
+{
+	const struct jobparam *best = NULL;
+	size_t best_d = 4;
+	for (const struct jobparam *p = jobparams_all(); p->name; p++) {
+		size_t d = distance(key, p->name);
+		if (d < best_d) {
+			best_d = d;
+			best = p;
+		}
+	}
+	if (best)
+		return err_set(e, ERR_INPUT, "%s: not a job parameter; did you mean %s?", key, best->name);
+	return err_set(e, ERR_INPUT, "%s: not a job parameter; see `jaxjob launch --help` for the names (a template of your own can add more)", key);
+}
+
+/* Job document -> params. Keys outside the vocabulary need a repo template. */
+static int doc_to_params(struct render_job *j, struct err *e)
+{
+	j->params = cJSON_CreateObject();
+	for (const cJSON *it = j->doc->child; it; it = it->next) {
+		const struct jobparam *p = jobparams_find(it->string);
+		int rc;
+		if (p)
+			rc = jobparams_set_value(j->params, p, it, e);
+		else if (j->tmpl)
+			rc = jobparams_set_user_value(j->params, it->string, it, e);
+		else
+			rc = unknown_key(it->string, e);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int cmp_env(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ARGOCD_ENV_GPUS_PER_WORKER=2 -> gpus-per-worker, for every concise job. */
+static int apply_env(struct render_set *s, char **environ_, struct err *e)
+{
+	size_t n = 0;
+	for (char **v = environ_; v && *v; v++)
+		n++;
+	char **sorted = xmalloc((n + 1) * sizeof(*sorted));
+	memcpy(sorted, environ_, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_env);	/* same result whatever the env order */
+	int rc = 0;
+	struct buf name = BUF_INIT;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const char *kv = sorted[i], *eq = strchr(kv, '=');
+		if (strncmp(kv, ENV_PREFIX, strlen(ENV_PREFIX)) || !eq)
+			continue;
+		buf_reset(&name);
+		for (const char *c = kv + strlen(ENV_PREFIX); c < eq; c++)
+			buf_addch(&name, *c == '_' ? '-' : (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c));
+		const struct jobparam *p = jobparams_find(name.data);
+		if (!p)
+			continue;
+		for (size_t k = 0; rc == 0 && k < s->n; k++) {
+			struct render_job *j = &s->v[k];
+			if (j->params && jobparams_set_text(j->params, p, eq + 1, e)) {
+				err_prefix(e, "%.*s", (int)(eq - kv), kv);
+				rc = render_job_err(j, e);
+			}
+		}
+	}
+	buf_free(&name);
+	free(sorted);
+	return rc;
+}
+
+static const char *collection_of(const struct jobparam *p)
+{
+	if (p->type == JP_LIST || p->type == JP_OBJLIST)
+		return "array";
+	return p->type == JP_MAP ? "map" : "string";
+}
+
+/* One Argo CD parameter value onto one job's params. */
+static int set_param(struct render_job *j, const struct jobparam *p, const char *pname,
+		     const cJSON *item, struct err *e)
+{
+	const cJSON *str = cJSON_GetObjectItemCaseSensitive(item, "string");
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(item, "array");
+	const cJSON *map = cJSON_GetObjectItemCaseSensitive(item, "map");
+	if (!p) {	/* a repo template's own placeholder, set by the job file */
+		if (!cJSON_IsString(str))
+			return err_set(e, ERR_INPUT, "give it as a string");
+		cJSON *v = cJSON_CreateString(str->valuestring);
+		int rc = jobparams_set_user_value(j->params, pname, v, e);
+		cJSON_Delete(v);
+		return rc;
+	}
+	const char *want = collection_of(p);
+	const char *got = cJSON_IsString(str) ? "string" : cJSON_IsArray(arr) ? "array" :
+			  cJSON_IsObject(map) ? "map" : NULL;
+	if (!got)
+		return err_set(e, ERR_INPUT, "no value; give one of string, array or map");
+	if (strcmp(want, got))
+		return err_set(e, ERR_INPUT, "is %s %s parameter, given as %s %s; set it as %s (collectionType %s)",
+			       want[0] == 'a' ? "an" : "a", want, got[0] == 'a' ? "an" : "a", got, want, want);
+	if (str)
+		return jobparams_set_text(j->params, p, str->valuestring, e);
+	if (map || p->type == JP_LIST)
+		return jobparams_set_value(j->params, p, map ? map : arr, e);
+	/* a list of objects (env, volumes, ...): each item in its text form */
+	cJSON_DeleteItemFromObjectCaseSensitive(j->params, p->name);
+	const cJSON *it;
+	struct buf wrapped = BUF_INIT;
+	int rc = 0;
+	cJSON_ArrayForEach(it, arr) {
+		if (!cJSON_IsString(it)) {
+			rc = err_set(e, ERR_INPUT, "array items must be strings");
+			break;
+		}
+		buf_reset(&wrapped);
+		buf_addf(&wrapped, it->valuestring[0] == '{' ? "[%s]" : "%s", it->valuestring);
+		rc = jobparams_set_text(j->params, p, wrapped.data, e);
+		if (rc)
+			break;
+	}
+	buf_free(&wrapped);
+	return rc;
+}
+
+static int apply_one_param(struct render_set *s, const cJSON *item, struct err *e)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(item, "name");
+	if (!cJSON_IsString(n))
+		return err_set(e, ERR_INPUT, "ARGOCD_APP_PARAMETERS: an entry has no name; every parameter needs one");
+	const char *full = n->valuestring, *dot = strchr(full, '.');
+	char *job = dot ? xstrndup(full, (size_t)(dot - full)) : NULL;
+	const char *pname = dot ? dot + 1 : full;
+	const struct jobparam *p = jobparams_find(pname);
+	int matched = 0, rc = 0;
+	for (size_t k = 0; rc == 0 && k < s->n; k++) {
+		struct render_job *j = &s->v[k];
+		if (job && strcmp(job, j->name))
+			continue;
+		if (!j->params) {
+			if (job)
+				rc = err_set(e, ERR_INPUT, "parameter %s: job %s is a plain JAXJob manifest (%s); parameters apply to concise jobs only",
+					     full, j->name, j->file);
+			continue;
+		}
+		int user = !p && j->tmpl && cJSON_GetObjectItemCaseSensitive(j->params, pname);
+		if (!p && !user)
+			continue;
+		matched++;
+		if (set_param(j, user ? NULL : p, pname, item, e))
+			rc = err_prefix(e, "parameter %s (job %s in %s)", full, j->name, j->file);
+	}
+	if (rc == 0 && !matched) {
+		if (job && !p)
+			rc = err_set(e, ERR_INPUT, "parameter %s: %s is not a parameter of job %s; remove it from the Application or use a name from the Parameters tab", full, pname, job);
+		else if (job)
+			rc = err_set(e, ERR_INPUT, "parameter %s: there is no job named %s in the job files; remove it from the Application or fix the job name", full, job);
+		else
+			rc = err_set(e, ERR_INPUT, "parameter %s: not a job parameter and not set by any job file; remove it from the Application", full);
+	}
+	free(job);
+	return rc;
+}
+
+static int apply_params(struct render_set *s, const char *json, struct err *e)
+{
+	if (!json || !*json)
+		return 0;
+	cJSON *arr = cJSON_Parse(json);
+	int rc = 0;
+	if (!cJSON_IsArray(arr))
+		rc = err_set(e, ERR_INPUT, "ARGOCD_APP_PARAMETERS is not a JSON array of {name, string|array|map}");
+	for (const cJSON *it = rc ? NULL : arr->child; it; it = it->next) {
+		rc = apply_one_param(s, it, e);
+		if (rc)
+			break;
+	}
+	cJSON_Delete(arr);
+	return rc;
+}
+
+/* The namespace default, and the rules that only hold under GitOps. */
+static int finish_job(struct render_job *j, const char *ns, struct err *e)
+{
+	if (ns && *ns && !cJSON_GetObjectItemCaseSensitive(j->params, "namespace") &&
+	    jobparams_set_text(j->params, jobparams_find("namespace"), ns, e))
+		return err_prefix(e, "ARGOCD_APP_NAMESPACE");
+	if (cJSON_GetObjectItemCaseSensitive(j->params, "ttl-seconds-after-finished"))
+		return err_set(e, ERR_INPUT, "ttl-seconds-after-finished: Argo CD would re-create (and re-run) the job after the TTL deletes it; remove it from jobs kept in Git");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(j->params, "name");
+	if (cJSON_IsString(name) && strcmp(name->valuestring, j->name)) {
+		free(j->name);
+		j->name = xstrdup(name->valuestring);
+	}
+	return 0;
+}
+
+int render_params_apply(struct render_set *s, const struct render_env *env,
+			struct err *e)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		struct render_job *j = &s->v[k];
+		if (j->doc && doc_to_params(j, e))
+			return render_job_err(j, e);
+	}
+	if (apply_env(s, env->environ, e) || apply_params(s, env->params_json, e))
+		return -1;
+	for (size_t k = 0; k < s->n; k++) {
+		struct render_job *j = &s->v[k];
+		if (j->params && finish_job(j, env->app_namespace, e))
+			return render_job_err(j, e);
+	}
+	return 0;
+}
+
+/* --- announcements ------------------------------------------------------- */
+
+static void scalar_to_text(const cJSON *v, struct buf *out)
+{
+	if (cJSON_IsString(v)) {
+		buf_adds(out, v->valuestring);
+	} else if (cJSON_IsBool(v)) {
+		buf_adds(out, cJSON_IsTrue(v) ? "true" : "false");
+	} else if (cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble) {
+		buf_addf(out, "%lld", (long long)v->valuedouble);
+	} else {
+		yj_json_canonical(v, out);
+	}
+}
+
+/* An item of a list of objects in the text form Argo CD parameters accept. */
+static void item_to_text(const cJSON *it, struct buf *out)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "value");
+	if (cJSON_GetArraySize(it) == 2 && cJSON_IsString(n) && cJSON_IsString(v))
+		buf_addf(out, "%s=%s", n->valuestring, v->valuestring);	/* env NAME=VALUE */
+	else
+		scalar_to_text(it, out);
+}
+
+static cJSON *announce_one(const struct render_job *j, const cJSON *v)
+{
+	const struct jobparam *p = jobparams_find(v->string);
+	struct buf t = BUF_INIT;
+	cJSON *a = cJSON_CreateObject();
+	buf_addf(&t, "%s.%s", j->name, v->string);
+	cJSON_AddStringToObject(a, "name", t.data);
+	buf_reset(&t);
+	buf_addf(&t, "%s: %s", j->name, v->string);
+	cJSON_AddStringToObject(a, "title", t.data);
+	buf_reset(&t);
+	buf_addf(&t, "%s (job %s in %s)", p ? p->help : "a placeholder of the job's template",
+		 j->name, j->file);
+	cJSON_AddStringToObject(a, "tooltip", t.data);
+	const char *coll = p ? collection_of(p) : "string";
+	cJSON_AddStringToObject(a, "collectionType", coll);
+	if (!strcmp(coll, "map")) {
+		cJSON *m = cJSON_AddObjectToObject(a, "map");
+		for (const cJSON *it = v->child; it; it = it->next) {
+			buf_reset(&t);
+			scalar_to_text(it, &t);
+			cJSON_AddStringToObject(m, it->string, t.data);
+		}
+	} else if (!strcmp(coll, "array")) {
+		cJSON *arr = cJSON_AddArrayToObject(a, "array");
+		const cJSON *it;
+		cJSON_ArrayForEach(it, v) {
+			buf_reset(&t);
+			if (cJSON_IsObject(it))
+				item_to_text(it, &t);
+			else
+				scalar_to_text(it, &t);
+			cJSON_AddItemToArray(arr, cJSON_CreateString(t.data));
+		}
+	} else {
+		buf_reset(&t);
+		scalar_to_text(v, &t);
+		cJSON_AddStringToObject(a, "string", t.data);
+	}
+	buf_free(&t);
+	return a;
+}
+
+static int cmp_job(const void *a, const void *b)
+{
+	const struct render_job *x = *(const struct render_job *const *)a;
+	const struct render_job *y = *(const struct render_job *const *)b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->file, y->file);
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+int render_params_announce(const struct render_set *s, struct buf *out, struct err *e)
+{
+	(void)e;
+	const struct render_job **jobs = xmalloc((s->n + 1) * sizeof(*jobs));
+	for (size_t k = 0; k < s->n; k++)
+		jobs[k] = &s->v[k];
+	qsort(jobs, s->n, sizeof(*jobs), cmp_job);
+	cJSON *all = cJSON_CreateArray();
+	for (size_t k = 0; k < s->n; k++) {
+		const struct render_job *j = jobs[k];
+		if (!j->params)
+			continue;
+		size_t n = (size_t)cJSON_GetArraySize(j->params), i = 0;
+		const cJSON **items = xmalloc((n + 1) * sizeof(*items));
+		for (const cJSON *v = j->params->child; v; v = v->next)
+			items[i++] = v;
+		qsort(items, n, sizeof(*items), cmp_item);
+		for (i = 0; i < n; i++)
+			if (strcmp(items[i]->string, "name"))
+				cJSON_AddItemToArray(all, announce_one(j, items[i]));
+		free(items);
+	}
+	free(jobs);
+	/* key order of each announcement is fixed by construction: keep it */
+	char *text = cJSON_Print(all);
+	buf_adds(out, text);
+	buf_addch(out, '\n');
+	free(text);
+	cJSON_Delete(all);
+	return 0;
+}
