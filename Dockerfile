@@ -16,7 +16,7 @@ FROM debian:bookworm AS build
 WORKDIR /src
 # Dependencies first: this layer is cached until install-deps.sh changes.
 COPY scripts/install-deps.sh scripts/install-deps.sh
-RUN apt-get update -q && scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
+RUN scripts/install-deps.sh
 COPY . .
 RUN make rootfs
 
