@@ -240,6 +240,7 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 		md_row(out, "duration", tmp);
 	}
 	md_row(out, "uid", str_at(r->job, "metadata", "uid", NULL));
+	md_row(out, "cleanup", r->cleanup);
 	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
 	md_row(out, "exit code", tmp);
 }

@@ -35,6 +35,7 @@ struct launch_result {
 	const cJSON *job;	/* last object seen from the server, or NULL */
 	const cJSON *manifest;	/* the object we created (or meant to), or NULL */
 	const char *ns;		/* namespace, when no job object says it */
+	const char *cleanup;	/* what cleanup did ("deleted", "suspended"), or NULL */
 	int exit_code;
 	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
 };

@@ -55,7 +55,7 @@ void launch_progress_note(struct launch_progress *p, const char *fmt, ...)
 const char *launch_phase_of(const cJSON *job)
 {
 	static const char *const order[] = {
-		"Failed", "Succeeded", "Suspended", "Restarting", "Running", "Created",
+		"Failed", "Succeeded", "Complete", "Suspended", "Restarting", "Running", "Created",
 	};
 	const cJSON *conds = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(job, "status"), "conditions");
@@ -88,7 +88,7 @@ void launch_progress_job(struct launch_progress *p, const char *phase, const cJS
 	p->succeeded = w.succeeded;
 	p->failed = w.failed;
 	p->printed = 1;
-	if (strcmp(phase, "Succeeded") == 0)
+	if (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Complete") == 0)
 		launch_progress_note(p, "%s: %d/%d workers succeeded", phase, w.succeeded, w.replicas);
 	else if (w.failed)
 		launch_progress_note(p, "%s: %d/%d workers active, %d failed", phase,

@@ -1,12 +1,413 @@
-/* launch_run.c - placeholder until the Kubernetes side of launch lands. */
+/*
+ * launch_run.c - the flow of a real `jaxjob launch`: connect, create the job
+ * or re-attach to the one this step already created, wait (launch_watch.c),
+ * turn the ending into an exit code, clean up (launch_cleanup.c), write the
+ * outputs (launch_outputs.c).
+ *
+ * Re-attach: the job carries our launch identity (launch_identity.h). A 409
+ * on create means the name is taken; we GET the job and adopt it only if its
+ * identity is ours (a retried step, a rescheduled step pod, or our own POST
+ * retried after a lost answer). Otherwise we refuse with exit 4 and never
+ * touch it: jaxjob deletes only jobs it created.
+ *
+ * A signal during the create: the POST may or may not have reached the
+ * server. We look (GET by name) and, if a job with our identity is there,
+ * treat it like any cancelled job (--on-cancel), so no job is left behind.
+ *
+ * Every ending after the manifest was accepted as input writes the outputs,
+ * including API errors, timeouts and cancellations.
+ */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
+#include "launch_outputs.h"
 #include "launch_run.h"
+#include "launch_state.h"
+#include "yj.h"
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void set_string(cJSON *obj, const char *key, const char *val)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+	cJSON_AddStringToObject(obj, key, val);
+}
+
+/* ---- connecting ---------------------------------------------------------- */
+
+static int connect_client(struct launch_state *st, struct launch_result *r)
+{
+	struct kube_config_opts ko;
+	struct kube_config cfg;
+	struct err e = ERR_INIT;
+	const char *mns = jstr(cJSON_GetObjectItemCaseSensitive(st->manifest, "metadata"),
+			       "namespace");
+
+	memset(&ko, 0, sizeof(ko));
+	memset(&cfg, 0, sizeof(cfg));
+	ko.kubeconfig = st->o->kubeconfig;
+	ko.context = st->o->context;
+	ko.ns = st->o->namespace_flag;
+	ko.insecure_skip_tls_verify = st->o->insecure_skip_tls_verify;
+	if (kube_config_load(&ko, &cfg, &e)) {
+		kube_config_free(&cfg);
+		launch_result_set(r, "Error", EXIT_API_ERROR, "ConfigError", "%s", e.msg);
+		return -1;
+	}
+	st->ns = xstrdup(mns && *mns ? mns : cfg.ns);
+	st->c = kube_client_new(&cfg, &e);
+	kube_config_free(&cfg);
+	if (!st->c) {
+		launch_result_set(r, "Error", EXIT_API_ERROR, "ClientError", "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- create or re-attach ------------------------------------------------- */
+
+static void adopt(struct launch_state *st, cJSON *job, const char *how)
+{
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
+
+	cJSON_Delete(st->job);
+	st->job = job;
+	free(st->uid);
+	st->uid = xstrdup(jstr(meta, "uid") ? jstr(meta, "uid") : "");
+	if (!st->name)
+		st->name = xstrdup(jstr(meta, "name") ? jstr(meta, "name") : "");
+	launch_progress_note(&st->prog, "%s %s %s/%s (uid %s)", how, st->kind, st->ns,
+			     st->name, st->uid);
+}
+
+/* The name is taken (409): ours from an earlier attempt, or someone else's. */
+static int on_conflict(struct launch_state *st, struct launch_result *r)
+{
+	struct err e = ERR_INIT;
+	cJSON *existing = NULL;
+	const char *theirs;
+
+	if (kube_get(st->c, st->res, st->ns, st->name, &existing, &e)) {
+		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
+				  "%s %s/%s already exists and cannot be read: %s",
+				  st->kind, st->ns, st->name, e.msg);
+		return -1;
+	}
+	theirs = launch_identity_of(existing);
+	if (launch_identity_matches(existing, &st->id) && (st->o->adopt || !st->id.adoptable)) {
+		adopt(st, existing, "re-attached to");
+		return 0;
+	}
+	if (launch_identity_matches(existing, &st->id))
+		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
+				  "%s %s/%s already exists (created by an earlier attempt of this "
+				  "step) and --adopt=false: delete it or allow re-attaching",
+				  st->kind, st->ns, st->name);
+	else
+		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
+				  "%s %s/%s already exists and was not launched by this step "
+				  "(its %s is %s, ours is %s from %s): choose another name; "
+				  "jaxjob never adopts or deletes a job it did not create",
+				  st->kind, st->ns, st->name, LAUNCH_ID_LABEL,
+				  theirs ? theirs : "absent", st->id.id, st->id.source);
+	cJSON_Delete(existing);
+	return -1;
+}
+
+/* A signal cut the create short: did it happen? Then it is ours to clean. */
+static void after_cancelled_create(struct launch_state *st)
+{
+	struct err e = ERR_INIT;
+	cJSON *job = NULL;
+
+	st->phase = RUN_CLEANING;	/* further signals must not cancel this GET */
+	if (!st->name)
+		return;
+	if (kube_get(st->c, st->res, st->ns, st->name, &job, &e) == 0 &&
+	    launch_identity_matches(job, &st->id)) {
+		adopt(st, job, "the create went through before the signal:");
+		return;
+	}
+	cJSON_Delete(job);
+}
+
+/* generateName jobs cannot 409: look for ours by label before creating. */
+static int find_by_identity(struct launch_state *st, cJSON **found, struct err *e)
+{
+	struct kube_list_opts lo;
+	struct buf sel = BUF_INIT;
+	cJSON *list = NULL;
+	int rc;
+
+	*found = NULL;
+	memset(&lo, 0, sizeof(lo));
+	buf_addf(&sel, "%s=%s", LAUNCH_ID_LABEL, st->id.id);
+	lo.label_selector = sel.data;
+	rc = kube_list(st->c, st->res, st->ns, &lo, &list, e);
+	buf_free(&sel);
+	if (rc == 0) {
+		cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items");
+		cJSON *first = cJSON_GetArrayItem(items, 0);
+		if (first)
+			*found = cJSON_DetachItemFromArray(items, 0);
+	}
+	cJSON_Delete(list);
+	return rc;
+}
+
+static void api_error(struct launch_result *r, const struct err *e)
+{
+	const char *hint = "";
+
+	if (e->code == ERR_AUTH && e->http_status == 403)
+		hint = " (the step's service account needs the Role in examples/rbac.yaml)";
+	launch_result_set(r, "Error", EXIT_API_ERROR,
+			  e->reason[0] ? e->reason : err_code_name(e->code), "%s%s", e->msg, hint);
+}
+
+static int create_or_adopt(struct launch_state *st, struct launch_result *r)
+{
+	struct err e = ERR_INIT;
+	cJSON *created = NULL;
+
+	st->phase = RUN_CREATING;
+	if (!st->name && st->id.adoptable) {
+		if (find_by_identity(st, &created, &e)) {
+			api_error(r, &e);
+			return -1;
+		}
+		if (created) {
+			adopt(st, created, "re-attached to");
+			return 0;
+		}
+	}
+	if (kube_create(st->c, st->res, st->ns, st->manifest, 0, &created, &e) == 0) {
+		adopt(st, created, "created");
+		return 0;
+	}
+	cJSON_Delete(created);
+	if (e.code == ERR_CANCELLED) {
+		after_cancelled_create(st);
+		return 0;	/* st->end == END_SIGNAL: the flow cleans up */
+	}
+	if (e.code == ERR_CONFLICT && st->name)
+		return on_conflict(st, r);
+	api_error(r, &e);
+	return -1;
+}
+
+/* ---- the ending ------------------------------------------------------------ */
+
+static int launch_judge_succeeded(const cJSON *job)
+{
+	int ok = 0;
+	launch_judge(job, &ok);
+	return ok;
+}
+
+static const cJSON *condition(const cJSON *job, const char *type)
+{
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(
+				      cJSON_GetObjectItemCaseSensitive(job, "status"), "conditions")) {
+		const char *t = jstr(c, "type"), *s = jstr(c, "status");
+		if (t && s && strcmp(t, type) == 0 && strcmp(s, "True") == 0)
+			return c;
+	}
+	return NULL;
+}
+
+static enum launch_cleanup_action on_cancel_action(const struct launch_opts *o)
+{
+	switch (o->on_cancel) {
+	case CANCEL_DELETE: return CLEAN_DELETE;
+	case CANCEL_SUSPEND: return CLEAN_SUSPEND;
+	case CANCEL_LEAVE: return CLEAN_NONE;
+	}
+	return CLEAN_DELETE;
+}
+
+/* Fill the result from why the wait ended; return what cleanup to apply. */
+static enum launch_cleanup_action judge_end(struct launch_state *st, struct launch_result *r)
+{
+	const char *phase = launch_phase_of(st->job);
+	const cJSON *c = condition(st->job, phase);
+	int succeeded = 0;
+
+	switch (st->end) {
+	case END_FINISHED:
+		launch_judge(st->job, &succeeded);
+		if (succeeded) {
+			launch_result_set(r, "Succeeded", EXIT_SUCCEEDED, jstr(c, "reason"), "%s",
+					  jstr(c, "message") ? jstr(c, "message") : "");
+			return st->o->delete_after == DELETE_NEVER ? CLEAN_NONE : CLEAN_DELETE;
+		}
+		launch_result_set(r, "Failed", EXIT_JOB_FAILED, jstr(c, "reason"), "%s",
+				  jstr(c, "message") ? jstr(c, "message") : "");
+		return st->o->delete_after == DELETE_ALWAYS ? CLEAN_DELETE : CLEAN_NONE;
+	case END_TIMEOUT:
+		launch_result_set(r, "Timeout", EXIT_TIMEOUT, "Timeout",
+				  "--timeout of %.0fs reached while the job was %s",
+				  st->o->timeout_s, phase);
+		return on_cancel_action(st->o);
+	case END_SIGNAL:
+		launch_result_set(r, "Cancelled", EXIT_CANCELLED, "Cancelled",
+				  "cancelled by signal %d while the job was %s", st->signo,
+				  st->job ? phase : "being created");
+		return st->job ? on_cancel_action(st->o) : CLEAN_NONE;
+	case END_DELETED:
+		launch_result_set(r, "Deleted", EXIT_JOB_LOST, "Deleted",
+				  "%s %s/%s was deleted by someone else while it was %s",
+				  st->kind, st->ns, st->name, phase);
+		return CLEAN_NONE;
+	case END_STUCK:
+		launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason,
+				  "%s (for more than %.0fs)", st->stuck_msg, st->o->fail_fast_s);
+		return on_cancel_action(st->o);
+	case END_API:
+	case END_NONE:
+		launch_result_set(r, "Error", EXIT_API_ERROR,
+				  st->end_err.reason[0] ? st->end_err.reason : "WatchFailed",
+				  "lost track of %s %s/%s: %s", st->kind, st->ns, st->name,
+				  st->end_err.msg[0] ? st->end_err.msg : "the watch ended");
+		return on_cancel_action(st->o);
+	}
+	return CLEAN_NONE;
+}
+
+static void report(struct launch_state *st, const struct launch_result *r)
+{
+	if (r->exit_code == EXIT_API_ERROR || r->exit_code == EXIT_BAD_INPUT) {
+		fprintf(stderr, "error: %s\n", r->message);
+		return;
+	}
+	if (st->o->quiet)
+		return;
+	launch_progress_note(&st->prog, "%s%s%s%s%s (exit %d)", r->state,
+			     r->reason[0] ? ": " : "", r->reason,
+			     r->message[0] ? ": " : "", r->message, r->exit_code);
+}
+
+/* ---- server-side dry run --------------------------------------------------- */
+
+static int server_dry_run(struct launch_state *st, struct launch_result *r)
+{
+	struct err e = ERR_INIT;
+	struct buf out = BUF_INIT;
+	cJSON *answer = NULL;
+
+	if (kube_create(st->c, st->res, st->ns, st->manifest, KUBE_DRY_RUN, &answer, &e)) {
+		cJSON_Delete(answer);
+		api_error(r, &e);
+		return r->exit_code;
+	}
+	if (st->o->format == OUTPUT_JSON)
+		yj_json_pretty(answer, &out);
+	else if (yj_emit(answer, 0, &out, &e))
+		buf_reset(&out);
+	fwrite(out.data, 1, out.len, stdout);
+	buf_free(&out);
+	cJSON_Delete(answer);
+	launch_result_set(r, "DryRun", EXIT_SUCCEEDED, "", "accepted by the server (dryRun=All)");
+	return 0;
+}
+
+/* ---- the whole run ---------------------------------------------------------- */
+
+static void state_free(struct launch_state *st)
+{
+	launch_workers_stop(st);
+	kube_watch_stop(st->job_watch);
+	kube_watch_stop(st->event_watch);
+	if (st->c)
+		kube_client_free(st->c);
+	cJSON_Delete(st->manifest);
+	cJSON_Delete(st->job);
+	free(st->ns);
+	free(st->name);
+	free(st->uid);
+}
+
+static int prepare(struct launch_state *st, const cJSON *manifest, struct launch_result *r)
+{
+	struct err e = ERR_INIT;
+	const char *kind = jstr(manifest, "kind");
+	const char *name = jstr(cJSON_GetObjectItemCaseSensitive(manifest, "metadata"), "name");
+
+	st->manifest = cJSON_Duplicate(manifest, 1);
+	st->res = kind && strcmp(kind, "TrainJob") == 0 ? &KUBE_TRAINJOB : &KUBE_JAXJOB;
+	st->kind = st->res->kind;
+	st->name = name && *name ? xstrdup(name) : NULL;
+	if (connect_client(st, r))
+		return -1;
+	r->ns = st->ns;
+	if (launch_identity_derive(st->o->identity, st->ns, st->name, &st->id, &e)) {
+		launch_result_set(r, "Error", EXIT_BAD_INPUT, "BadInput", "%s", e.msg);
+		return -1;
+	}
+	launch_identity_stamp(st->manifest, &st->id);
+	set_string(cJSON_GetObjectItemCaseSensitive(st->manifest, "metadata"), "namespace", st->ns);
+	r->manifest = st->manifest;
+	if (launch_catch_signals(st, &e)) {
+		launch_result_set(r, "Error", EXIT_API_ERROR, "Internal", "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
 
 int launch_run(const struct launch_opts *o, const cJSON *manifest)
 {
-	(void)o;
-	(void)manifest;
-	fputs("error: launching against a cluster is not built yet; use --dry-run\n", stderr);
-	return EXIT_BAD_INPUT;
+	struct launch_state st;
+	struct launch_result r;
+	struct buf note = BUF_INIT;
+	struct err e = ERR_INIT;
+	enum launch_cleanup_action action = CLEAN_NONE;
+
+	memset(&st, 0, sizeof(st));
+	memset(&r, 0, sizeof(r));
+	st.o = o;
+	st.t0 = launch_now();
+	launch_progress_init(&st.prog, o->quiet ? NULL : stderr, st.t0);
+	r.manifest = manifest;
+
+	if (prepare(&st, manifest, &r) == 0) {
+		if (o->server_dry_run) {
+			server_dry_run(&st, &r);
+		} else if (create_or_adopt(&st, &r) == 0) {
+			if (launch_wait(&st, &e)) {
+				st.end = END_API;
+				st.end_err = e;
+			}
+			launch_wait_done(&st);
+			if (st.end != END_FINISHED || !launch_judge_succeeded(st.job))
+				launch_workers_report(&st);
+			action = judge_end(&st, &r);
+			launch_workers_stop(&st);
+			launch_cleanup(&st, action, &note);
+		}
+	}
+	st.phase = RUN_DONE;
+	r.job = st.job;
+	r.cleanup = note.len ? note.data : NULL;
+	r.now = wall_now();
+	report(&st, &r);
+	err_clear(&e);
+	if (!o->server_dry_run && launch_outputs_write(&o->out, &r, &e))
+		fprintf(stderr, "warning: %s\n", e.msg);
+	state_free(&st);
+	buf_free(&note);
+	return r.exit_code;
 }

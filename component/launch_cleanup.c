@@ -1,0 +1,110 @@
+/*
+ * launch_cleanup.c - what happens to the job when we stop caring about it:
+ * delete it (and wait until the server confirms), suspend it, or leave it.
+ *
+ * Deletion uses propagationPolicy=Foreground: the JAXJob object goes away
+ * only after its pods did, so the DELETED event we wait for means the GPUs
+ * are free, not merely that a garbage collection was requested. We wait for
+ * that event on the job watch (or a 404), at most --delete-timeout seconds;
+ * a pod's terminationGracePeriodSeconds (30 s by default) bounds how long
+ * we may take after SIGTERM, hence the bound. A signal during cleanup does
+ * not interrupt it (launch_watch.c on_signal).
+ *
+ * Suspend is a JSON merge patch {"spec":{"runPolicy":{"suspend":true}}}:
+ * the operator deletes the pods and keeps the job, to be resumed later.
+ *
+ * Nothing here fails the run: the exit code says how the job ended; a
+ * cleanup problem is a warning on stderr and a note in the outputs.
+ */
+#include <string.h>
+
+#include "launch_state.h"
+
+static void on_delete_wait_over(void *ud)
+{
+	struct launch_state *st = ud;
+	st->delete_timer = NULL;
+	kube_loop_stop(st->c);
+}
+
+static void delete_job(struct launch_state *st, struct buf *note)
+{
+	struct err e = ERR_INIT;
+	cJSON *answer = NULL;
+
+	if (!st->job_watch && launch_start_job_watch(st, &e))
+		launch_progress_note(&st->prog, "warning: %s", e.msg);
+	err_clear(&e);
+	if (kube_delete(st->c, st->res, st->ns, st->name, KUBE_PROPAGATE_FOREGROUND, 0,
+			&answer, &e)) {
+		if (e.code == ERR_NOTFOUND) {
+			buf_addf(note, "already deleted");
+			cJSON_Delete(answer);
+			return;
+		}
+		launch_progress_note(&st->prog, "warning: could not delete %s %s/%s: %s",
+				     st->kind, st->ns, st->name, e.msg);
+		buf_addf(note, "delete failed: %s", e.msg);
+		cJSON_Delete(answer);
+		return;
+	}
+	cJSON_Delete(answer);
+	st->delete_requested = 1;
+	launch_progress_note(&st->prog, "deleting %s %s/%s", st->kind, st->ns, st->name);
+	if (!st->delete_confirmed && st->job_watch) {
+		st->delete_timer = kube_timer_add(st->c, st->o->delete_wait_s > 0 ?
+						  st->o->delete_wait_s : 20,
+						  on_delete_wait_over, st);
+		err_clear(&e);
+		kube_loop_run(st->c, &e);
+		kube_timer_cancel(st->delete_timer);
+		st->delete_timer = NULL;
+	}
+	if (st->delete_confirmed) {
+		launch_progress_note(&st->prog, "deleted %s %s/%s", st->kind, st->ns, st->name);
+		buf_addf(note, "deleted");
+	} else {
+		launch_progress_note(&st->prog, "warning: deletion of %s/%s not confirmed within %.0fs",
+				     st->ns, st->name, st->o->delete_wait_s);
+		buf_addf(note, "deletion requested, not confirmed within %.0fs", st->o->delete_wait_s);
+	}
+}
+
+static void suspend_job(struct launch_state *st, struct buf *note)
+{
+	struct err e = ERR_INIT;
+	cJSON *patch = cJSON_Parse("{\"spec\":{\"runPolicy\":{\"suspend\":true}}}");
+	cJSON *answer = NULL;
+
+	if (kube_patch(st->c, st->res, st->ns, st->name, KUBE_PATCH_MERGE, patch, 0,
+		       &answer, &e)) {
+		launch_progress_note(&st->prog, "warning: could not suspend %s/%s: %s",
+				     st->ns, st->name, e.msg);
+		buf_addf(note, "suspend failed: %s", e.msg);
+	} else {
+		launch_progress_note(&st->prog, "suspended %s %s/%s (resume: patch "
+				     "spec.runPolicy.suspend=false)", st->kind, st->ns, st->name);
+		buf_addf(note, "suspended");
+		cJSON_Delete(st->job);
+		st->job = answer;
+		answer = NULL;
+	}
+	cJSON_Delete(answer);
+	cJSON_Delete(patch);
+}
+
+void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
+		    struct buf *note)
+{
+	st->phase = RUN_CLEANING;
+	switch (action) {
+	case CLEAN_NONE:
+		break;
+	case CLEAN_DELETE:
+		delete_job(st, note);
+		break;
+	case CLEAN_SUSPEND:
+		suspend_job(st, note);
+		break;
+	}
+}

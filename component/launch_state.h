@@ -1,0 +1,131 @@
+/*
+ * launch_state.h - the state of one `jaxjob launch` run, shared by the files
+ * that each own one part of it (internal to component/):
+ *
+ *   launch_run.c      the flow: config, identity, create or re-attach, wait,
+ *                     map the ending to an exit code, cleanup, outputs
+ *   launch_watch.c    the wait: job watch, event watch, timeout, signals,
+ *                     fail-fast on states that never finish
+ *   launch_workers.c  the worker pods: pod watch, one log follow per
+ *                     container, re-follow after drops and restarts
+ *   launch_cleanup.c  delete / suspend / leave, deletion confirmed by watch
+ *
+ * Everything runs on the kube client's one event loop (kube_loop.h); no
+ * threads. Callbacks record what happened in `end` and stop the loop; the
+ * flow in launch_run.c decides what it means.
+ *
+ * Ownership: struct launch_state owns `manifest` (our stamped copy), `job`
+ * (the last object seen), the watches, follows and timers it started, and
+ * every struct launch_pod. launch_state_free() releases them all.
+ */
+#ifndef JAXJOB_LAUNCH_STATE_H
+#define JAXJOB_LAUNCH_STATE_H
+
+#include <cJSON.h>
+
+#include "kube.h"
+#include "launch_identity.h"
+#include "launch_logs.h"
+#include "launch_opts.h"
+#include "launch_progress.h"
+
+/* Why the wait stopped. */
+enum launch_end {
+	END_NONE = 0,
+	END_FINISHED,	/* the judge says terminal (Succeeded or Failed) */
+	END_TIMEOUT,	/* --timeout */
+	END_SIGNAL,	/* SIGTERM/SIGINT */
+	END_DELETED,	/* the job vanished under us */
+	END_STUCK,	/* fail-fast: past the grace period */
+	END_API,	/* a watch failed for good (e) */
+};
+
+enum launch_phase_of_run { RUN_CREATING, RUN_WAITING, RUN_CLEANING, RUN_DONE };
+
+/* One worker pod (by uid: a re-created pod is a new entry). */
+struct launch_pod {
+	struct launch_state *st;
+	char *uid, *name;
+	int index;		/* replica index label, -1 unknown */
+	int restarts;		/* restartCount of the worker container, last seen */
+	int running;		/* worker container running (this restart) */
+	int terminated;		/* worker container terminated (this restart) */
+	int exit_code;		/* when terminated */
+	char term_reason[64];	/* Error, OOMKilled, Completed */
+	int gone;		/* pod DELETED */
+	char stuck[64];		/* waiting reason that never resolves, or "" */
+	char stuck_msg[512];
+
+	struct kube_log *log;	/* the follow in flight, or NULL */
+	struct launch_logstream ls;	/* line bookkeeping of the followed container */
+	int done_restarts;	/* highest restart whose log was read to the end, -1 none */
+	int drops;		/* follows that ended early for ls.restarts */
+	int clean_end;		/* the last follow ended without error */
+	struct kube_timer *refollow;
+};
+
+struct launch_state {
+	const struct launch_opts *o;
+	struct kube_client *c;
+	const struct kube_resource *res;
+	const char *kind;		/* "JAXJob" / "TrainJob" for messages */
+	char *ns, *name;
+	char *uid;			/* of the job we created or adopted */
+	cJSON *manifest;		/* stamped copy we send */
+	cJSON *job;			/* last object seen */
+	struct launch_identity id;
+	struct launch_progress prog;
+	double t0;
+
+	enum launch_phase_of_run phase;
+	enum launch_end end;
+	struct err end_err;		/* END_API: why */
+	int signo;			/* last signal caught */
+	char stuck_reason[64];		/* END_STUCK */
+	char stuck_msg[768];
+
+	/* the wait */
+	struct kube_watch *job_watch, *pod_watch, *event_watch;
+	struct kube_timer *deadline, *stuck_timer, *drain_timer;
+	int watch_retry_noted;
+	int saw_job;			/* the job watch delivered our job */
+	char event_stuck[64];		/* FailedCreatePod/FailedCreateService seen */
+	char event_stuck_msg[512];
+
+	/* cleanup */
+	int delete_confirmed;
+	struct kube_timer *delete_timer;
+	int delete_requested;
+
+	/* workers */
+	struct launch_pod **pods;
+	int npods, cap_pods;
+	int draining;			/* terminal seen: waiting for log streams to end */
+};
+
+/* launch_watch.c */
+/* The health judge's verdict: 1 when finished; *succeeded (may be NULL). */
+int launch_judge(const cJSON *job, int *succeeded);
+int launch_catch_signals(struct launch_state *st, struct err *e);
+int launch_start_job_watch(struct launch_state *st, struct err *e);
+int launch_wait(struct launch_state *st, struct err *e);
+void launch_wait_done(struct launch_state *st);
+void launch_stop(struct launch_state *st, enum launch_end why);
+void launch_stuck_check(struct launch_state *st);
+
+/* launch_workers.c */
+int launch_workers_start(struct launch_state *st, struct err *e);
+void launch_workers_stop(struct launch_state *st);
+int launch_workers_streaming(const struct launch_state *st);
+void launch_workers_report(struct launch_state *st);
+/* The first worker that is stuck (image pull, unschedulable), or NULL. */
+const struct launch_pod *launch_workers_stuck(const struct launch_state *st);
+
+/* launch_cleanup.c */
+enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };
+/* Apply `action` to the job; returns a one-line note of what was done
+ * (for outputs) in `note`. Never fails the run: problems are warnings. */
+void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
+		    struct buf *note);
+
+#endif

@@ -1,0 +1,333 @@
+/*
+ * launch_watch.c - the wait: until the judge calls the job finished, the
+ * timeout passes, a signal arrives, the job vanishes, or it is stuck.
+ *
+ * Three watches run on the one loop: the job itself (fieldSelector on its
+ * name), its worker pods (launch_workers.c) and the events about the job
+ * (FailedCreatePod / FailedCreateService, the only way pod or Service
+ * creation failures show: the job just stays Created). Nothing polls: every
+ * decision is taken in a callback when the server tells us something, or
+ * when one of our timers fires.
+ *
+ * Fail-fast: a stuck cause (a worker that cannot pull its image or cannot
+ * be scheduled, or a creation failure event while the job is not running)
+ * arms one timer of --fail-fast-after seconds. When it fires and some cause
+ * is still there, the wait ends with END_STUCK; when every cause went away
+ * before, the timer is cancelled. So a registry hiccup that resolves itself
+ * costs nothing, and a typo in the image name costs the grace period, not
+ * the whole --timeout.
+ *
+ * Finishing: when the job turns terminal, the log follows may still hold
+ * the last lines. We wait for them to end (the containers have exited, so
+ * they end at once) but at most DRAIN_MAX_S.
+ */
+#include <signal.h>
+#include <string.h>
+
+#include "health-checks/health.h"
+#include "launch_state.h"
+
+#define DRAIN_MAX_S 2.0
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void launch_stop(struct launch_state *st, enum launch_end why)
+{
+	if (st->phase != RUN_WAITING)
+		return;
+	if (st->end == END_NONE || (st->end == END_FINISHED && why == END_FINISHED))
+		st->end = why;
+	kube_loop_stop(st->c);
+}
+
+int launch_judge(const cJSON *job, int *succeeded)
+{
+	struct health_result hr = HEALTH_RESULT_INIT;
+	int terminal = 0;
+
+	if (job && health_judge(job, &hr) == 0) {
+		terminal = hr.terminal;
+		if (succeeded)
+			*succeeded = hr.succeeded && !hr.failed;
+	}
+	health_result_free(&hr);
+	return terminal;
+}
+
+static void on_drain_timeout(void *ud)
+{
+	struct launch_state *st = ud;
+	st->drain_timer = NULL;
+	launch_stop(st, END_FINISHED);
+}
+
+static void job_seen(struct launch_state *st, const cJSON *obj)
+{
+	cJSON_Delete(st->job);
+	st->job = cJSON_Duplicate(obj, 1);
+	launch_progress_job(&st->prog, launch_phase_of(st->job), st->job);
+	launch_stuck_check(st);
+	if (!launch_judge(st->job, NULL) || st->draining)
+		return;
+	st->draining = 1;
+	if (!launch_workers_streaming(st))
+		launch_stop(st, END_FINISHED);
+	else
+		st->drain_timer = kube_timer_add(st->c, DRAIN_MAX_S, on_drain_timeout, st);
+}
+
+static void on_job_event(void *ud, enum kube_event_type type, const cJSON *obj)
+{
+	struct launch_state *st = ud;
+	const char *uid = jstr(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "uid");
+
+	/* Same name, another object (deleted and re-created by someone): not ours. */
+	if (st->uid && uid && strcmp(uid, st->uid) != 0)
+		return;
+	st->saw_job = 1;
+	if (type != KUBE_DELETED) {
+		job_seen(st, obj);
+		return;
+	}
+	st->delete_confirmed = 1;
+	if (st->phase == RUN_CLEANING) {
+		kube_loop_stop(st->c);
+		return;
+	}
+	/* Gone while we waited: finished if its last state was terminal
+	 * (ttlSecondsAfterFinished), else deleted by someone else. */
+	cJSON_Delete(st->job);
+	st->job = cJSON_Duplicate(obj, 1);
+	if (launch_judge(st->job, NULL))
+		launch_stop(st, END_FINISHED);
+	else
+		launch_stop(st, END_DELETED);
+}
+
+static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct err *e)
+{
+	struct launch_state *st = ud;
+
+	switch (s) {
+	case KUBE_WATCH_SYNCED:
+		st->watch_retry_noted = 0;
+		/* The first list did not hold our job: gone before we looked. */
+		if (!st->saw_job && st->phase == RUN_WAITING)
+			launch_stop(st, END_DELETED);
+		else if (!st->saw_job && st->phase == RUN_CLEANING) {
+			st->delete_confirmed = 1;
+			kube_loop_stop(st->c);
+		}
+		break;
+	case KUBE_WATCH_RETRYING:
+		if (!st->watch_retry_noted++)
+			launch_progress_note(&st->prog, "watch interrupted, resuming: %s",
+					     e ? e->msg : "?");
+		break;
+	case KUBE_WATCH_POLLING:
+		launch_progress_note(&st->prog, "warning: watching %s is forbidden; "
+				     "polling instead (grant the watch verb)", st->res->plural);
+		break;
+	case KUBE_WATCH_FAILED:
+		if (e)
+			st->end_err = *e;
+		if (st->phase == RUN_CLEANING)
+			kube_loop_stop(st->c);
+		else
+			launch_stop(st, END_API);
+		break;
+	}
+}
+
+/* ---- events: creation failures that never become conditions ------------ */
+
+static void on_event(void *ud, enum kube_event_type type, const cJSON *ev)
+{
+	struct launch_state *st = ud;
+	const char *reason = jstr(ev, "reason"), *etype = jstr(ev, "type");
+
+	if (type == KUBE_DELETED || !reason || !etype || strcmp(etype, "Warning") != 0)
+		return;
+	if (strcmp(reason, "FailedCreatePod") != 0 && strcmp(reason, "FailedCreateService") != 0)
+		return;
+	snprintf(st->event_stuck, sizeof(st->event_stuck), "%s", reason);
+	snprintf(st->event_stuck_msg, sizeof(st->event_stuck_msg), "%s",
+		 jstr(ev, "message") ? jstr(ev, "message") : "");
+	launch_progress_note(&st->prog, "warning: %s: %s", reason, st->event_stuck_msg);
+	launch_stuck_check(st);
+}
+
+static void on_event_watch_state(void *ud, enum kube_watch_state s, const struct err *e)
+{
+	struct launch_state *st = ud;
+	if (s == KUBE_WATCH_FAILED)
+		launch_progress_note(&st->prog, "warning: cannot watch events: %s "
+				     "(creation failures are not detected early)", e ? e->msg : "?");
+}
+
+static int start_event_watch(struct launch_state *st, struct err *e)
+{
+	struct kube_watch_opts wo;
+	struct buf sel = BUF_INIT;
+
+	memset(&wo, 0, sizeof(wo));
+	buf_addf(&sel, "involvedObject.kind=%s,involvedObject.name=%s", st->kind, st->name);
+	wo.res = &KUBE_EVENT;
+	wo.ns = st->ns;
+	wo.sel.field_selector = sel.data;
+	wo.on_event = on_event;
+	wo.on_state = on_event_watch_state;
+	wo.ud = st;
+	st->event_watch = kube_watch_start(st->c, &wo, e);
+	buf_free(&sel);
+	return st->event_watch ? 0 : -1;
+}
+
+/* ---- fail-fast ----------------------------------------------------------- */
+
+/* The current stuck cause, or 0. Creation-failure events count only while
+ * the job has not got as far as Running. */
+static int stuck_cause(struct launch_state *st, char *reason, size_t rn, char *msg, size_t mn)
+{
+	const struct launch_pod *p = launch_workers_stuck(st);
+	const char *phase = launch_phase_of(st->job);
+
+	if (p) {
+		snprintf(reason, rn, "%s", p->stuck);
+		snprintf(msg, mn, "worker-%d (%s): %s%s%s", p->index, p->name, p->stuck,
+			 p->stuck_msg[0] ? ": " : "", p->stuck_msg);
+		return 1;
+	}
+	if (st->event_stuck[0] && (strcmp(phase, "Created") == 0 || strcmp(phase, "Pending") == 0)) {
+		snprintf(reason, rn, "%s", st->event_stuck);
+		snprintf(msg, mn, "%s: %s", st->event_stuck, st->event_stuck_msg);
+		return 1;
+	}
+	return 0;
+}
+
+static void on_stuck_timer(void *ud)
+{
+	struct launch_state *st = ud;
+
+	st->stuck_timer = NULL;
+	if (stuck_cause(st, st->stuck_reason, sizeof(st->stuck_reason),
+			st->stuck_msg, sizeof(st->stuck_msg)))
+		launch_stop(st, END_STUCK);
+}
+
+void launch_stuck_check(struct launch_state *st)
+{
+	char reason[64], msg[768];
+	int stuck;
+
+	if (st->phase != RUN_WAITING || st->o->fail_fast_s <= 0)
+		return;
+	stuck = stuck_cause(st, reason, sizeof(reason), msg, sizeof(msg));
+	if (stuck && !st->stuck_timer) {
+		launch_progress_note(&st->prog, "%s; failing in %.0fs unless it recovers",
+				     msg, st->o->fail_fast_s);
+		st->stuck_timer = kube_timer_add(st->c, st->o->fail_fast_s, on_stuck_timer, st);
+	} else if (!stuck && st->stuck_timer) {
+		launch_progress_note(&st->prog, "recovered");
+		kube_timer_cancel(st->stuck_timer);
+		st->stuck_timer = NULL;
+	}
+}
+
+/* ---- timeout and signals -------------------------------------------------- */
+
+static void on_deadline(void *ud)
+{
+	struct launch_state *st = ud;
+	st->deadline = NULL;
+	launch_stop(st, END_TIMEOUT);
+}
+
+static void on_signal(void *ud, int signo)
+{
+	struct launch_state *st = ud;
+
+	st->signo = signo;
+	switch (st->phase) {
+	case RUN_CREATING:
+	case RUN_WAITING:
+		launch_progress_note(&st->prog, "%s received: cancelling",
+				     signo == SIGINT ? "SIGINT" : "SIGTERM");
+		if (st->end == END_NONE || st->end == END_FINISHED)
+			st->end = END_SIGNAL;
+		/* also cancels a blocking create in flight (ERR_CANCELLED) */
+		kube_loop_stop(st->c);
+		break;
+	case RUN_CLEANING:
+		/* Finish what protects the cluster; the deadline is bounded. */
+		launch_progress_note(&st->prog, "signal received during cleanup: finishing it first");
+		if (st->end == END_NONE)
+			st->end = END_SIGNAL;
+		break;
+	case RUN_DONE:
+		break;
+	}
+}
+
+int launch_catch_signals(struct launch_state *st, struct err *e)
+{
+	return kube_loop_catch_signals(st->c, on_signal, st, e);
+}
+
+/* ---- the wait ------------------------------------------------------------ */
+
+int launch_start_job_watch(struct launch_state *st, struct err *e)
+{
+	struct kube_watch_opts wo;
+	struct buf sel = BUF_INIT;
+
+	memset(&wo, 0, sizeof(wo));
+	buf_addf(&sel, "metadata.name=%s", st->name);
+	wo.res = st->res;
+	wo.ns = st->ns;
+	wo.sel.field_selector = sel.data;
+	wo.on_event = on_job_event;
+	wo.on_state = on_job_watch_state;
+	wo.ud = st;
+	st->job_watch = kube_watch_start(st->c, &wo, e);
+	buf_free(&sel);
+	return st->job_watch ? 0 : -1;
+}
+
+int launch_wait(struct launch_state *st, struct err *e)
+{
+	double left;
+
+	st->phase = RUN_WAITING;
+	if (st->end != END_NONE)	/* a signal arrived during create */
+		return 0;
+	if (launch_start_job_watch(st, e) || launch_workers_start(st, e))
+		return -1;
+	if (start_event_watch(st, e))
+		return -1;
+	if (st->o->timeout_s > 0) {
+		left = st->o->timeout_s - (launch_now() - st->t0);
+		st->deadline = kube_timer_add(st->c, left > 0 ? left : 0, on_deadline, st);
+	}
+	if (kube_loop_run(st->c, e))
+		return -1;
+	if (st->end == END_NONE)	/* nothing left that could end it */
+		st->end = END_API;
+	return 0;
+}
+
+/* Stop everything the wait started except the job watch (cleanup uses it). */
+void launch_wait_done(struct launch_state *st)
+{
+	kube_timer_cancel(st->deadline);
+	kube_timer_cancel(st->stuck_timer);
+	kube_timer_cancel(st->drain_timer);
+	st->deadline = st->stuck_timer = st->drain_timer = NULL;
+	kube_watch_stop(st->event_watch);
+	st->event_watch = NULL;
+}

@@ -1,0 +1,350 @@
+/*
+ * launch_workers.c - the job's worker pods: a watch on them (by the
+ * operator's job-name label), and one log follow per worker container.
+ *
+ * A follow starts when the pod watch shows the worker container running or
+ * terminated (following a container that is still being created gets 400
+ * "waiting to start"). Workers that appear late are picked up by the same
+ * watch. A container restart (restartCount + 1) starts a new follow of the
+ * new container from its beginning; a follow that ends while its container
+ * is still running (a dropped connection) is resumed after a short pause,
+ * skipping the lines already printed (launch_logs.h). `--logs=first` follows
+ * only worker 0, `--logs=none` none.
+ *
+ * The same pod states feed fail-fast: a worker container waiting with
+ * ErrImagePull / ImagePullBackOff / InvalidImageName /
+ * CreateContainerConfigError, or a pod the scheduler calls Unschedulable.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "launch_state.h"
+
+#define REFOLLOW_DELAY_S 0.5
+#define MAX_DROPS 20
+
+/* Labels that tell which worker a pod is, per API. */
+static const char *job_label(const struct launch_state *st)
+{
+	return st->res == &KUBE_TRAINJOB ? "jobset.sigs.k8s.io/jobset-name"
+					 : "training.kubeflow.org/job-name";
+}
+
+static const char *index_label(const struct launch_state *st)
+{
+	return st->res == &KUBE_TRAINJOB ? "batch.kubernetes.io/job-completion-index"
+					 : "training.kubeflow.org/replica-index";
+}
+
+static const char *worker_container(const struct launch_state *st)
+{
+	return st->res == &KUBE_TRAINJOB ? "node" : "jax";
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const cJSON *jobj(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static struct launch_pod *pod_find(struct launch_state *st, const char *uid)
+{
+	for (int i = 0; i < st->npods; i++)
+		if (strcmp(st->pods[i]->uid, uid) == 0)
+			return st->pods[i];
+	return NULL;
+}
+
+static struct launch_pod *pod_add(struct launch_state *st, const char *uid, const char *name)
+{
+	struct launch_pod *p = xcalloc(1, sizeof(*p));
+
+	p->st = st;
+	p->uid = xstrdup(uid);
+	p->name = xstrdup(name);
+	p->index = -1;
+	p->done_restarts = -1;
+	launch_logstream_init(&p->ls, -1, -1);
+	if (st->npods == st->cap_pods) {
+		st->cap_pods = st->cap_pods ? 2 * st->cap_pods : 8;
+		st->pods = xrealloc(st->pods, (size_t)st->cap_pods * sizeof(*st->pods));
+	}
+	st->pods[st->npods++] = p;
+	return p;
+}
+
+static void pod_free(struct launch_pod *p)
+{
+	kube_log_stop(p->log);
+	kube_timer_cancel(p->refollow);
+	free(p->uid);
+	free(p->name);
+	free(p);
+}
+
+/* The status of the worker container (by name, else the first one). */
+static const cJSON *container_status(const struct launch_state *st, const cJSON *pod)
+{
+	const cJSON *list = jobj(jobj(pod, "status"), "containerStatuses");
+	const cJSON *cs;
+
+	cJSON_ArrayForEach(cs, list) {
+		const char *n = jstr(cs, "name");
+		if (n && strcmp(n, worker_container(st)) == 0)
+			return cs;
+	}
+	return cJSON_GetArrayItem(list, 0);
+}
+
+static int is_stuck_reason(const char *r)
+{
+	static const char *const never[] = {
+		"ErrImagePull", "ImagePullBackOff", "InvalidImageName",
+		"CreateContainerConfigError", "ErrImageNeverPull",
+	};
+	for (size_t i = 0; r && i < sizeof(never) / sizeof(never[0]); i++)
+		if (strcmp(r, never[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Record from a pod object what fail-fast needs. */
+static void pod_stuck_state(struct launch_pod *p, const cJSON *pod, const cJSON *cs)
+{
+	const cJSON *waiting = jobj(jobj(cs, "state"), "waiting");
+	const cJSON *c;
+
+	p->stuck[0] = '\0';
+	p->stuck_msg[0] = '\0';
+	if (waiting && is_stuck_reason(jstr(waiting, "reason"))) {
+		snprintf(p->stuck, sizeof(p->stuck), "%s", jstr(waiting, "reason"));
+		snprintf(p->stuck_msg, sizeof(p->stuck_msg), "%s",
+			 jstr(waiting, "message") ? jstr(waiting, "message") : "");
+		return;
+	}
+	cJSON_ArrayForEach(c, jobj(jobj(pod, "status"), "conditions")) {
+		const char *t = jstr(c, "type"), *s = jstr(c, "status"), *r = jstr(c, "reason");
+		if (t && s && r && strcmp(t, "PodScheduled") == 0 && strcmp(s, "False") == 0 &&
+		    strcmp(r, "Unschedulable") == 0) {
+			snprintf(p->stuck, sizeof(p->stuck), "Unschedulable");
+			snprintf(p->stuck_msg, sizeof(p->stuck_msg), "%s",
+				 jstr(c, "message") ? jstr(c, "message") : "");
+		}
+	}
+}
+
+static int wants_logs(const struct launch_state *st, const struct launch_pod *p)
+{
+	if (st->o->logs == LOGS_NONE || st->phase != RUN_WAITING)
+		return 0;
+	return st->o->logs == LOGS_ALL || p->index == 0;
+}
+
+static void follow(struct launch_pod *p);
+
+static void on_refollow(void *ud)
+{
+	struct launch_pod *p = ud;
+
+	p->refollow = NULL;
+	if (p->clean_end && !p->running) {
+		/* the container did finish: that clean end was the whole log */
+		p->done_restarts = p->ls.restarts;
+	} else {
+		launch_logstream_resume(&p->ls);
+		follow(p);
+	}
+	p->clean_end = 0;
+	if (p->st->draining && !launch_workers_streaming(p->st))
+		launch_stop(p->st, END_FINISHED);
+}
+
+static void on_line(void *ud, const char *line, size_t len, int truncated)
+{
+	struct launch_pod *p = ud;
+	(void)truncated;
+	launch_logstream_line(&p->ls, line, len, stdout);
+}
+
+/*
+ * A follow ended. A clean end of a container that terminated is its whole
+ * log. A clean end while the pod watch still says "running" is usually the
+ * same thing seen before the pod update arrives, but could be a cut stream:
+ * look again after a short pause (no request if it did terminate). An error
+ * end is a drop: follow again, skipping what was printed.
+ */
+static void on_log_end(void *ud, const struct err *e)
+{
+	struct launch_pod *p = ud;
+	struct launch_state *st = p->st;
+
+	p->log = NULL;
+	if (!e && (!p->running || st->draining)) {
+		p->done_restarts = p->ls.restarts;
+	} else if (!p->gone && wants_logs(st, p) && ++p->drops <= MAX_DROPS) {
+		p->clean_end = !e;
+		p->refollow = kube_timer_add(st->c, REFOLLOW_DELAY_S, on_refollow, p);
+	} else if (e) {
+		launch_progress_note(&st->prog, "warning: worker-%d log: %s", p->index, e->msg);
+	}
+	if (st->draining && !launch_workers_streaming(st))
+		launch_stop(st, END_FINISHED);
+}
+
+/* Start (or resume) the follow of the current container if it is due. */
+static void follow(struct launch_pod *p)
+{
+	struct launch_state *st = p->st;
+	struct kube_log_opts lo;
+	struct err e = ERR_INIT;
+
+	if (p->log || p->refollow || p->gone || !wants_logs(st, p))
+		return;
+	if (!p->running && !p->terminated)
+		return;
+	if (p->ls.restarts != p->restarts) {
+		/* a new container: new log, from its start */
+		launch_logstream_init(&p->ls, p->index, p->restarts);
+		p->drops = 0;
+	}
+	if (p->done_restarts >= p->ls.restarts)
+		return;
+	memset(&lo, 0, sizeof(lo));
+	lo.ns = st->ns;
+	lo.pod = p->name;
+	lo.container = worker_container(st);
+	lo.on_line = on_line;
+	lo.on_end = on_log_end;
+	lo.ud = p;
+	p->log = kube_log_follow(st->c, &lo, &e);
+	if (!p->log)
+		launch_progress_note(&st->prog, "warning: cannot follow the log of %s: %s",
+				     p->name, e.msg);
+}
+
+static void pod_update(struct launch_state *st, const cJSON *pod)
+{
+	const cJSON *meta = jobj(pod, "metadata");
+	const char *uid = jstr(meta, "uid"), *name = jstr(meta, "name");
+	const char *idx = jstr(jobj(meta, "labels"), index_label(st));
+	struct launch_pod *p;
+	const cJSON *cs, *state;
+
+	if (!uid || !name)
+		return;
+	p = pod_find(st, uid);
+	if (!p)
+		p = pod_add(st, uid, name);
+	p->index = idx ? atoi(idx) : -1;
+	p->ls.index = p->index;
+	cs = container_status(st, pod);
+	state = jobj(cs, "state");
+	p->restarts = cJSON_IsNumber(jobj(cs, "restartCount")) ?
+		(int)jobj(cs, "restartCount")->valuedouble : 0;
+	p->running = jobj(state, "running") != NULL;
+	p->terminated = jobj(state, "terminated") != NULL;
+	if (p->terminated) {
+		const cJSON *t = jobj(state, "terminated");
+		const cJSON *code = jobj(t, "exitCode");
+		p->exit_code = cJSON_IsNumber(code) ? (int)code->valuedouble : 0;
+		snprintf(p->term_reason, sizeof(p->term_reason), "%s",
+			 jstr(t, "reason") ? jstr(t, "reason") : "");
+	}
+	pod_stuck_state(p, pod, cs);
+	follow(p);
+}
+
+static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
+{
+	struct launch_state *st = ud;
+
+	if (type == KUBE_DELETED) {
+		const char *uid = jstr(jobj(pod, "metadata"), "uid");
+		struct launch_pod *p = uid ? pod_find(st, uid) : NULL;
+		if (p) {
+			p->gone = 1;
+			p->stuck[0] = '\0';
+		}
+	} else {
+		pod_update(st, pod);
+	}
+	launch_stuck_check(st);
+}
+
+static void on_pod_watch_state(void *ud, enum kube_watch_state s, const struct err *e)
+{
+	struct launch_state *st = ud;
+
+	/* Pods are for logs and fail-fast only: the job watch decides the end. */
+	if (s == KUBE_WATCH_FAILED)
+		launch_progress_note(&st->prog, "warning: cannot watch the worker pods: %s "
+				     "(no worker logs)", e ? e->msg : "?");
+	else if (s == KUBE_WATCH_POLLING)
+		launch_progress_note(&st->prog, "warning: watching pods is forbidden: polling");
+}
+
+int launch_workers_start(struct launch_state *st, struct err *e)
+{
+	struct kube_watch_opts wo;
+	struct buf sel = BUF_INIT;
+
+	memset(&wo, 0, sizeof(wo));
+	buf_addf(&sel, "%s=%s", job_label(st), st->name);
+	wo.res = &KUBE_POD;
+	wo.ns = st->ns;
+	wo.sel.label_selector = sel.data;
+	wo.on_event = on_pod_event;
+	wo.on_state = on_pod_watch_state;
+	wo.ud = st;
+	st->pod_watch = kube_watch_start(st->c, &wo, e);
+	buf_free(&sel);
+	return st->pod_watch ? 0 : -1;
+}
+
+int launch_workers_streaming(const struct launch_state *st)
+{
+	for (int i = 0; i < st->npods; i++)
+		if (st->pods[i]->log || st->pods[i]->refollow)
+			return 1;
+	return 0;
+}
+
+const struct launch_pod *launch_workers_stuck(const struct launch_state *st)
+{
+	for (int i = 0; i < st->npods; i++)
+		if (!st->pods[i]->gone && st->pods[i]->stuck[0])
+			return st->pods[i];
+	return NULL;
+}
+
+/* On stderr: how each worker that did not succeed ended. */
+void launch_workers_report(struct launch_state *st)
+{
+	for (int i = 0; i < st->npods; i++) {
+		const struct launch_pod *p = st->pods[i];
+		if (p->terminated && p->exit_code != 0)
+			launch_progress_note(&st->prog, "worker-%d (%s) exited with code %d%s%s%s",
+					     p->index, p->name, p->exit_code,
+					     p->term_reason[0] ? " (" : "", p->term_reason,
+					     p->term_reason[0] ? ")" : "");
+		if (p->restarts > 0)
+			launch_progress_note(&st->prog, "worker-%d (%s) restarted %d time(s)",
+					     p->index, p->name, p->restarts);
+	}
+}
+
+void launch_workers_stop(struct launch_state *st)
+{
+	kube_watch_stop(st->pod_watch);
+	st->pod_watch = NULL;
+	for (int i = 0; i < st->npods; i++)
+		pod_free(st->pods[i]);
+	free(st->pods);
+	st->pods = NULL;
+	st->npods = st->cap_pods = 0;
+}
