@@ -141,3 +141,10 @@ $(TMPL_OBJ): $(TMPL_GEN)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/libjaxjob.a: $(TMPL_OBJ)
+
+# --- health checks (health-checks/README.md) ---------------------------------
+# The argocd-cm snippets are generated from the Lua checks, never edited by
+# hand; tests/suites/40-health-snippet.sh fails when they are stale.
+.PHONY: health-snippet
+health-snippet:
+	python3 health-checks/gen-argocd-cm.py
