@@ -1,11 +1,109 @@
-/* component/launch.c - placeholder entry of `jaxjob launch` until its issue lands. */
+/*
+ * launch.c - `jaxjob launch`: flags -> params -> template -> JAXJob ->
+ * merge patch -> validate -> print it (--dry-run) or run it (launch_run.c).
+ *
+ * Everything before launch_run() is pure: no cluster, no files written, and
+ * nothing on stdout until the whole job is built, so bad input always ends
+ * as one `error: ...` line on stderr and exit status 2.
+ */
 #include <stdio.h>
+
 #include "../commands.h"
+#include "buf.h"
+#include "err.h"
+#include "jaxjob.h"
+#include "jobparams.h"
+#include "launch_opts.h"
+#include "launch_run.h"
+#include "tmpl.h"
+#include "yj.h"
+
+/*
+ * RFC 7386 JSON merge patch of `patch` into `target` (edited in place).
+ * Recursion follows the patch's depth, which yj bounds (YJ_MAX_DEPTH).
+ * TODO: use jtree_merge_patch() once lib/jtree.h lands.
+ */
+static cJSON *merge_patch(cJSON *target, const cJSON *patch)
+{
+	if (!cJSON_IsObject(patch)) {
+		cJSON_Delete(target);
+		return cJSON_Duplicate(patch, 1);
+	}
+	if (!cJSON_IsObject(target)) {
+		cJSON_Delete(target);
+		target = cJSON_CreateObject();
+	}
+	const cJSON *p;
+	cJSON_ArrayForEach(p, patch) {
+		cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(target, p->string);
+		if (cJSON_IsNull(p)) {
+			cJSON_Delete(old);
+			continue;
+		}
+		cJSON_AddItemToObject(target, p->string, merge_patch(old, p));
+	}
+	return target;
+}
+
+/* Render, patch and validate the job the options describe. */
+static int build_job(const struct launch_opts *o, cJSON **out, struct err *e)
+{
+	cJSON *tmpl = NULL, *job = NULL;
+	const char *source = NULL;
+	*out = NULL;
+	if (o->api == API_TRAINJOB)
+		return err_set(e, ERR_INPUT, "--api trainjob is not available yet; use --api jaxjob");
+	if (tmpl_load(o->template_path, &tmpl, &source, e) < 0)
+		return -1;
+	int rc = jobparams_render(tmpl, o->params, source, &job, e);
+	cJSON_Delete(tmpl);
+	if (rc < 0)
+		return -1;
+	if (o->patch)
+		job = merge_patch(job, o->patch);
+	if (jaxjob_validate(job, e) < 0) {
+		cJSON_Delete(job);
+		return err_prefix(e, "invalid JAXJob%s", o->patch ? " after --patch" : "");
+	}
+	*out = job;
+	return 0;
+}
+
+static int print_job(const struct launch_opts *o, const cJSON *job, struct err *e)
+{
+	struct buf out = BUF_INIT;
+	if (o->format == OUTPUT_JSON) {
+		yj_json_pretty(job, &out);
+	} else if (yj_emit(job, YJ_SORT_KEYS, &out, e) < 0) {
+		buf_free(&out);
+		return -1;
+	}
+	fwrite(out.data, 1, out.len, stdout);
+	buf_free(&out);
+	return fflush(stdout) == 0 ? 0 : err_set(e, ERR_IO, "cannot write to stdout");
+}
 
 int cmd_launch(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("error: jaxjob launch is not built yet\n", stderr);
-	return 2;
+	struct launch_opts o;
+	struct err e = ERR_INIT;
+	cJSON *job = NULL;
+	int rc = launch_opts_parse(&o, argc, argv, &e);
+	if (rc == 1) {
+		launch_opts_free(&o);
+		return 0;
+	}
+	if (rc == 0)
+		rc = build_job(&o, &job, &e);
+	if (rc == 0 && o.dry_run)
+		rc = print_job(&o, job, &e) < 0 ? -1 : EXIT_SUCCEEDED;
+	else if (rc == 0)
+		rc = launch_run(&o, job);
+	if (rc < 0) {
+		fprintf(stderr, "error: %s\n", e.msg);
+		rc = EXIT_BAD_INPUT;
+	}
+	cJSON_Delete(job);
+	launch_opts_free(&o);
+	return rc;
 }

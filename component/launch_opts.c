@@ -1,0 +1,413 @@
+/*
+ * launch_opts.c - the command line of `jaxjob launch` (see launch_opts.h).
+ *
+ * Two tables drive everything: lib/jobparams.h's parameter table gives the
+ * job flags (so a new parameter is a flag, a job-file key and a help line at
+ * once), and run_flags[] below gives the run settings. The parser accepts
+ * `--flag VALUE`, `--flag=VALUE`, `-n NS`, `-o json`, bare boolean flags
+ * (`--dry-run`, or `--dry-run=false`), and everything after `--` as the
+ * container command. The help is printed from the same tables.
+ */
+#include "launch_opts.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
+#include "jobparams.h"
+#include "yj.h"
+
+enum rf_kind { RF_STR, RF_BOOL, RF_DURATION, RF_ENUM, RF_SPECIAL };
+
+struct run_flag {
+	const char *flag;
+	const char *metavar;
+	const char *group;
+	enum rf_kind kind;
+	size_t off;			/* into struct launch_opts */
+	const char *const *choices;	/* RF_ENUM: index = enum value */
+	const char *help;
+};
+
+static const char *const api_names[] = { "jaxjob", "trainjob", "auto", NULL };
+static const char *const format_names[] = { "yaml", "json", NULL };
+static const char *const logs_names[] = { "all", "first", "none", NULL };
+static const char *const delete_names[] = { "never", "success", "always", NULL };
+static const char *const cancel_names[] = { "delete", "suspend", "leave", NULL };
+
+#define OFF(f) offsetof(struct launch_opts, f)
+#define OUT(f) (offsetof(struct launch_opts, out) + offsetof(struct launch_outputs, f))
+
+static const struct run_flag run_flags[] = {
+	{ "template", "FILE", "template", RF_STR, OFF(template_path), NULL,
+	  "JAXJob template with ((placeholders)) (default: the built-in templates/jaxjob.yaml)" },
+	{ "param", "NAME=VALUE", "template", RF_SPECIAL, 0, NULL,
+	  "value of a user template's own ((NAME)); NAME:=JSON for a typed value (repeatable)" },
+	{ "patch", "JSON|@FILE", "template", RF_SPECIAL, 0, NULL,
+	  "JSON merge patch (RFC 7386) applied to the rendered job last; @FILE reads JSON or YAML" },
+	{ "api", "API", "template", RF_ENUM, OFF(api), api_names,
+	  "job API: jaxjob (kubeflow.org/v1 JAXJob), trainjob, auto" },
+
+	{ "dry-run", NULL, "what to do", RF_BOOL, OFF(dry_run), NULL,
+	  "print the job that would be created and exit; touch no cluster" },
+	{ "server-dry-run", NULL, "what to do", RF_BOOL, OFF(server_dry_run), NULL,
+	  "have the API server validate the job, create nothing" },
+	{ "output", "FORMAT", "what to do", RF_ENUM, OFF(format), format_names,
+	  "-o: format of --dry-run: yaml or json" },
+
+	{ "kubeconfig", "FILE", "cluster", RF_STR, OFF(kubeconfig), NULL,
+	  "kubeconfig file (default: $KUBECONFIG, in-cluster service account, ~/.kube/config)" },
+	{ "context", "NAME", "cluster", RF_STR, OFF(context), NULL, "kubeconfig context" },
+	{ "insecure-skip-tls-verify", NULL, "cluster", RF_BOOL, OFF(insecure_skip_tls_verify), NULL,
+	  "do not verify the API server's certificate (never the default)" },
+
+	{ "timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(timeout_s), NULL,
+	  "give up after DURATION (90s, 30m, 2h, 1h30m or seconds; 0 = never): exit 3" },
+	{ "logs", "WHICH", "waiting and cleanup", RF_ENUM, OFF(logs), logs_names,
+	  "worker logs to stream: all, first (worker 0), none" },
+	{ "delete-after", "WHEN", "waiting and cleanup", RF_ENUM, OFF(delete_after), delete_names,
+	  "delete the finished job: never, success, always" },
+	{ "on-cancel", "ACTION", "waiting and cleanup", RF_ENUM, OFF(on_cancel), cancel_names,
+	  "on timeout or SIGTERM/SIGINT: delete the job, suspend it, or leave it" },
+	{ "fail-fast-after", "DURATION", "waiting and cleanup", RF_DURATION, OFF(fail_fast_s), NULL,
+	  "fail when the job cannot start (image pull error, unschedulable) for this long: exit 7" },
+	{ "delete-timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(delete_wait_s), NULL,
+	  "how long to wait for a deletion to be confirmed" },
+	{ "identity", "ID", "waiting and cleanup", RF_STR, OFF(identity), NULL,
+	  "launch identity (default: derived from the pipeline run), to re-attach on retry" },
+	{ "adopt", "BOOL", "waiting and cleanup", RF_BOOL, OFF(adopt), NULL,
+	  "re-attach to the job this step created in an earlier attempt (default true)" },
+	{ "quiet", NULL, "waiting and cleanup", RF_BOOL, OFF(quiet), NULL,
+	  "no progress lines, worker logs only" },
+
+	{ "out-state", "FILE", "outputs", RF_STR, OUT(state), NULL,
+	  "write the final state: Succeeded, Failed, Timeout, Cancelled, ..." },
+	{ "out-reason", "FILE", "outputs", RF_STR, OUT(reason), NULL, "write the condition reason" },
+	{ "out-message", "FILE", "outputs", RF_STR, OUT(message), NULL, "write the condition message" },
+	{ "out-job-json", "FILE", "outputs", RF_STR, OUT(job_json), NULL,
+	  "write the final JAXJob object as JSON" },
+	{ "out-manifest", "FILE", "outputs", RF_STR, OUT(manifest), NULL,
+	  "write the manifest that was created (YAML)" },
+	{ "out-job-name", "FILE", "outputs", RF_STR, OUT(job_name), NULL, "write the job name" },
+	{ "out-job-namespace", "FILE", "outputs", RF_STR, OUT(job_namespace), NULL,
+	  "write the job namespace" },
+	{ "out-job-uid", "FILE", "outputs", RF_STR, OUT(job_uid), NULL, "write the job UID" },
+	{ "out-start-time", "FILE", "outputs", RF_STR, OUT(start_time), NULL,
+	  "write the start time (RFC 3339)" },
+	{ "out-completion-time", "FILE", "outputs", RF_STR, OUT(completion_time), NULL,
+	  "write the completion time (RFC 3339)" },
+	{ "out-duration", "FILE", "outputs", RF_STR, OUT(duration), NULL,
+	  "write the run time in seconds" },
+	{ "out-workers", "FILE", "outputs", RF_STR, OUT(workers), NULL,
+	  "write worker counts as JSON {\"active\":..,\"succeeded\":..,\"failed\":..}" },
+	{ "out-summary", "FILE", "outputs", RF_STR, OUT(summary), NULL,
+	  "write a Markdown summary for the pipeline UI" },
+	{ "out-exit-code", "FILE", "outputs", RF_STR, OUT(exit_code), NULL,
+	  "write the exit code of this step" },
+	{ NULL, NULL, NULL, RF_STR, 0, NULL, NULL },
+};
+
+_Static_assert(sizeof(enum launch_logs) == sizeof(int), "enums are stored as int");
+
+/* ---- values ---------------------------------------------------------------- */
+
+/* 90s, 30m, 2h, 1h30m, 1.5h, or plain seconds ("3600"); "0" = none. */
+static int parse_duration(const char *flag, const char *s, double *out, struct err *e)
+{
+	const char *p = s;
+	double total = 0;
+	int units = 0;
+	while (*p) {
+		char *end;
+		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+			goto bad;
+		double v = strtod(p, &end);
+		if (end == p)
+			goto bad;
+		p = end;
+		if (!*p && !units) {
+			total = v;	/* plain seconds */
+			break;
+		}
+		if (*p == 'h')
+			total += v * 3600;
+		else if (*p == 'm')
+			total += v * 60;
+		else if (*p == 's')
+			total += v;
+		else
+			goto bad;
+		p++;
+		units++;
+	}
+	if (!*s || !isfinite(total))
+		goto bad;
+	*out = total;
+	return 0;
+bad:
+	return err_set(e, ERR_INPUT, "--%s \"%s\" is not a duration; write e.g. 90s, 30m, 2h, "
+		       "1h30m or a number of seconds", flag, s);
+}
+
+static int parse_bool_flag(const char *flag, const char *s, int *out, struct err *e)
+{
+	if (!strcasecmp(s, "true") || !strcmp(s, "1")) {
+		*out = 1;
+		return 0;
+	}
+	if (!strcasecmp(s, "false") || !strcmp(s, "0")) {
+		*out = 0;
+		return 0;
+	}
+	return err_set(e, ERR_INPUT, "--%s must be true or false, got \"%s\"", flag, s);
+}
+
+static int parse_enum(const struct run_flag *f, const char *s, int *out, struct err *e)
+{
+	struct buf all = BUF_INIT;
+	for (int i = 0; f->choices[i]; i++) {
+		if (!strcmp(f->choices[i], s)) {
+			*out = i;
+			return 0;
+		}
+	}
+	for (int i = 0; f->choices[i]; i++)
+		buf_addf(&all, "%s%s", i ? ", " : "", f->choices[i]);
+	err_set(e, ERR_INPUT, "--%s \"%s\" is not valid; use one of %s", f->flag, s, all.data);
+	buf_free(&all);
+	return -1;
+}
+
+/* --patch '{...}' or --patch @file.yaml: a mapping (JSON merge patch). */
+static int parse_patch(struct launch_opts *o, const char *s, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	const char *source = "--patch";
+	cJSON *doc = NULL;
+	int rc;
+	if (s[0] == '@') {
+		source = s + 1;
+		rc = yj_read_file(s + 1, &text, e);
+	} else {
+		buf_adds(&text, s);
+		rc = 0;
+	}
+	if (rc == 0)
+		rc = yj_parse_one(text.data, text.len, source, &doc, e);
+	buf_free(&text);
+	if (rc < 0)
+		return err_prefix(e, "--patch");
+	if (!cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		return err_set(e, ERR_INPUT, "--patch must be a mapping (a JSON merge patch such as "
+			       "'{\"spec\":{\"runPolicy\":{\"backoffLimit\":2}}}')");
+	}
+	cJSON_Delete(o->patch);	/* the last --patch wins, like any other flag */
+	o->patch = doc;
+	return 0;
+}
+
+static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const char *v,
+			struct err *e)
+{
+	char *base = (char *)o + f->off;
+	int n = 0;
+	switch (f->kind) {
+	case RF_STR:
+		if (!*v)
+			return err_set(e, ERR_INPUT, "--%s needs a value", f->flag);
+		memcpy(base, &v, sizeof(v));
+		return 0;
+	case RF_BOOL:
+		if (parse_bool_flag(f->flag, v, &n, e) < 0)
+			return -1;
+		memcpy(base, &n, sizeof(n));
+		return 0;
+	case RF_DURATION:
+		return parse_duration(f->flag, v, (double *)(void *)base, e);
+	case RF_ENUM:
+		if (parse_enum(f, v, &n, e) < 0)
+			return -1;
+		memcpy(base, &n, sizeof(n));
+		return 0;
+	case RF_SPECIAL:
+		if (!strcmp(f->flag, "param"))
+			return jobparams_set_user(o->params, v, e);
+		return parse_patch(o, v, e);
+	}
+	return 0;
+}
+
+/* ---- help ------------------------------------------------------------------ */
+
+static void help_line(struct buf *h, const char *flag, const char *metavar, const char *text,
+		      const char *param)
+{
+	size_t start = h->len;
+	buf_addf(h, "  --%s%s%s", flag, metavar ? " " : "", metavar ? metavar : "");
+	size_t width = h->len - start;
+	if (width < 34)
+		buf_addf(h, "%*s", (int)(34 - width), "");
+	else
+		buf_addf(h, "\n%34s", "");
+	buf_adds(h, text);
+	if (param)
+		buf_addf(h, " [%s]", param);
+	buf_addch(h, '\n');
+}
+
+static void print_help(void)
+{
+	struct buf h = BUF_INIT;
+	const char *group = NULL;
+	buf_adds(&h,
+		 "usage: jaxjob launch [options] [-- command args...]\n"
+		 "\n"
+		 "Build a JAXJob from the options and a template, create it, stream its workers'\n"
+		 "logs, wait until it finishes, write the outputs, and exit with a code that says\n"
+		 "how it ended (0 succeeded, 1 failed, 2 bad input, 3 timeout, 4 API error,\n"
+		 "5 cancelled, 6 deleted by someone else, 7 stuck). --dry-run prints the job.\n"
+		 "\n"
+		 "Every option takes --opt VALUE or --opt=VALUE. An empty VALUE unsets a job\n"
+		 "parameter. Job parameters are named as in job files and Argo CD parameters;\n"
+		 "[brackets] show the name where it differs from the option.\n");
+	for (const struct jobparam *p = jobparams_all(); p->name; p++) {
+		if (!group || strcmp(group, p->group)) {
+			group = p->group;
+			buf_addf(&h, "\n%s:\n", group);
+		}
+		help_line(&h, p->flag, p->metavar, p->help,
+			  strcmp(p->flag, p->name) ? p->name : NULL);
+	}
+	group = NULL;
+	for (const struct run_flag *f = run_flags; f->flag; f++) {
+		if (!group || strcmp(group, f->group)) {
+			group = f->group;
+			buf_addf(&h, "\n%s:\n", group);
+		}
+		help_line(&h, f->flag, f->metavar, f->help, NULL);
+	}
+	buf_adds(&h, "\n  -n NS                           same as --namespace (job and cluster)\n"
+		     "  -o FORMAT                       same as --output\n"
+		     "  -- command args...              the container command (like --command)\n"
+		     "  -h, --help                      this help\n");
+	fwrite(h.data, 1, h.len, stdout);
+	buf_free(&h);
+}
+
+/* ---- parsing --------------------------------------------------------------- */
+
+static const struct run_flag *find_run_flag(const char *name)
+{
+	for (const struct run_flag *f = run_flags; f->flag; f++)
+		if (!strcmp(f->flag, name))
+			return f;
+	return NULL;
+}
+
+static void set_defaults(struct launch_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->params = cJSON_CreateObject();
+	o->api = API_JAXJOB;
+	o->format = OUTPUT_YAML;
+	o->logs = LOGS_ALL;
+	o->delete_after = DELETE_NEVER;
+	o->on_cancel = CANCEL_DELETE;
+	o->fail_fast_s = 300;
+	o->delete_wait_s = 30;
+	o->adopt = 1;
+}
+
+/* Everything after "--" is the container command. */
+static int set_command(struct launch_opts *o, int argc, char **argv, struct err *e)
+{
+	if (argc == 0)
+		return err_set(e, ERR_INPUT, "nothing after --; write -- followed by the command, "
+			       "e.g. -- python train.py");
+	if (cJSON_GetObjectItemCaseSensitive(o->params, "command"))
+		return err_set(e, ERR_INPUT, "the command is given twice: use --command or -- "
+			       "command args..., not both");
+	cJSON *cmd = cJSON_CreateArray();
+	for (int i = 0; i < argc; i++)
+		cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
+	cJSON_AddItemToObject(o->params, "command", cmd);
+	return 0;
+}
+
+/* One option; *i is advanced past a separate value. */
+static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, struct err *e)
+{
+	const char *arg = argv[*i];
+	char name[64];
+	const char *value = NULL;
+	if (arg[1] != '-') {	/* -n NS, -o json, -ojson */
+		snprintf(name, sizeof(name), "%s", arg[1] == 'n' ? "namespace" :
+			 arg[1] == 'o' ? "output" : arg);
+		if ((arg[1] != 'n' && arg[1] != 'o'))
+			return err_set(e, ERR_INPUT, "unknown option %s; run `jaxjob launch --help`", arg);
+		if (arg[2])
+			value = arg + 2;
+	} else {
+		const char *eq = strchr(arg + 2, '=');
+		size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+		if (n >= sizeof(name))
+			return err_set(e, ERR_INPUT, "unknown option %.60s; run `jaxjob launch --help`", arg);
+		memcpy(name, arg + 2, n);
+		name[n] = '\0';
+		value = eq ? eq + 1 : NULL;
+	}
+	const struct run_flag *f = find_run_flag(name);
+	const struct jobparam *p = f ? NULL : jobparams_find_flag(name);
+	if (!f && !p)
+		return err_set(e, ERR_INPUT, "unknown option --%s; run `jaxjob launch --help`", name);
+	int is_bool = f ? f->kind == RF_BOOL : p->type == JP_BOOL;
+	if (!value && is_bool)
+		value = "true";
+	if (!value) {
+		if (*i + 1 >= argc)
+			return err_set(e, ERR_INPUT, "--%s needs a value (%s)", name,
+				       f ? f->metavar : p->metavar);
+		value = argv[++*i];
+	}
+	if (p) {
+		if (jobparams_set_text(o->params, p, value, e) < 0)
+			return -1;
+		if (!strcmp(p->name, "namespace"))
+			o->namespace_flag = *value ? value : NULL;
+		return 0;
+	}
+	return set_run_flag(o, f, value, e);
+}
+
+int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *e)
+{
+	set_defaults(o);
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			print_help();
+			return 1;
+		}
+		if (!strcmp(arg, "--"))
+			return set_command(o, argc - i - 1, argv + i + 1, e);
+		if (arg[0] != '-' || !arg[1])
+			return err_set(e, ERR_INPUT, "unexpected argument \"%s\"; put the command after "
+				       "--, e.g. jaxjob launch ... -- python train.py", arg);
+		if (parse_option(o, argc, argv, &i, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void launch_opts_free(struct launch_opts *o)
+{
+	cJSON_Delete(o->params);
+	cJSON_Delete(o->patch);
+	o->params = NULL;
+	o->patch = NULL;
+}
