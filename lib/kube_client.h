@@ -126,16 +126,19 @@ struct kube_request {
 	const char *content_type;	/* static string; NULL when no body */
 	const char *verb;		/* "create", "get", ... (static) */
 	struct buf what;		/* the object, for messages */
-	double retry_s;			/* 0 = the client's default */
+	double retry_s;			/* 0 = the client's default, < 0 = no retries */
 };
 
 struct kube_response {
 	long status;		/* HTTP status, 0 when no response arrived */
 	struct buf body;	/* raw body */
 	cJSON *json;		/* parsed body when it is JSON, else NULL */
+	double retry_after;	/* seconds from a Retry-After header, -1 = none */
+	int attempts;		/* how many times it was sent */
 };
 
 void kube_request_free(struct kube_request *rq);
+void kube_response_init(struct kube_response *rs);
 void kube_response_free(struct kube_response *rs);
 
 void kube_req_create(struct kube_request *rq, const struct kube_resource *r,

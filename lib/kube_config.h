@@ -95,10 +95,14 @@ struct kube_config {
 int kube_config_load(const struct kube_config_opts *opts, struct kube_config *cfg,
 		     struct err *e);
 
+/* An empty config (what kube_config_free() leaves behind). */
+void kube_config_init(struct kube_config *cfg);
+
 /*
  * Build a config from one already-parsed kubeconfig document (the merged
- * view); `dir` resolves relative paths. kube_config_load() uses this; tests
- * call it directly.
+ * view) into an initialised `cfg`; `dir` resolves relative paths of entries
+ * that do not carry their own. kube_config_load() uses this; tests call it
+ * directly.
  */
 int kube_config_from_json(const cJSON *kubeconfig, const char *dir,
 			  const struct kube_config_opts *opts,

@@ -39,8 +39,8 @@
 
 /*
  * Run until kube_loop_stop() is called from a callback, or until there is
- * nothing left that could call it (no transfers, no timers, no signal
- * handler): then it returns 0 at once. Returns -1 only when curl's multi
+ * nothing left to wait for (no transfers and no timers; a signal handler
+ * alone does not keep the loop alive): then it returns 0. Returns -1 only when curl's multi
  * interface itself fails (ERR_INTERNAL).
  */
 int kube_loop_run(struct kube_client *c, struct err *e);

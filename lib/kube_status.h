@@ -14,9 +14,9 @@
  * ("...; spec.x: Required value"). Other bodies:
  *   - plain-text "404 page not found" on /apis/<group>/... means the API
  *     group or resource is not served: the CRD is not installed. Said so,
- *     naming the CRD ("the jaxjobs.kubeflow.org API (kubeflow.org/v1) is not
- *     served by https://...: is the Kubeflow training operator (its CRD)
- *     installed?");
+ *     naming the CRD ("https://... does not serve kubeflow.org/v1 jaxjobs:
+ *     the CustomResourceDefinition jaxjobs.kubeflow.org is not installed
+ *     (install its operator, ...)");
  *   - anything else: "<verb> <what>: HTTP 502: <first line of the body>".
  * Codes: 401/403 ERR_AUTH, 404 ERR_NOTFOUND, 409 ERR_CONFLICT, everything
  * else ERR_API; e->http_status and e->reason (Status.reason, e.g. "Invalid",

@@ -1,0 +1,394 @@
+/*
+ * kube_client.c - see kube_client.h: resources and paths, the client, and
+ * calls (a request plus credentials plus the retry policy).
+ *
+ * A call is a small state machine driven by the loop: send (one transfer)
+ * → finished → 2xx: done | 401 once: refresh credentials, send again |
+ * retryable and time left: backoff timer, send again | else: done with the
+ * error. Blocking calls start a call and step the loop until it is done.
+ */
+#include "kube_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kube_status.h"
+#include "yj.h"
+
+const struct kube_resource KUBE_JAXJOB = { "kubeflow.org", "v1", "jaxjobs", "JAXJob", 1 };
+const struct kube_resource KUBE_TRAINJOB = { "trainer.kubeflow.org", "v1alpha1", "trainjobs",
+					     "TrainJob", 1 };
+const struct kube_resource KUBE_POD = { "", "v1", "pods", "Pod", 1 };
+const struct kube_resource KUBE_EVENT = { "", "v1", "events", "Event", 1 };
+
+#define DEFAULT_RETRY_S 30.0
+
+/* ---- paths ---------------------------------------------------------------- */
+
+static void add_escaped(struct buf *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p)) {
+			buf_addch(out, (char)*p);
+		} else {
+			buf_addch(out, '%');
+			buf_addch(out, hex[*p >> 4]);
+			buf_addch(out, hex[*p & 15]);
+		}
+	}
+}
+
+void kube_path(struct buf *out, const struct kube_resource *r, const char *ns,
+	       const char *name, const char *subresource)
+{
+	if (*r->group)
+		buf_addf(out, "/apis/%s/%s", r->group, r->version);
+	else
+		buf_addf(out, "/api/%s", r->version);
+	if (r->namespaced && ns) {
+		buf_adds(out, "/namespaces/");
+		add_escaped(out, ns);
+	}
+	buf_addf(out, "/%s", r->plural);
+	if (name) {
+		buf_addch(out, '/');
+		add_escaped(out, name);
+		if (subresource)
+			buf_addf(out, "/%s", subresource);
+	}
+}
+
+void kube_query(struct buf *path, const char *key, const char *value)
+{
+	buf_addch(path, strchr(path->data, '?') ? '&' : '?');
+	buf_adds(path, key);
+	buf_addch(path, '=');
+	add_escaped(path, value);
+}
+
+void kube_describe(struct buf *out, const struct kube_resource *r, const char *name)
+{
+	buf_adds(out, r->plural);
+	if (*r->group)
+		buf_addf(out, ".%s", r->group);
+	if (name)
+		buf_addf(out, " \"%s\"", name);
+}
+
+/* ---- the client ------------------------------------------------------------ */
+
+struct kube_client *kube_client_new(struct kube_config *cfg, struct err *e)
+{
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		err_set(e, ERR_INTERNAL, "curl_global_init failed");
+		return NULL;
+	}
+	struct kube_client *c = xcalloc(1, sizeof(*c));
+	c->multi = curl_multi_init();
+	if (!c->multi) {
+		free(c);
+		curl_global_cleanup();
+		err_set(e, ERR_INTERNAL, "curl_multi_init failed");
+		return NULL;
+	}
+	c->cfg = *cfg;
+	kube_config_init(cfg);
+	c->creds = kube_creds_new(&c->cfg);
+	c->retry_s = DEFAULT_RETRY_S;
+	c->rnd_state = (unsigned)time(NULL) ^ ((unsigned)getpid() << 16);
+	return c;
+}
+
+const struct kube_config *kube_client_config(const struct kube_client *c)
+{
+	return &c->cfg;
+}
+
+void kube_client_set_retry(struct kube_client *c, double seconds)
+{
+	c->retry_s = seconds;
+}
+
+void kube_client_set_trace(struct kube_client *c, int on)
+{
+	c->trace = on;
+}
+
+double kube_random(struct kube_client *c)
+{
+	return (double)rand_r(&c->rnd_state) / ((double)RAND_MAX + 1.0);
+}
+
+/* ---- requests -------------------------------------------------------------- */
+
+static void request_init(struct kube_request *rq, enum kube_method m, const char *verb)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->method = m;
+	rq->verb = verb;
+	buf_init(&rq->path);
+	buf_init(&rq->body);
+	buf_init(&rq->what);
+}
+
+void kube_request_free(struct kube_request *rq)
+{
+	buf_free(&rq->path);
+	buf_free(&rq->body);
+	buf_free(&rq->what);
+}
+
+void kube_request_copy(struct kube_request *dst, const struct kube_request *src)
+{
+	*dst = *src;
+	buf_init(&dst->path);
+	buf_init(&dst->body);
+	buf_init(&dst->what);
+	buf_add(&dst->path, src->path.data, src->path.len);
+	buf_add(&dst->body, src->body.data, src->body.len);
+	buf_add(&dst->what, src->what.data, src->what.len);
+}
+
+void kube_response_free(struct kube_response *rs)
+{
+	buf_free(&rs->body);
+	cJSON_Delete(rs->json);
+	rs->json = NULL;
+	rs->status = 0;
+}
+
+void kube_response_init(struct kube_response *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	buf_init(&rs->body);
+	rs->retry_after = -1;
+}
+
+static void add_flags(struct buf *path, unsigned flags)
+{
+	if (flags & KUBE_DRY_RUN)
+		kube_query(path, "dryRun", "All");
+}
+
+void kube_req_create(struct kube_request *rq, const struct kube_resource *r,
+		     const char *ns, const cJSON *obj, unsigned flags)
+{
+	request_init(rq, KUBE_POST, "create");
+	kube_path(&rq->path, r, ns, NULL, NULL);
+	add_flags(&rq->path, flags);
+	yj_json_canonical(obj, &rq->body);
+	rq->content_type = "application/json";
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(md, "name");
+	kube_describe(&rq->what, r, cJSON_IsString(name) ? name->valuestring : NULL);
+}
+
+void kube_req_get(struct kube_request *rq, const struct kube_resource *r,
+		  const char *ns, const char *name)
+{
+	request_init(rq, KUBE_GET, "get");
+	kube_path(&rq->path, r, ns, name, NULL);
+	kube_describe(&rq->what, r, name);
+}
+
+void kube_req_delete(struct kube_request *rq, const struct kube_resource *r,
+		     const char *ns, const char *name, enum kube_propagation p,
+		     unsigned flags)
+{
+	static const char *const policy[] = { NULL, "Background", "Foreground", "Orphan" };
+	request_init(rq, KUBE_DELETE, "delete");
+	kube_path(&rq->path, r, ns, name, NULL);
+	if (policy[p])
+		kube_query(&rq->path, "propagationPolicy", policy[p]);
+	add_flags(&rq->path, flags);
+	kube_describe(&rq->what, r, name);
+}
+
+void kube_req_patch(struct kube_request *rq, const struct kube_resource *r,
+		    const char *ns, const char *name, enum kube_patch_type t,
+		    const cJSON *patch, unsigned flags)
+{
+	request_init(rq, KUBE_PATCH, "patch");
+	kube_path(&rq->path, r, ns, name, NULL);
+	add_flags(&rq->path, flags);
+	yj_json_canonical(patch, &rq->body);
+	rq->content_type = t == KUBE_PATCH_JSON ? "application/json-patch+json"
+						: "application/merge-patch+json";
+	kube_describe(&rq->what, r, name);
+}
+
+void kube_req_list(struct kube_request *rq, const struct kube_resource *r,
+		   const char *ns, const struct kube_list_opts *o)
+{
+	request_init(rq, KUBE_GET, "list");
+	kube_path(&rq->path, r, ns, NULL, NULL);
+	if (o && o->label_selector)
+		kube_query(&rq->path, "labelSelector", o->label_selector);
+	if (o && o->field_selector)
+		kube_query(&rq->path, "fieldSelector", o->field_selector);
+	if (o && o->limit > 0) {
+		char n[32];
+		snprintf(n, sizeof(n), "%ld", o->limit);
+		kube_query(&rq->path, "limit", n);
+	}
+	if (o && o->continue_token && *o->continue_token)
+		kube_query(&rq->path, "continue", o->continue_token);
+	kube_describe(&rq->what, r, NULL);
+}
+
+/* ---- blocking conveniences ------------------------------------------------- */
+
+/* Run `rq`, hand the parsed body to *out (when out != NULL), free the rest. */
+static int run(struct kube_client *c, struct kube_request *rq, cJSON **out, struct err *e)
+{
+	struct kube_response rs;
+	int rc = kube_call(c, rq, &rs, e);
+	if (out) {
+		*out = rc ? NULL : rs.json;
+		if (!rc)
+			rs.json = NULL;
+	}
+	kube_response_free(&rs);
+	kube_request_free(rq);
+	return rc;
+}
+
+int kube_create(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		const cJSON *obj, unsigned flags, cJSON **out, struct err *e)
+{
+	struct kube_request rq;
+	kube_req_create(&rq, r, ns, obj, flags);
+	return run(c, &rq, out, e);
+}
+
+int kube_get(struct kube_client *c, const struct kube_resource *r, const char *ns,
+	     const char *name, cJSON **out, struct err *e)
+{
+	struct kube_request rq;
+	kube_req_get(&rq, r, ns, name);
+	return run(c, &rq, out, e);
+}
+
+int kube_delete(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		const char *name, enum kube_propagation p, unsigned flags,
+		cJSON **out, struct err *e)
+{
+	struct kube_request rq;
+	kube_req_delete(&rq, r, ns, name, p, flags);
+	return run(c, &rq, out, e);
+}
+
+int kube_patch(struct kube_client *c, const struct kube_resource *r, const char *ns,
+	       const char *name, enum kube_patch_type t, const cJSON *patch,
+	       unsigned flags, cJSON **out, struct err *e)
+{
+	struct kube_request rq;
+	kube_req_patch(&rq, r, ns, name, t, patch, flags);
+	return run(c, &rq, out, e);
+}
+
+/* Move the items of `page` to the end of `all`'s items. */
+static void append_items(cJSON *all, cJSON *page)
+{
+	cJSON *dst = cJSON_GetObjectItemCaseSensitive(all, "items");
+	cJSON *src = cJSON_GetObjectItemCaseSensitive(page, "items");
+	if (!cJSON_IsArray(dst)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(all, "items");
+		dst = cJSON_AddArrayToObject(all, "items");
+	}
+	while (cJSON_IsArray(src) && cJSON_GetArraySize(src) > 0)
+		cJSON_AddItemToArray(dst, cJSON_DetachItemFromArray(src, 0));
+}
+
+static const char *continue_of(const cJSON *list)
+{
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(list, "metadata");
+	const cJSON *cont = cJSON_GetObjectItemCaseSensitive(md, "continue");
+	return cJSON_IsString(cont) && *cont->valuestring ? cont->valuestring : NULL;
+}
+
+int kube_list(struct kube_client *c, const struct kube_resource *r, const char *ns,
+	      const struct kube_list_opts *o, cJSON **out, struct err *e)
+{
+	struct kube_list_opts page = o ? *o : (struct kube_list_opts){ 0 };
+	int all_pages = page.limit == 0;
+	if (all_pages)
+		page.limit = 500;
+	cJSON *all = NULL;
+	char *cont = NULL;
+	for (;;) {
+		struct kube_request rq;
+		cJSON *got;
+		page.continue_token = cont;
+		kube_req_list(&rq, r, ns, &page);
+		int rc = run(c, &rq, &got, e);
+		free(cont);
+		cont = NULL;
+		if (rc || !cJSON_IsObject(got)) {
+			cJSON_Delete(got);
+			cJSON_Delete(all);
+			*out = NULL;
+			return rc ? -1 : err_set(e, ERR_API, "list %s: the answer is not a list",
+						 r->plural);
+		}
+		if (!all)
+			all = got;
+		else
+			append_items(all, got);
+		const char *next = continue_of(got);
+		if (next && all_pages)
+			cont = xstrdup(next);
+		if (got != all)
+			cJSON_Delete(got);
+		if (!cont)
+			break;
+	}
+	if (all_pages) {
+		cJSON *md = cJSON_GetObjectItemCaseSensitive(all, "metadata");
+		cJSON_DeleteItemFromObjectCaseSensitive(md, "continue");
+		cJSON_DeleteItemFromObjectCaseSensitive(md, "remainingItemCount");
+	}
+	*out = all;
+	return 0;
+}
+
+int kube_get_raw(struct kube_client *c, const char *path, struct buf *out, struct err *e)
+{
+	struct kube_request rq;
+	request_init(&rq, KUBE_GET, "get");
+	buf_adds(&rq.path, path);
+	buf_adds(&rq.what, path);
+	struct kube_response rs;
+	int rc = kube_call(c, &rq, &rs, e);
+	if (!rc)
+		buf_add(out, rs.body.data, rs.body.len);
+	kube_response_free(&rs);
+	kube_request_free(&rq);
+	return rc;
+}
+
+void kube_client_free(struct kube_client *c)
+{
+	if (!c)
+		return;
+	kube_watch_stop_all(c);
+	kube_log_stop_all(c);
+	kube_cancel_all(c);
+	for (struct kube_xfer *x = c->xfers; x; x = x->next)
+		kube_xfer_cancel(x);
+	for (struct kube_timer *t = c->timers; t; t = t->next)
+		t->dead = 1;
+	kube_loop_release_signals(c);
+	kube_loop_reap(c);
+	curl_multi_cleanup(c->multi);
+	kube_creds_free(c->creds);
+	kube_config_free(&c->cfg);
+	free(c);
+	curl_global_cleanup();
+}

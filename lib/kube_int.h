@@ -1,0 +1,130 @@
+/*
+ * kube_int.h - internals shared by lib/kube_*.c only (front-ends never
+ * include it): the client struct, one HTTP transfer on the multi handle,
+ * and streaming calls.
+ *
+ * Layers, bottom up:
+ *   kube_xfer  (kube_loop.c)   one easy handle on the multi: sends a request,
+ *                              collects headers and body; for streams hands
+ *                              data to on_data from the loop, never from
+ *                              inside curl; finished → on_done, then freed;
+ *   kube_call  (kube_client.c) a request with credentials and the retry
+ *                              policy: one or more xfers, backoff timers;
+ *   watches and logs           built on calls (kube_watch.c, kube_log.c).
+ *
+ * Deferred freeing: a cancelled xfer or timer is only marked dead and
+ * unlinked at the end of the dispatch step, so callbacks may cancel anything
+ * (including the transfer that is calling them) without dangling pointers.
+ */
+#ifndef JAXJOB_KUBE_INT_H
+#define JAXJOB_KUBE_INT_H
+
+#include <curl/curl.h>
+
+#include "kube_auth.h"
+#include "kube_client.h"
+#include "kube_loop.h"
+
+#define KUBE_STREAM_PENDING_MAX (256 * 1024)	/* undelivered stream bytes before pausing */
+#define KUBE_BODY_MAX (64u * 1024 * 1024)	/* an ordinary response body */
+#define KUBE_CONNECT_TIMEOUT_S 10L
+#define KUBE_REQUEST_TIMEOUT_S 60L
+
+struct kube_xfer;
+/* Stream data, only for 2xx responses. Return how many bytes were used. */
+typedef size_t kube_xfer_data_fn(void *ud, const char *data, size_t len);
+typedef void kube_xfer_done_fn(void *ud, struct kube_xfer *x);
+
+struct kube_xfer {
+	struct kube_client *c;
+	CURL *easy;
+	struct curl_slist *headers;
+	struct buf req_body;
+	struct buf in;		/* body (ordinary) or undelivered stream data */
+	char errbuf[CURL_ERROR_SIZE];
+	char retry_after[64];
+	char content_type[128];
+	long status;
+	CURLcode result;
+	int finished, paused, dead;
+	double started;
+	kube_xfer_data_fn *on_data;	/* NULL: collect the whole body */
+	kube_xfer_done_fn *on_done;
+	void *ud;
+	struct kube_xfer *next;
+};
+
+struct kube_timer {
+	struct kube_client *c;
+	double when;
+	kube_timer_fn *fn;
+	void *ud;
+	int dead;
+	struct kube_timer *next;
+};
+
+struct kube_client {
+	struct kube_config cfg;
+	struct kube_creds *creds;
+	CURLM *multi;
+	struct kube_xfer *xfers;
+	struct kube_timer *timers;
+	double retry_s;
+	int trace;
+	int driving;		/* > 0 while the loop runs (callbacks may be called) */
+	int stop_requested;
+	kube_signal_fn *on_signal;
+	void *signal_ud;
+	struct kube_watch *watches;	/* to stop them at free */
+	struct kube_log *logs;
+	struct kube_call *calls;
+	unsigned rnd_state;
+};
+
+/* Request options a transfer needs beyond the kube_request. */
+struct kube_xfer_opts {
+	long timeout_s;		/* total; 0 = none (streams) */
+	kube_xfer_data_fn *on_data;
+	kube_xfer_done_fn *on_done;
+	void *ud;
+};
+
+/* Start a transfer with the given credentials (kube_loop.c). */
+struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_request *rq,
+				  const struct kube_cred_view *cred,
+				  const struct kube_xfer_opts *o, struct err *e);
+/* Abort; on_done is not called. Memory is reclaimed by the loop. */
+void kube_xfer_cancel(struct kube_xfer *x);
+
+/* Run one poll + perform + dispatch step, waiting at most max_wait_s. */
+int kube_loop_step(struct kube_client *c, double max_wait_s, struct err *e);
+
+/*
+ * A call whose 2xx body is streamed to on_data (watch, log follow) instead of
+ * collected; retries apply until the first 2xx response. `done` gets e ==
+ * NULL when the stream ended cleanly.
+ */
+struct kube_call *kube_start_stream(struct kube_client *c, const struct kube_request *rq,
+				    long timeout_s, kube_xfer_data_fn *on_data,
+				    kube_done_fn *done, void *ud);
+
+/* Put back the signal dispositions kube_loop_catch_signals() replaced. */
+void kube_loop_release_signals(struct kube_client *c);
+
+/* Free cancelled transfers and timers (end of a step, kube_client_free). */
+void kube_loop_reap(struct kube_client *c);
+
+/* Cancel every call still pending (kube_client_free). */
+void kube_cancel_all(struct kube_client *c);
+
+/* Uniform random number in [0,1) for jitter. */
+double kube_random(struct kube_client *c);
+
+/* Copy a request (deep). */
+void kube_request_copy(struct kube_request *dst, const struct kube_request *src);
+
+/* Stop everything kube_watch.c / kube_log.c still own (kube_client_free). */
+void kube_watch_stop_all(struct kube_client *c);
+void kube_log_stop_all(struct kube_client *c);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * kube_log.c - see kube_log.h: a streaming call whose data goes through a
+ * kube_lines splitter to the caller, one complete line at a time.
+ */
+#include "kube_log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube_int.h"
+#include "kube_lines.h"
+
+struct kube_log {
+	struct kube_client *c;
+	struct kube_log_opts o;
+	struct kube_call *call;
+	struct kube_lines lines;
+	int busy, stopped;
+	struct kube_log *next, **prev;
+};
+
+static void log_free(struct kube_log *l)
+{
+	*l->prev = l->next;
+	if (l->next)
+		l->next->prev = l->prev;
+	kube_lines_free(&l->lines);
+	free(l);
+}
+
+static int on_line(void *ud, const char *line, size_t len, int truncated)
+{
+	struct kube_log *l = ud;
+	if (l->stopped)
+		return 1;
+	l->o.on_line(l->o.ud, line, len, truncated);
+	return l->stopped;
+}
+
+static size_t on_data(void *ud, const char *data, size_t len)
+{
+	struct kube_log *l = ud;
+	l->busy++;
+	kube_lines_feed(&l->lines, data, len, on_line, l);
+	l->busy--;
+	if (l->stopped && !l->busy)
+		log_free(l);
+	return len;
+}
+
+static void on_done(void *ud, struct kube_response *rs, const struct err *e)
+{
+	struct kube_log *l = ud;
+	(void)rs;
+	l->call = NULL;
+	l->busy++;
+	if (!e)
+		kube_lines_finish(&l->lines, on_line, l);
+	if (!l->stopped && l->o.on_end)
+		l->o.on_end(l->o.ud, e);
+	l->stopped = 1;		/* the stream is over either way */
+	l->busy--;
+	if (!l->busy)
+		log_free(l);
+}
+
+struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_opts *o,
+				 struct err *e)
+{
+	if (!o->ns || !o->pod || !o->on_line) {
+		err_set(e, ERR_INTERNAL, "kube_log_follow: ns, pod and on_line are required");
+		return NULL;
+	}
+	struct kube_log *l = xcalloc(1, sizeof(*l));
+	l->c = c;
+	l->o = *o;
+	kube_lines_init(&l->lines, o->max_line ? o->max_line : KUBE_LOG_MAX_LINE);
+
+	struct kube_request rq = { 0 };
+	rq.method = KUBE_GET;
+	rq.verb = "follow the log of";
+	buf_init(&rq.path);
+	buf_init(&rq.body);
+	buf_init(&rq.what);
+	kube_path(&rq.path, &KUBE_POD, o->ns, o->pod, "log");
+	kube_query(&rq.path, "follow", "true");
+	if (o->container)
+		kube_query(&rq.path, "container", o->container);
+	if (o->since_time)
+		kube_query(&rq.path, "sinceTime", o->since_time);
+	if (o->tail_lines > 0) {
+		char n[32];
+		snprintf(n, sizeof(n), "%ld", o->tail_lines);
+		kube_query(&rq.path, "tailLines", n);
+	}
+	kube_describe(&rq.what, &KUBE_POD, o->pod);
+	l->next = c->logs;
+	if (c->logs)
+		c->logs->prev = &l->next;
+	l->prev = &c->logs;
+	c->logs = l;
+	l->call = kube_start_stream(c, &rq, 0, on_data, on_done, l);
+	kube_request_free(&rq);
+	/* copies of the caller's strings are not needed after the request is built */
+	l->o.ns = l->o.pod = l->o.container = l->o.since_time = NULL;
+	return l;
+}
+
+void kube_log_stop(struct kube_log *l)
+{
+	if (!l || l->stopped)
+		return;
+	l->stopped = 1;
+	kube_cancel(l->call);
+	l->call = NULL;
+	if (!l->busy)
+		log_free(l);
+}
+
+void kube_log_stop_all(struct kube_client *c)
+{
+	while (c->logs) {
+		struct kube_log *l = c->logs;
+		l->busy = 0;
+		l->stopped = 0;
+		kube_log_stop(l);
+	}
+}

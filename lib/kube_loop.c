@@ -1,0 +1,464 @@
+/*
+ * kube_loop.c - see kube_loop.h and kube_int.h: transfers on the multi
+ * handle, timers, signals, and the dispatch step that ties them together.
+ *
+ * curl's own callbacks (write, header) only copy bytes into the transfer;
+ * everything that reaches user code happens in kube_loop_step() after
+ * curl_multi_perform() has returned. That is what lets callbacks start and
+ * stop transfers freely (curl forbids multi calls from inside its
+ * callbacks).
+ */
+#include "kube_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <openssl/crypto.h>
+
+#include "version.h"
+
+double kube_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- curl callbacks: copy bytes, nothing else --------------------------- */
+
+static int is_2xx(long s)
+{
+	return s >= 200 && s < 300;
+}
+
+static size_t on_write(char *p, size_t size, size_t n, void *ud)
+{
+	struct kube_xfer *x = ud;
+	size_t len = size * n;
+	if (!x->status)
+		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+	int streaming = x->on_data && is_2xx(x->status);
+	if (streaming && x->in.len >= KUBE_STREAM_PENDING_MAX) {
+		x->paused = 1;
+		return CURL_WRITEFUNC_PAUSE;
+	}
+	if (!streaming && x->in.len + len > KUBE_BODY_MAX)
+		return 0;	/* CURLE_WRITE_ERROR: reported as "response too large" */
+	buf_add(&x->in, p, len);
+	return len;
+}
+
+static void copy_header(const char *v, size_t n, char *dst, size_t cap)
+{
+	while (n && (*v == ' ' || *v == '\t'))
+		v++, n--;
+	while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' '))
+		n--;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, v, n);
+	dst[n] = '\0';
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *ud)
+{
+	struct kube_xfer *x = ud;
+	size_t len = size * n;
+	if (len >= 5 && !memcmp(p, "HTTP/", 5)) {	/* a new response (after 100) */
+		x->retry_after[0] = x->content_type[0] = '\0';
+		x->status = 0;
+	} else if (len > 12 && !strncasecmp(p, "Retry-After:", 12)) {
+		copy_header(p + 12, len - 12, x->retry_after, sizeof(x->retry_after));
+	} else if (len > 13 && !strncasecmp(p, "Content-Type:", 13)) {
+		copy_header(p + 13, len - 13, x->content_type, sizeof(x->content_type));
+	}
+	return len;
+}
+
+/* ---- transfers ---------------------------------------------------------- */
+
+static const char *method_name(enum kube_method m)
+{
+	static const char *const names[] = { "GET", "POST", "PUT", "PATCH", "DELETE" };
+	return names[m];
+}
+
+static void set_tls(struct kube_xfer *x, const struct kube_config *cfg,
+		    const struct kube_cred_view *cred)
+{
+	CURL *h = x->easy;
+	if (cfg->insecure) {
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	} else if (cfg->ca_pem.len) {
+		/* trust the cluster CA only, as kubectl does: no system store */
+		struct curl_blob ca = { cfg->ca_pem.data, cfg->ca_pem.len, CURL_BLOB_COPY };
+		curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
+		curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
+	}
+	if (cred->cert_pem && cred->cert_pem->len) {
+		struct curl_blob cert = { cred->cert_pem->data, cred->cert_pem->len, CURL_BLOB_COPY };
+		struct curl_blob key = { cred->key_pem->data, cred->key_pem->len, CURL_BLOB_COPY };
+		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cert);
+		curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &key);
+		curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+	}
+}
+
+static void set_headers(struct kube_xfer *x, const struct kube_request *rq,
+			const struct kube_cred_view *cred)
+{
+	struct curl_slist *l = NULL;
+	l = curl_slist_append(l, "Accept: application/json");
+	l = curl_slist_append(l, "Expect:");
+	if (rq->content_type) {
+		struct buf h = BUF_INIT;
+		buf_addf(&h, "Content-Type: %s", rq->content_type);
+		l = curl_slist_append(l, h.data);
+		buf_free(&h);
+	}
+	if (cred->token && *cred->token) {
+		struct buf h = BUF_INIT;
+		buf_addf(&h, "Authorization: Bearer %s", cred->token);
+		l = curl_slist_append(l, h.data);
+		OPENSSL_cleanse(h.data, h.len);
+		buf_free(&h);
+	}
+	x->headers = l;
+	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, l);
+}
+
+static void set_method(struct kube_xfer *x, const struct kube_request *rq)
+{
+	CURL *h = x->easy;
+	if (rq->body.len || rq->method == KUBE_POST || rq->method == KUBE_PUT ||
+	    rq->method == KUBE_PATCH) {
+		buf_add(&x->req_body, rq->body.data, rq->body.len);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, x->req_body.data);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->req_body.len);
+	}
+	if (rq->method != KUBE_GET && rq->method != KUBE_POST)
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method_name(rq->method));
+}
+
+struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_request *rq,
+				  const struct kube_cred_view *cred,
+				  const struct kube_xfer_opts *o, struct err *e)
+{
+	struct kube_xfer *x = xcalloc(1, sizeof(*x));
+	x->c = c;
+	buf_init(&x->req_body);
+	buf_init(&x->in);
+	x->on_data = o->on_data;
+	x->on_done = o->on_done;
+	x->ud = o->ud;
+	x->easy = curl_easy_init();
+	if (!x->easy) {
+		free(x);
+		err_set(e, ERR_INTERNAL, "curl_easy_init failed");
+		return NULL;
+	}
+	CURL *h = x->easy;
+	struct buf url = BUF_INIT;
+	buf_addf(&url, "%s%s", c->cfg.server, rq->path.data);
+	curl_easy_setopt(h, CURLOPT_URL, url.data);
+	buf_free(&url);
+	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "jaxjob/" JAXJOB_VERSION);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http");
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, KUBE_CONNECT_TIMEOUT_S);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, o->timeout_s);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 30L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 10L);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
+	if (c->cfg.proxy_url)
+		curl_easy_setopt(h, CURLOPT_PROXY, c->cfg.proxy_url);
+	set_tls(x, &c->cfg, cred);
+	set_headers(x, rq, cred);
+	set_method(x, rq);
+	x->started = kube_now();
+	CURLMcode mc = curl_multi_add_handle(c->multi, h);
+	if (mc != CURLM_OK) {
+		curl_slist_free_all(x->headers);
+		curl_easy_cleanup(h);
+		buf_free(&x->req_body);
+		free(x);
+		err_set(e, ERR_INTERNAL, "curl_multi_add_handle: %s", curl_multi_strerror(mc));
+		return NULL;
+	}
+	x->next = c->xfers;
+	c->xfers = x;
+	return x;
+}
+
+void kube_xfer_cancel(struct kube_xfer *x)
+{
+	if (!x || x->dead)
+		return;
+	x->dead = 1;
+	curl_multi_remove_handle(x->c->multi, x->easy);
+}
+
+static void xfer_free(struct kube_xfer *x)
+{
+	if (!x->finished && !x->dead)
+		curl_multi_remove_handle(x->c->multi, x->easy);
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->headers);
+	buf_free(&x->req_body);
+	buf_free(&x->in);
+	free(x);
+}
+
+/* ---- timers ------------------------------------------------------------- */
+
+struct kube_timer *kube_timer_add(struct kube_client *c, double after_s,
+				  kube_timer_fn *fn, void *ud)
+{
+	struct kube_timer *t = xcalloc(1, sizeof(*t));
+	t->c = c;
+	t->when = kube_now() + (after_s > 0 ? after_s : 0);
+	t->fn = fn;
+	t->ud = ud;
+	t->next = c->timers;
+	c->timers = t;
+	return t;
+}
+
+void kube_timer_cancel(struct kube_timer *t)
+{
+	if (t)
+		t->dead = 1;
+}
+
+static double next_timer(const struct kube_client *c)
+{
+	double when = -1;
+	for (const struct kube_timer *t = c->timers; t; t = t->next)
+		if (!t->dead && (when < 0 || t->when < when))
+			when = t->when;
+	return when;
+}
+
+/*
+ * Fire the timers due now. Timers added by their callbacks are put at the
+ * head of the list, behind this walk, so they wait for the next step.
+ */
+static void run_timers(struct kube_client *c)
+{
+	double now = kube_now();
+	for (struct kube_timer *t = c->timers; t; t = t->next) {
+		if (t->dead || t->when > now)
+			continue;
+		t->dead = 1;
+		t->fn(t->ud);
+	}
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+/*
+ * The handler can only reach process-wide state; this is the one piece of
+ * global mutable state in the client, and it holds nothing but two fds.
+ */
+static int sig_pipe[2] = { -1, -1 };
+static struct sigaction sig_old_term, sig_old_int;
+static struct kube_client *sig_client;
+
+static void on_sig(int signo)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)signo;
+	if (write(sig_pipe[1], &b, 1) < 0) {
+		/* pipe full: enough signals are pending already */
+	}
+	errno = saved;
+}
+
+int kube_loop_catch_signals(struct kube_client *c, kube_signal_fn *fn, void *ud,
+			    struct err *e)
+{
+	if (sig_client && sig_client != c)
+		return err_set(e, ERR_INTERNAL, "another client already catches signals");
+	if (sig_pipe[0] < 0 && pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		return err_set(e, ERR_IO, "signal pipe: %s", strerror(errno));
+	c->on_signal = fn;
+	c->signal_ud = ud;
+	if (sig_client == c)
+		return 0;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sig;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &sa, &sig_old_term);
+	sigaction(SIGINT, &sa, &sig_old_int);
+	sig_client = c;
+	return 0;
+}
+
+void kube_loop_release_signals(struct kube_client *c)
+{
+	if (sig_client != c)
+		return;
+	sigaction(SIGTERM, &sig_old_term, NULL);
+	sigaction(SIGINT, &sig_old_int, NULL);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+	sig_pipe[0] = sig_pipe[1] = -1;
+	sig_client = NULL;
+}
+
+static void run_signals(struct kube_client *c)
+{
+	if (sig_client != c)
+		return;
+	unsigned char b;
+	while (read(sig_pipe[0], &b, 1) == 1)
+		if (c->on_signal)
+			c->on_signal(c->signal_ud, b);
+}
+
+/* ---- the dispatch step -------------------------------------------------- */
+
+static void collect_done(struct kube_client *c)
+{
+	CURLMsg *m;
+	int left;
+	while ((m = curl_multi_info_read(c->multi, &left))) {
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		struct kube_xfer *x = NULL;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		x->finished = 1;
+		x->result = m->data.result;
+		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+		curl_multi_remove_handle(c->multi, x->easy);
+	}
+}
+
+static void trace(const struct kube_xfer *x)
+{
+	char *url = NULL;
+	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &url);
+	const char *path = url ? url + strlen(x->c->cfg.server) : "?";
+	char *method = NULL;
+	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_METHOD, &method);
+	fprintf(stderr, "kube: %s %s -> %ld%s%s (%.0f ms)\n", method ? method : "?", path,
+		x->status, x->result ? " " : "", x->result ? curl_easy_strerror(x->result) : "",
+		(kube_now() - x->started) * 1000);
+}
+
+/* Hand buffered stream data to its consumer; finished transfers to on_done. */
+static void dispatch_xfers(struct kube_client *c)
+{
+	for (struct kube_xfer *x = c->xfers; x; x = x->next) {
+		if (!x->dead && x->on_data && is_2xx(x->status) && x->in.len) {
+			size_t used = x->on_data(x->ud, x->in.data, x->in.len);
+			buf_consume(&x->in, used);
+		}
+		if (!x->dead && x->paused && x->in.len < KUBE_STREAM_PENDING_MAX / 2) {
+			x->paused = 0;
+			curl_easy_pause(x->easy, CURLPAUSE_CONT);
+		}
+		if (!x->dead && x->finished) {
+			if (c->trace)
+				trace(x);
+			x->dead = 1;
+			x->on_done(x->ud, x);
+		}
+	}
+}
+
+void kube_loop_reap(struct kube_client *c)
+{
+	for (struct kube_xfer **p = &c->xfers; *p;) {
+		struct kube_xfer *x = *p;
+		if (x->dead) {
+			*p = x->next;
+			xfer_free(x);
+		} else {
+			p = &x->next;
+		}
+	}
+	for (struct kube_timer **p = &c->timers; *p;) {
+		struct kube_timer *t = *p;
+		if (t->dead) {
+			*p = t->next;
+			free(t);
+		} else {
+			p = &t->next;
+		}
+	}
+}
+
+int kube_loop_step(struct kube_client *c, double max_wait_s, struct err *e)
+{
+	double wait = max_wait_s;
+	double nt = next_timer(c);
+	if (nt >= 0 && nt - kube_now() < wait)
+		wait = nt - kube_now();
+	if (wait < 0)
+		wait = 0;
+	struct curl_waitfd extra = { sig_client == c ? sig_pipe[0] : -1, CURL_WAIT_POLLIN, 0 };
+	CURLMcode mc = curl_multi_poll(c->multi, &extra, extra.fd >= 0 ? 1 : 0,
+				       (int)(wait * 1000 + 0.999), NULL);
+	int running;
+	if (mc == CURLM_OK)
+		mc = curl_multi_perform(c->multi, &running);
+	if (mc != CURLM_OK)
+		return err_set(e, ERR_INTERNAL, "curl multi: %s", curl_multi_strerror(mc));
+	c->driving++;
+	collect_done(c);
+	dispatch_xfers(c);
+	run_timers(c);
+	run_signals(c);
+	c->driving--;
+	kube_loop_reap(c);
+	return 0;
+}
+
+static int idle(const struct kube_client *c)
+{
+	for (const struct kube_xfer *x = c->xfers; x; x = x->next)
+		if (!x->dead)
+			return 0;
+	for (const struct kube_timer *t = c->timers; t; t = t->next)
+		if (!t->dead)
+			return 0;
+	return 1;
+}
+
+int kube_loop_run(struct kube_client *c, struct err *e)
+{
+	if (c->driving)
+		return err_set(e, ERR_INTERNAL, "kube_loop_run called from a loop callback");
+	int rc = 0;
+	while (!c->stop_requested && !idle(c)) {
+		rc = kube_loop_step(c, 1.0, e);
+		if (rc)
+			break;
+	}
+	c->stop_requested = 0;
+	return rc;
+}
+
+void kube_loop_stop(struct kube_client *c)
+{
+	c->stop_requested = 1;
+}
