@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# The pipeline artefacts of `jaxjob launch`: the KFP component, the Argo
+# WorkflowTemplate, the KFP pipeline and the RBAC example - valid for their
+# tools, and wired to flags the binary really has.
+. "$JAXJOB_TOP/tests/lib/tap.sh"
+cd "$JAXJOB_TOP" || exit 1
+COMP=component/component.yaml
+WT=examples/argo/workflowtemplate.yaml
+
+if [ -n "$JAXJOB_SHARED" ]; then
+	expect 'component.yaml validates against the KFP component spec schema' "python3 - <<'PY'
+import json, yaml, jsonschema
+spec = yaml.safe_load(open('$COMP'))
+jsonschema.validate(spec, json.load(open('$JAXJOB_SHARED/reference/kfp/component-spec.schema.json')))
+PY"
+	expect 'the schema check rejects a component with a misspelt key' "python3 - <<'PY'
+import json, yaml, jsonschema
+spec = yaml.safe_load(open('$COMP'))
+spec['inputs'][0]['defualt'] = 'x'
+try:
+    jsonschema.validate(spec, json.load(open('$JAXJOB_SHARED/reference/kfp/component-spec.schema.json')))
+except jsonschema.ValidationError:
+    raise SystemExit(0)
+raise SystemExit(1)
+PY"
+else
+	skip 'component.yaml validates against the KFP component spec schema' 'no ../shared'
+	skip 'the schema check rejects a component with a misspelt key' 'no ../shared'
+fi
+
+# Resolve the component's command line the way KFP does (inputValue,
+# outputPath, if/isPresent) with example inputs, then run it as --dry-run.
+resolve_component() { # OUTDIR [name=value ...]
+	python3 - "$@" <<'PY'
+import sys, yaml
+outdir, pairs = sys.argv[1], sys.argv[2:]
+spec = yaml.safe_load(open('component/component.yaml'))
+given = dict(p.split('=', 1) for p in pairs)
+inputs = {i['name']: i for i in spec['inputs']}
+for n in given:
+    assert n in inputs, 'unknown input ' + n
+def value(n):
+    if n in given:
+        return given[n]
+    i = inputs[n]
+    assert 'default' in i or i.get('optional'), 'required input %s not given' % n
+    return i.get('default')
+def present(n):
+    return n in given or 'default' in inputs[n]
+def walk(items):
+    for a in items:
+        if isinstance(a, str):
+            yield a
+        elif 'inputValue' in a:
+            yield value(a['inputValue'])
+        elif 'outputPath' in a:
+            yield '%s/%s/data' % (outdir, a['outputPath'])
+        elif 'if' in a:
+            c = a['if']
+            ok = present(c['cond']['isPresent'])
+            yield from walk(c['then'] if ok else c.get('else', []))
+        else:
+            raise SystemExit('unsupported placeholder %r' % a)
+impl = spec['implementation']['container']
+print('\0'.join(list(impl['command'][1:]) + list(walk(impl['args']))), end='')
+PY
+}
+
+run_component_dry() { # OUTDIR [name=value ...]
+	local args
+	mapfile -d '' args < <(resolve_component "$@")
+	jj "${args[@]}" --dry-run -o json
+}
+
+expect 'the component with only its required inputs renders a valid JAXJob (--dry-run)' \
+	"run_component_dry $T/o1 name=mnist image=ghcr.io/x/jax:1 | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j[\"kind\"] == \"JAXJob\" and j[\"metadata\"][\"name\"] == \"mnist\", j
+w = j[\"spec\"][\"jaxReplicaSpecs\"][\"Worker\"]
+assert w[\"replicas\"] == 1, w
+'"
+expect 'JSON inputs (command, env, labels, tolerations) and numbers reach the JAXJob' \
+	"run_component_dry $T/o2 name=mnist image=ghcr.io/x/jax:1 workers=4 gpus_per_worker=1 \
+		'command=[\"python3\",\"train.py\"]' 'env={\"A\":\"1\"}' 'labels={\"team\":\"a\"}' \
+		'tolerations=[{\"key\":\"gpu\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]' \
+		'patch={\"spec\":{\"runPolicy\":{\"backoffLimit\":2}}}' identity=run-1 | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+w = j[\"spec\"][\"jaxReplicaSpecs\"][\"Worker\"]
+c = w[\"template\"][\"spec\"][\"containers\"][0]
+assert w[\"replicas\"] == 4, w
+assert c[\"command\"] == [\"python3\", \"train.py\"], c
+assert {\"name\": \"A\", \"value\": \"1\"} in c[\"env\"], c
+assert j[\"metadata\"][\"labels\"][\"team\"] == \"a\"
+assert \"1\" in json.dumps(c[\"resources\"]), c
+assert w[\"template\"][\"spec\"][\"tolerations\"][0][\"key\"] == \"gpu\"
+assert j[\"spec\"][\"runPolicy\"][\"backoffLimit\"] == 2
+'"
+expect 'every output of the component is written by an --out-* flag the binary has' "python3 - <<'PY'
+import subprocess, yaml, os
+spec = yaml.safe_load(open('$COMP'))
+args = spec['implementation']['container']['args']
+help = subprocess.run([os.environ['JAXJOB'], 'launch', '--help'], capture_output=True, text=True).stdout
+outs = {o['name'] for o in spec['outputs']}
+wired = set()
+for i, a in enumerate(args):
+    if isinstance(a, dict) and 'outputPath' in a:
+        flag = args[i - 1]
+        assert flag.startswith('--out-') and flag in help, flag
+        wired.add(a['outputPath'])
+assert wired == outs, (outs - wired, wired - outs)
+for i in spec['inputs']:
+    assert i.get('description'), i['name']
+PY"
+
+# ---- Argo WorkflowTemplate ---------------------------------------------------
+NPMDIR=$JAXJOB_TOP/build/npm-argo-models
+argo_models() {
+	[ -d "$NPMDIR/node_modules/@kubernetes-models/argo-workflows" ] && return 0
+	command -v npm >/dev/null 2>&1 || return 1
+	mkdir -p "$NPMDIR" &&
+		timeout 180 npm install --prefix "$NPMDIR" --no-audit --no-fund --silent \
+			@kubernetes-models/argo-workflows@2 >/dev/null 2>&1
+}
+validate_wt() { # FILE.json -> exit 0 if valid
+	cat >"$NPMDIR/validate.mjs" <<'JS'
+import { readFileSync } from "node:fs";
+import { WorkflowTemplate } from "@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/WorkflowTemplate";
+const o = JSON.parse(readFileSync(process.argv[2], "utf8"));
+try { new WorkflowTemplate(o).validate(); } catch (e) { console.error(e.message); process.exit(1); }
+JS
+	node "$NPMDIR/validate.mjs" "$1"
+}
+if command -v node >/dev/null 2>&1 && argo_models; then
+	python3 -c "import json, yaml; print(json.dumps(yaml.safe_load(open('$WT'))))" >"$T/wt.json"
+	expect 'the Argo WorkflowTemplate validates against @kubernetes-models/argo-workflows' \
+		"validate_wt $T/wt.json"
+	python3 -c "
+import json; d = json.load(open('$T/wt.json'))
+d['spec']['templates'][1]['container']['image'] = 7
+json.dump(d, open('$T/wt-bad.json', 'w'))"
+	expect 'that validation rejects a broken copy (image: 7)' "! validate_wt $T/wt-bad.json"
+else
+	skip 'the Argo WorkflowTemplate validates against @kubernetes-models/argo-workflows' 'npm or the registry is unavailable'
+	skip 'that validation rejects a broken copy (image: 7)' 'npm or the registry is unavailable'
+fi
+expect 'the WorkflowTemplate step command line works (--dry-run, Argo variables filled in)' "python3 - <<'PY'
+import os, re, subprocess, yaml, json
+wt = yaml.safe_load(open('$WT'))
+t = [t for t in wt['spec']['templates'] if t['name'] == 'train'][0]
+vals = {'workflow.name': 'jax-train-x7k2p', 'workflow.uid': 'u-1'}
+for p in wt['spec']['arguments']['parameters']:
+    vals['workflow.parameters.' + p['name']] = p['value']
+sub = lambda s: re.sub(r'\{\{([^}]+)\}\}', lambda m: vals[m.group(1)], s)
+args = [sub(a) for a in t['container']['args']]
+args = [a.replace('/tmp/outputs', '$T/argo-out') for a in args]
+r = subprocess.run([os.environ['JAXJOB'], 'launch', '--dry-run', '-o', 'json'] + args, capture_output=True, text=True)
+assert r.returncode == 0, r.stderr
+j = json.loads(r.stdout)
+assert j['metadata']['name'] == 'jax-train-x7k2p-mnist'
+assert j['spec']['jaxReplicaSpecs']['Worker']['replicas'] == 4
+outs = {o['valueFrom']['path'] for o in t['outputs']['parameters']}
+flags = {a.split('=', 1)[1] for a in t['container']['args'] if a.startswith('--out-')}
+assert outs <= flags, outs - flags
+PY"
+
+# ---- KFP pipeline --------------------------------------------------------------
+expect 'the KFP pipeline example is valid Python' "python3 -m py_compile examples/kfp/pipeline.py"
+if python3 -c 'import kfp' 2>/dev/null; then
+	expect 'the KFP SDK loads the component and compiles the pipeline' \
+		"cd $T && python3 $JAXJOB_TOP/examples/kfp/pipeline.py && test -s jax_mnist_pipeline.yaml"
+else
+	skip 'the KFP SDK loads the component and compiles the pipeline' 'kfp is not installed (pip install kfp kfp-kubernetes)'
+fi
+
+# ---- RBAC ----------------------------------------------------------------------
+expect 'the RBAC example grants exactly what launch uses' "python3 - <<'PY'
+import yaml
+docs = list(yaml.safe_load_all(open('examples/rbac.yaml')))
+kinds = sorted(d['kind'] for d in docs)
+assert kinds == ['Role', 'RoleBinding', 'ServiceAccount'], kinds
+role = [d for d in docs if d['kind'] == 'Role'][0]
+got = {}
+for r in role['rules']:
+    for g in r['apiGroups']:
+        for res in r['resources']:
+            got[(g, res)] = sorted(r['verbs'])
+want = {
+    ('kubeflow.org', 'jaxjobs'): sorted(['create', 'get', 'list', 'watch', 'delete', 'patch']),
+    ('', 'pods'): ['get', 'list', 'watch'],
+    ('', 'pods/log'): ['get'],
+    ('', 'events'): ['list', 'watch'],
+}
+assert got == want, got
+rb = [d for d in docs if d['kind'] == 'RoleBinding'][0]
+sa = [d for d in docs if d['kind'] == 'ServiceAccount'][0]
+assert rb['roleRef']['name'] == role['metadata']['name']
+assert rb['subjects'][0]['name'] == sa['metadata']['name']
+PY"
