@@ -10,7 +10,8 @@
  * Naming. A finished JAXJob ignores spec changes, so a changed spec must be
  * a new object: with `nameSuffix: hash` (the default for concise jobs) the
  * name is `<name>-<first 8 hex of sha256(canonical JSON of .spec)>`, like
- * kustomize's generated names. Only the spec is hashed: labels, annotations
+ * kustomize's generated names. Only the spec (without runPolicy.suspend,
+ * which must act on the running job) is hashed: labels, annotations
  * and the stamps below can change in place without re-running anything,
  * and the commit is never part of the name (an unrelated commit must not
  * re-run every job). The hashed name is validated like any name; when the
@@ -40,10 +41,19 @@ struct tmpl_cache {
 	const char **known;	/* NULL-terminated vocabulary */
 };
 
+/*
+ * sha256 of the canonical JSON of .spec without runPolicy.suspend: suspending
+ * or resuming a job (by hand or by Kueue) must act on the running job, not
+ * start a new one.
+ */
 static void spec_hash(const cJSON *manifest, char hex[65])
 {
 	struct buf json = BUF_INIT;
-	yj_json_canonical(cJSON_GetObjectItemCaseSensitive(manifest, "spec"), &json);
+	cJSON *spec = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(manifest, "spec"), 1);
+	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(spec, "runPolicy"),
+						"suspend");
+	yj_json_canonical(spec, &json);
+	cJSON_Delete(spec);
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
 	EVP_Digest(json.data, json.len, md, &n, EVP_sha256(), NULL);

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# tests/render/update-expected.sh [JAXJOB] - regenerate tests/render/expected/
+# from examples/gitops with the same environment 70-render.sh uses. Review
+# the diff before committing: these files are the contract.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export JAXJOB_TOP=$top JAXJOB=${1:-$top/build/jaxjob}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$top/tests/render/lib.sh"
+copy_example "$T/repo"
+APP=$T/repo/examples/gitops
+cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV --
+[ "$rc" -eq 0 ] || { cat "$T/err"; exit 1; }; cp "$T/out" "$EXPECTED/gitops.yaml"
+PARAMS='[{"name":"resnet50.workers","string":"8"},
+ {"name":"vit-base.args","array":["--model=base","--epochs=300"]},
+ {"name":"labels","map":{"cost-center":"research"}},
+ {"name":"gpt-small.env","array":["JAX_PLATFORMS=cpu","XLA_FLAGS=--xla_dump_to=/tmp"]}]'
+cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV \
+	ARGOCD_ENV_IMAGE_PULL_POLICY=IfNotPresent ARGOCD_ENV_UNRELATED_TOOL=x \
+	"ARGOCD_APP_PARAMETERS=$PARAMS" --
+[ "$rc" -eq 0 ] || { cat "$T/err"; exit 1; }; cp "$T/out" "$EXPECTED/gitops-params.yaml"
+cmp_render "$APP" ARGOCD_APP_NAME=training-jobs -- --params
+[ "$rc" -eq 0 ] || { cat "$T/err"; exit 1; }; cp "$T/out" "$EXPECTED/params.json"
+git -C "$top" diff --stat -- tests/render/expected
