@@ -117,6 +117,7 @@ void launch_stuck_check(struct launch_state *st);
 int launch_workers_start(struct launch_state *st, struct err *e);
 void launch_workers_stop(struct launch_state *st);
 int launch_workers_streaming(const struct launch_state *st);
+void launch_workers_settle(struct launch_state *st);
 void launch_workers_report(struct launch_state *st);
 /* The first worker that is stuck (image pull, unschedulable), or NULL. */
 const struct launch_pod *launch_workers_stuck(const struct launch_state *st);

@@ -74,6 +74,7 @@ static void job_seen(struct launch_state *st, const cJSON *obj)
 	if (!launch_judge(st->job, NULL) || st->draining)
 		return;
 	st->draining = 1;
+	launch_workers_settle(st);
 	if (!launch_workers_streaming(st))
 		launch_stop(st, END_FINISHED);
 	else

@@ -306,6 +306,24 @@ int launch_workers_start(struct launch_state *st, struct err *e)
 	return st->pod_watch ? 0 : -1;
 }
 
+/*
+ * The job is finished: a follow that ended cleanly is complete, even if the
+ * pod update saying "terminated" has not arrived yet. Settle those now
+ * instead of after REFOLLOW_DELAY_S, so the step exits as soon as it can.
+ */
+void launch_workers_settle(struct launch_state *st)
+{
+	for (int i = 0; i < st->npods; i++) {
+		struct launch_pod *p = st->pods[i];
+		if (p->refollow && p->clean_end) {
+			kube_timer_cancel(p->refollow);
+			p->refollow = NULL;
+			p->clean_end = 0;
+			p->done_restarts = p->ls.restarts;
+		}
+	}
+}
+
 int launch_workers_streaming(const struct launch_state *st)
 {
 	for (int i = 0; i < st->npods; i++)
