@@ -1,11 +1,271 @@
-/* health-checks/health_cmd.c - placeholder entry of `jaxjob health` until its issue lands. */
+/*
+ * health_cmd.c - `jaxjob health`: judge JAXJob/TrainJob objects the way our
+ * Argo CD Lua checks do, for scripts, CI and Argo Workflows steps.
+ *
+ *   kubectl get jaxjobs -o yaml | jaxjob health
+ *   jaxjob health -f job.json -o json
+ *
+ * Input: a YAML or JSON stream (yj_parse_stream), one or many documents;
+ * documents whose kind ends in "List" (List, JAXJobList, TrainJobList, as
+ * kubectl prints them) contribute their items. Output: one line per object,
+ * "namespace/name: Status: message", or a JSON array with -o json. The exit
+ * status is the worst status seen (health_exit_code, README.md), 2 for bad
+ * input or usage. All output is built in a buffer and printed at the end,
+ * so bad input leaves stdout empty.
+ *
+ * Ownership: the parsed documents (one cJSON array) own every object; the
+ * list of objects to judge only borrows pointers into it.
+ */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "../commands.h"
+#include "buf.h"
+#include "err.h"
+#include "yj.h"
+#include "health.h"
+
+static const char usage_text[] =
+	"usage: jaxjob health [-f FILE|-] [-o text|json]\n"
+	"\n"
+	"Judge JAXJob (kubeflow.org) and TrainJob (trainer.kubeflow.org) objects\n"
+	"exactly like the Argo CD health checks jaxjob ships (health-checks/).\n"
+	"Reads YAML or JSON, one or many documents; List documents (e.g.\n"
+	"`kubectl get jaxjobs -o yaml`) are read item by item.\n"
+	"\n"
+	"options:\n"
+	"  -f, --file FILE     read FILE; `-` (the default) is stdin\n"
+	"  -o, --output FMT    text (default): `namespace/name: Status: message`\n"
+	"                      json: an array of {name, namespace, kind, status,\n"
+	"                      message, terminal, succeeded, failed, ...}\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"exit status (the worst status of all objects):\n"
+	"  0 all Healthy   1 Degraded   2 bad input or usage   3 Progressing\n"
+	"  4 Suspended     5 Unknown (not a JAXJob/TrainJob)   6 no objects\n";
+
+struct health_opts {
+	const char *file;
+	int json;
+};
+
+/* "--name=value", "--name value" or "-n value"; advances *i. */
+static int opt_value(int argc, char **argv, int *i, const char *s, const char *l,
+		     const char **val, struct err *e)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(l);
+
+	if (!strncmp(a, l, n) && a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (strcmp(a, s) && strcmp(a, l))
+		return 0;
+	if (*i + 1 >= argc)
+		return err_set(e, ERR_INPUT, "option %s needs a value; see `jaxjob health --help`", a);
+	*val = argv[++*i];
+	return 1;
+}
+
+/* Returns 0, 1 when --help was asked for, -1 on a usage error. */
+static int parse_args(int argc, char **argv, struct health_opts *o, struct err *e)
+{
+	o->file = "-";
+	o->json = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		int r;
+
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+		r = opt_value(argc, argv, &i, "-f", "--file", &v, e);
+		if (r < 0)
+			return -1;
+		if (r) {
+			o->file = v;
+			continue;
+		}
+		r = opt_value(argc, argv, &i, "-o", "--output", &v, e);
+		if (r < 0)
+			return -1;
+		if (r) {
+			if (strcmp(v, "text") && strcmp(v, "json"))
+				return err_set(e, ERR_INPUT, "--output must be text or json, got '%s'", v);
+			o->json = !strcmp(v, "json");
+			continue;
+		}
+		return err_set(e, ERR_INPUT, "unexpected argument '%s'; see `jaxjob health --help`",
+			       argv[i]);
+	}
+	return 0;
+}
+
+struct objlist {
+	const cJSON **v;
+	size_t n, cap;
+};
+
+static void objlist_add(struct objlist *l, const cJSON *o)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = o;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Add `doc` (document `idx` of `src`), or the items of a List, to `l`. */
+static int collect(const cJSON *doc, const char *src, int idx, int depth,
+		   struct objlist *l, struct err *e)
+{
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(doc, "kind"), *items, *it;
+
+	if (!cJSON_IsObject(doc))
+		return err_set(e, ERR_INPUT, "%s: document %d is not an object; "
+			       "give JAXJob or TrainJob objects", src, idx);
+	if (!cJSON_IsString(kind) || !kind->valuestring || !*kind->valuestring)
+		return err_set(e, ERR_INPUT, "%s: document %d has no kind; "
+			       "give JAXJob or TrainJob objects", src, idx);
+	if (!ends_with(kind->valuestring, "List")) {
+		objlist_add(l, doc);
+		return 0;
+	}
+	items = cJSON_GetObjectItemCaseSensitive(doc, "items");
+	if (items && !cJSON_IsNull(items) && !cJSON_IsArray(items))
+		return err_set(e, ERR_INPUT, "%s: document %d: %s.items must be a list",
+			       src, idx, kind->valuestring);
+	if (depth > 4)
+		return err_set(e, ERR_LIMIT, "%s: document %d: lists nested too deeply", src, idx);
+	if (!cJSON_IsArray(items))
+		return 0;	/* `items: null` or absent: an empty list */
+	cJSON_ArrayForEach(it, items)
+		if (collect(it, src, idx, depth + 1, l, e) < 0)
+			return -1;
+	return 0;
+}
+
+static const char *meta_str(const cJSON *obj, const char *key)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+	const cJSON *v = cJSON_IsObject(m) ? cJSON_GetObjectItemCaseSensitive(m, key) : NULL;
+	return cJSON_IsString(v) && v->valuestring && *v->valuestring ? v->valuestring : NULL;
+}
+
+/* One text line; control characters in messages become spaces. */
+static void print_text(const cJSON *obj, const struct health_result *r, struct buf *out)
+{
+	const char *ns = meta_str(obj, "namespace"), *name = meta_str(obj, "name");
+
+	if (ns)
+		buf_addf(out, "%s/", ns);
+	buf_addf(out, "%s: %s", name ? name : "<unnamed>", health_status_name(r->status));
+	if (r->message.len) {
+		buf_adds(out, ": ");
+		for (size_t i = 0; i < r->message.len; i++) {
+			unsigned char c = (unsigned char)r->message.data[i];
+			buf_addch(out, c < 0x20 || c == 0x7f ? ' ' : (char)c);
+		}
+	}
+	buf_addch(out, '\n');
+}
+
+static void add_str(cJSON *o, const char *key, const char *val)
+{
+	if (val)
+		cJSON_AddStringToObject(o, key, val);
+}
+
+static void add_json(const cJSON *obj, const struct health_result *r, cJSON *arr)
+{
+	cJSON *o = cJSON_CreateObject();
+	const cJSON *api = cJSON_GetObjectItemCaseSensitive(obj, "apiVersion");
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(obj, "kind");
+
+	if (!o)
+		abort();
+	add_str(o, "apiVersion", cJSON_IsString(api) ? api->valuestring : NULL);
+	add_str(o, "kind", cJSON_IsString(kind) ? kind->valuestring : NULL);
+	add_str(o, "namespace", meta_str(obj, "namespace"));
+	add_str(o, "name", meta_str(obj, "name"));
+	add_str(o, "status", health_status_name(r->status));
+	add_str(o, "message", r->message.data);
+	cJSON_AddBoolToObject(o, "terminal", r->terminal);
+	cJSON_AddBoolToObject(o, "succeeded", r->succeeded);
+	cJSON_AddBoolToObject(o, "failed", r->failed);
+	cJSON_AddBoolToObject(o, "suspended", r->suspended);
+	cJSON_AddBoolToObject(o, "deleting", r->deleting);
+	cJSON_AddItemToArray(arr, o);
+}
+
+/* Judge every object; the output goes to `out`, the worst status back. */
+static enum health_status judge_all(const struct objlist *l, int json, struct buf *out)
+{
+	struct health_result r = HEALTH_RESULT_INIT;
+	enum health_status worst = l->n ? HEALTH_HEALTHY : HEALTH_MISSING;
+	cJSON *arr = json ? cJSON_CreateArray() : NULL;
+
+	if (json && !arr)
+		abort();
+	for (size_t i = 0; i < l->n; i++) {
+		health_judge(l->v[i], &r);
+		worst = health_worst(worst, r.status);
+		if (json)
+			add_json(l->v[i], &r, arr);
+		else
+			print_text(l->v[i], &r, out);
+	}
+	if (json) {
+		yj_json_pretty(arr, out);
+		cJSON_Delete(arr);
+	}
+	health_result_free(&r);
+	return worst;
+}
 
 int cmd_health(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("error: jaxjob health is not built yet\n", stderr);
-	return 2;
+	struct health_opts o;
+	struct err e = ERR_INIT;
+	struct buf in = BUF_INIT, out = BUF_INIT;
+	struct objlist l = { NULL, 0, 0 };
+	cJSON *docs = NULL, *d;
+	const char *src;
+	int rc = 2, idx = 0;
+
+	switch (parse_args(argc, argv, &o, &e)) {
+	case 1:
+		fputs(usage_text, stdout);
+		return 0;
+	case -1:
+		fprintf(stderr, "error: %s\n", e.msg);
+		return 2;
+	}
+	src = strcmp(o.file, "-") ? o.file : "stdin";
+	if (yj_read_file(o.file, &in, &e) < 0 ||
+	    yj_parse_stream(in.data, in.len, src, &docs, &e) < 0)
+		goto fail;
+	cJSON_ArrayForEach(d, docs)
+		if (collect(d, src, ++idx, 0, &l, &e) < 0)
+			goto fail;
+	rc = health_exit_code(judge_all(&l, o.json, &out));
+	fwrite(out.data, 1, out.len, stdout);
+	if (!l.n)
+		fprintf(stderr, "warning: no objects in %s\n", src);
+	goto done;
+fail:
+	fprintf(stderr, "error: %s\n", e.msg);
+done:
+	free(l.v);
+	cJSON_Delete(docs);
+	buf_free(&in);
+	buf_free(&out);
+	return rc;
 }
