@@ -189,15 +189,19 @@ static int load_plain(struct render_job *j, cJSON *doc, struct err *e)
 static int load_concise(struct render_job *j, cJSON *doc, const cJSON *defaults,
 			const char *dir, struct err *e)
 {
-	if (fix_template(doc, dir, e))
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
+	if (!cJSON_IsString(name) || !*name->valuestring) {
+		cJSON_Delete(doc);
+		return err_set(e, ERR_INPUT, "name: missing; add `name: my-job` (a DNS-1035 label)");
+	}
+	j->name = xstrdup(name->valuestring);
+	if (fix_template(doc, dir, e)) {
+		cJSON_Delete(doc);
 		return -1;
+	}
 	j->doc = cJSON_Duplicate(defaults, 1);
 	merge_patch(j->doc, doc);
 	cJSON_Delete(doc);
-	const cJSON *name = cJSON_GetObjectItemCaseSensitive(j->doc, "name");
-	if (!cJSON_IsString(name) || !*name->valuestring)
-		return err_set(e, ERR_INPUT, "name: missing; add `name: my-job` (a DNS-1035 label)");
-	j->name = xstrdup(name->valuestring);
 	cJSON *t = cJSON_DetachItemFromObjectCaseSensitive(j->doc, RENDER_KEY_TEMPLATE);
 	if (cJSON_IsString(t))
 		j->tmpl = xstrdup(t->valuestring);

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# 70-render-errors.sh - bad repositories and bad Argo CD input. Every case:
+# exit 2, NOTHING on stdout (Argo CD would prune on an empty stream), one
+# stderr line `error: FILE: job NAME: FIELD ...` naming the fix.
+set -u
+. "$JAXJOB_TOP/tests/lib/tap.sh"
+. "$JAXJOB_TOP/tests/render/lib.sh"
+
+W=$T/errors
+rm -rf "$W"
+mkdir -p "$W"
+
+# fresh_repo NAME: examples/gitops copied to $W/NAME; prints the app dir
+fresh_repo() {
+	copy_example "$W/$1"
+	echo "$W/$1/examples/gitops"
+}
+
+# bad DESCRIPTION GREP-PATTERN APP [VAR=VALUE...]
+bad() {
+	local desc=$1 pat=$2 app=$3
+	shift 3
+	cmp_render "$app" "${ARGO_ENV[@]}" "$@" --
+	one_error && grep -Eq "$pat" "$T/err"
+	report "$desc" $?
+}
+
+# --- one malformed file among 50 ---------------------------------------------
+M=$W/fifty
+mkdir -p "$M/jobs"
+for i in $(seq -w 1 50); do
+	printf 'name: job-%s\nimage: ghcr.io/example/jax:1\nworkers: 1\n' "$i" >"$M/jobs/job-$i.jaxjob.yaml"
+done
+cmp_render "$M" ARGOCD_APP_NAMESPACE=ns --
+[ "$rc" -eq 0 ] && [ "$(grep -c '^kind: JAXJob$' "$T/out")" -eq 50 ]
+report '50 job files render 50 jobs' $?
+printf 'name: job-37\nimage: [unclosed\nworkers: 1\n' >"$M/jobs/job-37.jaxjob.yaml"
+cmp_render "$M" ARGOCD_APP_NAMESPACE=ns --
+one_error && grep -q '^error: jobs/job-37.jaxjob.yaml:[0-9]' "$T/err"
+report 'malformed YAML in one of 50 files: nothing rendered, the error names that file and line' $?
+
+# --- duplicates, escapes, limits ----------------------------------------------
+A=$(fresh_repo dup)
+printf 'name: resnet50\nimage: ghcr.io/example/jax:1\nworkers: 1\n' >"$A/nlp/resnet50.jaxjob.yaml"
+cmp_render "$A" "${ARGO_ENV[@]}" --
+one_error && grep -q '^error: examples/gitops/nlp/resnet50.jaxjob.yaml: job resnet50: name: resnet50 is also the name of a job in examples/gitops/vision/resnet50.jaxjob.yaml' "$T/err"
+report 'two jobs with one name: error names both files' $?
+
+A=$(fresh_repo passwd)
+ln -s /etc/passwd "$A/vision/passwd.jaxjob.yaml"
+bad 'a job file symlinked to /etc/passwd is refused' \
+	"^error: 'examples/gitops/vision/passwd.jaxjob.yaml' is a symbolic link that leaves the repository" "$A"
+
+A=$(fresh_repo inlink)
+ln -s resnet50.jaxjob.yaml "$A/vision/alias.jaxjob.yaml"
+cmp_render "$A" "${ARGO_ENV[@]}" --
+one_error && grep -q 'name: resnet50 is also the name' "$T/err"
+report 'a symlink inside the repository is followed (and here duplicates a job)' $?
+
+A=$(fresh_repo dotdot)
+sed -i 's#^template: .*#template: ../../../../etc/passwd#' "$A/nlp/gpt-small.jaxjob.yaml"
+bad 'a ../ template climbing out of the repository is refused' \
+	"^error: examples/gitops/nlp/gpt-small.jaxjob.yaml: job gpt-small: template: path '../../../../etc/passwd' leaves the repository" "$A"
+
+A=$(fresh_repo abs)
+sed -i 's#^template: .*#template: /etc/passwd#' "$A/nlp/gpt-small.jaxjob.yaml"
+bad 'an absolute template path is refused' "template: path '/etc/passwd' is absolute" "$A"
+
+A=$(fresh_repo tlink)
+ln -s /etc/passwd "$A/templates/evil.yaml"
+sed -i 's#^template: .*#template: ../templates/evil.yaml#' "$A/nlp/gpt-small.jaxjob.yaml"
+bad 'a template symlinked out of the repository is refused' \
+	"job gpt-small: template: 'examples/gitops/templates/evil.yaml' is a symbolic link that leaves the repository" "$A"
+
+A=$(fresh_repo huge)
+{ printf 'name: huge\nimage: ghcr.io/example/jax:1\nargs:\n'; yes '  - --flag=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' | head -n 60000; } >"$A/huge.jaxjob.yaml"
+bad 'a huge job file (>1 MiB) is refused before parsing' \
+	"^error: 'examples/gitops/huge.jaxjob.yaml' is [0-9]+ bytes, more than the limit" "$A"
+
+E=$W/empty
+mkdir -p "$E/docs" && echo 'not a job' >"$E/docs/README.md"
+cmp_render "$E" ARGOCD_APP_NAMESPACE=ns --
+one_error && grep -q 'no job files' "$T/err"
+report 'a repository without job files is an error, not an empty success' $?
+
+A=$(fresh_repo emptyfile)
+printf '# nothing yet\n' >"$A/wip.jaxjob.yaml"
+bad 'a job file without a document is an error' 'wip.jaxjob.yaml: no job in this file' "$A"
+
+# --- job content -----------------------------------------------------------------
+A=$(fresh_repo typo)
+echo 'gpus-per-wrker: 2' >>"$A/vision/resnet50.jaxjob.yaml"
+bad 'an unknown key says which and suggests the right one' \
+	'job resnet50: gpus-per-wrker: not a job parameter; did you mean gpus-per-worker\?' "$A"
+
+A=$(fresh_repo badval)
+sed -i 's/^workers: 4$/workers: four/' "$A/vision/resnet50.jaxjob.yaml"
+bad 'a wrong value names file, job and parameter' \
+	'^error: examples/gitops/vision/resnet50.jaxjob.yaml: job resnet50: workers must be a whole number, got "four"' "$A"
+
+A=$(fresh_repo longname)
+sed -i 's/^name: resnet50$/name: resnet50-imagenet-baseline-with-a-rather-long-name-x/' "$A/vision/resnet50.jaxjob.yaml"
+bad 'a name too long once hashed says how long it may be, or nameSuffix: none' \
+	'hash suffix is too long or invalid; shorten `name` .* or set nameSuffix: none' "$A"
+
+A=$(fresh_repo ttl)
+echo 'ttl-seconds-after-finished: 600' >>"$A/vision/resnet50.jaxjob.yaml"
+bad 'ttl-seconds-after-finished is refused under GitOps (Argo CD would re-run the job)' \
+	'job resnet50: ttl-seconds-after-finished: Argo CD would re-create' "$A"
+
+A=$(fresh_repo kind)
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n' >"$A/cm.jaxjob.yaml"
+bad 'other kinds in a job file are refused' 'cm.jaxjob.yaml: document 1: kind: only kubeflow.org/v1 JAXJob' "$A"
+
+A=$(fresh_repo plainbad)
+sed -i 's/replicas: 1/replicas: 0/' "$A/nlp/eval.jaxjob.yaml"
+bad 'a plain JAXJob is validated too' 'job gpt-small-eval: spec.jaxReplicaSpecs.Worker.replicas must be at least 1' "$A"
+
+A=$(fresh_repo defaults)
+echo 'name: oops' >>"$A/vision/jaxjob-defaults.yaml"
+bad 'defaults cannot name a job' 'vision/jaxjob-defaults.yaml: name: defaults cannot name a job' "$A"
+
+A=$(fresh_repo unused)
+sed -i 's#^template: .*#template: ../templates/checkpointed.yaml\nqueue: research#' "$A/nlp/gpt-small.jaxjob.yaml"
+bad 'a parameter the repository template has no place for is an error' \
+	'job gpt-small: queue is set, but examples/gitops/templates/checkpointed.yaml has no' "$A"
+
+# --- Argo CD parameters -------------------------------------------------------
+A=$(fresh_repo params)
+bad 'a parameter naming no job is refused' \
+	'parameter nosuch.workers: there is no job named nosuch' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"nosuch.workers","string":"2"}]'
+bad 'a parameter that is not a job parameter is refused' \
+	'parameter resnet50.gpu-count: gpu-count is not a parameter of job resnet50' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.gpu-count","string":"2"}]'
+bad 'an array parameter given as a string is refused' \
+	'parameter vit-base.args \(job vit-base in .*\): is an array parameter, given as a string; set it as array' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"vit-base.args","string":"--model=huge"}]'
+bad 'a string parameter given as a map is refused' \
+	'parameter resnet50.workers .*is a string parameter, given as a map' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","map":{"a":"b"}}]'
+bad 'a parameter value is checked like the job file' \
+	'parameter resnet50.workers .*workers must be a whole number' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"many"}]'
+bad 'ARGOCD_APP_PARAMETERS that is not a JSON array is refused' \
+	'ARGOCD_APP_PARAMETERS is not a JSON array' "$A" 'ARGOCD_APP_PARAMETERS={"name":"x"}'
+bad 'a parameter aimed at a plain manifest is refused' \
+	'job gpt-small-eval is a plain JAXJob manifest' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"gpt-small-eval.workers","string":"2"}]'
+bad 'a bad ARGOCD_ENV_ value names the variable' \
+	'ARGOCD_ENV_WORKERS: workers must be a whole number' "$A" ARGOCD_ENV_WORKERS=lots
+
+# --- flags ------------------------------------------------------------------------
+cmp_render "$A" -- --frobnicate
+one_error && grep -q "unknown argument '--frobnicate'" "$T/err"
+report 'an unknown flag is one clean error' $?
+cmp_render "$A" -- --repo .
+one_error && grep -q -- '--repo needs --revision' "$T/err"
+report '--repo without --revision is refused' $?
+cmp_render "$A" -- --help
+[ "$rc" -eq 0 ] && grep -q 'usage: jaxjob render' "$T/out"
+report '--help prints the usage on stdout' $?
+
+exit 0
