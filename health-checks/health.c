@@ -67,8 +67,15 @@ static void cond_text(const cJSON *cond, const char *fallback, struct buf *out)
 static void set(struct health_result *out, enum health_status s, const char *msg)
 {
 	out->status = s;
-	if (msg)
-		buf_adds(&out->message, msg);
+	buf_adds(&out->message, msg);
+}
+
+/* A verdict whose message comes from a condition (see cond_text). */
+static void from_cond(struct health_result *out, enum health_status s,
+		      const cJSON *cond, const char *fallback)
+{
+	out->status = s;
+	cond_text(cond, fallback, &out->message);
 }
 
 /*
@@ -123,6 +130,16 @@ static void scan_conditions(const cJSON *status, struct cond_scan *sc)
 	}
 }
 
+/* The lifecycle flags of health.h; `success` is Succeeded or Complete. */
+static void lifecycle(const struct cond_scan *sc, enum cond_type success,
+		      struct health_result *out)
+{
+	out->failed = sc->is_true[C_FAILED] != NULL;
+	out->succeeded = !out->failed && sc->is_true[success];
+	out->terminal = out->failed || out->succeeded;
+	out->suspended = !out->terminal && sc->is_true[C_SUSPENDED];
+}
+
 static bool deleting(const cJSON *obj)
 {
 	return get(get(obj, "metadata"), "deletionTimestamp") != NULL;
@@ -159,10 +176,7 @@ static void judge_jaxjob(const cJSON *obj, struct health_result *out)
 	struct cond_scan sc;
 
 	scan_conditions(status, &sc);
-	out->failed = sc.is_true[C_FAILED] != NULL;
-	out->succeeded = !out->failed && sc.is_true[C_SUCCEEDED];
-	out->terminal = out->failed || out->succeeded;
-	out->suspended = !out->terminal && sc.is_true[C_SUSPENDED];
+	lifecycle(&sc, C_SUCCEEDED, out);
 
 	if (out->deleting) {
 		set(out, HEALTH_PROGRESSING, "Pending deletion");
@@ -170,23 +184,18 @@ static void judge_jaxjob(const cJSON *obj, struct health_result *out)
 		set(out, HEALTH_PROGRESSING,
 		    "Waiting for JAXJob to be accepted by the training operator");
 	} else if (out->failed) {
-		set(out, HEALTH_DEGRADED, NULL);
-		cond_text(sc.is_true[C_FAILED], "JAXJob failed", &out->message);
+		from_cond(out, HEALTH_DEGRADED, sc.is_true[C_FAILED], "JAXJob failed");
 	} else if (out->succeeded) {
-		set(out, HEALTH_HEALTHY, NULL);
-		cond_text(sc.is_true[C_SUCCEEDED], "JAXJob succeeded", &out->message);
+		from_cond(out, HEALTH_HEALTHY, sc.is_true[C_SUCCEEDED], "JAXJob succeeded");
 	} else if (out->suspended) {
-		set(out, HEALTH_SUSPENDED, NULL);
-		cond_text(sc.is_true[C_SUSPENDED], "JAXJob is suspended", &out->message);
+		from_cond(out, HEALTH_SUSPENDED, sc.is_true[C_SUSPENDED], "JAXJob is suspended");
 	} else if (sc.is_true[C_RESTARTING]) {
-		set(out, HEALTH_PROGRESSING, NULL);
-		cond_text(sc.is_true[C_RESTARTING], "JAXJob is restarting", &out->message);
+		from_cond(out, HEALTH_PROGRESSING, sc.is_true[C_RESTARTING], "JAXJob is restarting");
 	} else if (sc.is_true[C_RUNNING]) {
-		set(out, HEALTH_PROGRESSING, NULL);
+		out->status = HEALTH_PROGRESSING;
 		jaxjob_running(obj, status, sc.is_true[C_RUNNING], &out->message);
 	} else if (sc.is_true[C_CREATED]) {
-		set(out, HEALTH_PROGRESSING, NULL);
-		cond_text(sc.is_true[C_CREATED], "JAXJob is created", &out->message);
+		from_cond(out, HEALTH_PROGRESSING, sc.is_true[C_CREATED], "JAXJob is created");
 	} else {
 		set(out, HEALTH_PROGRESSING, "Waiting for JAXJob status");
 	}
@@ -212,10 +221,7 @@ static void judge_trainjob(const cJSON *obj, struct health_result *out)
 	long gen = count(get(get(obj, "metadata"), "generation"));
 
 	scan_conditions(status, &sc);
-	out->failed = sc.is_true[C_FAILED] != NULL;
-	out->succeeded = !out->failed && sc.is_true[C_COMPLETE];
-	out->terminal = out->failed || out->succeeded;
-	out->suspended = !out->terminal && sc.is_true[C_SUSPENDED];
+	lifecycle(&sc, C_COMPLETE, out);
 	cf = sc.created_false;
 
 	if (out->deleting) {
@@ -224,24 +230,20 @@ static void judge_trainjob(const cJSON *obj, struct health_result *out)
 		set(out, HEALTH_PROGRESSING,
 		    "Waiting for TrainJob to be accepted by the Trainer controller");
 	} else if (out->failed) {
-		set(out, HEALTH_DEGRADED, NULL);
-		cond_text(sc.is_true[C_FAILED], "TrainJob failed", &out->message);
+		from_cond(out, HEALTH_DEGRADED, sc.is_true[C_FAILED], "TrainJob failed");
 	} else if (out->succeeded) {
-		set(out, HEALTH_HEALTHY, NULL);
-		cond_text(sc.is_true[C_COMPLETE], "TrainJob completed", &out->message);
+		from_cond(out, HEALTH_HEALTHY, sc.is_true[C_COMPLETE], "TrainJob completed");
 	} else if (gen >= 0 && sc.observed >= 0 && sc.observed < gen) {
 		/* The spec changed (e.g. resumed) and the controller has not
 		 * caught up: whatever the conditions say is stale. */
-		set(out, HEALTH_PROGRESSING, NULL);
+		out->status = HEALTH_PROGRESSING;
 		buf_addf(&out->message, "Waiting for the Trainer controller to observe "
 			 "generation %ld (observed %ld)", gen, sc.observed);
 	} else if (cf && (str_is(get(cf, "reason"), "JobsCreationFailed") ||
 			  str_is(get(cf, "reason"), "JobsBuildFailed"))) {
-		set(out, HEALTH_DEGRADED, NULL);
-		cond_text(cf, "TrainJob failed to create its jobs", &out->message);
+		from_cond(out, HEALTH_DEGRADED, cf, "TrainJob failed to create its jobs");
 	} else if (out->suspended) {
-		set(out, HEALTH_SUSPENDED, NULL);
-		cond_text(sc.is_true[C_SUSPENDED], "TrainJob is suspended", &out->message);
+		from_cond(out, HEALTH_SUSPENDED, sc.is_true[C_SUSPENDED], "TrainJob is suspended");
 	} else {
 		set(out, HEALTH_PROGRESSING, trainjob_active(status) ?
 		    "TrainJob is running" : "Waiting for TrainJob to start");
