@@ -12,7 +12,9 @@ listed in health-checks/reference-samples.yaml. Every vector goes through
 
 and prints TAP: one line per vector per judge (matches the expected status and
 message exactly), one line per vector that the two judges agree, plus line
-coverage of each Lua script. It also runs every actions/action_test.yaml
+coverage of each Lua script, a static check that no shipped .lua names a
+library argocd-cm lacks (even on paths no vector reaches) and canary scripts
+proving the sandbox bites. It also runs every actions/action_test.yaml
 (discoveryTests: the exact set of offered actions; actionTests: the patched
 object) under the same sandbox.
 
@@ -23,6 +25,7 @@ usage: health_vectors.py TOP JAXJOB [SHARED]
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -292,12 +295,41 @@ def sandbox_selftest(top, tap, tmp):
               "sandbox: base functions, table and '..' on numbers work", "got %r" % got)
 
 
+FORBIDDEN = re.compile(r"\b(string|math|io|os|debug|require|module|load|loadstring|"
+                       r"loadfile|dofile|getfenv|setfenv)\b|:\s*[A-Za-z_]\w*\s*[(\"{]")
+
+
+def code_only(text):
+    """Lua source without comments and string literals (enough for our files)."""
+    text = re.sub(r"--\[(=*)\[.*?\]\1\]", " ", text, flags=re.S)
+    text = re.sub(r"--[^\n]*", " ", text)
+    return re.sub(r'"(\\.|[^"\\\n])*"|\'(\\.|[^\'\\\n])*\'', '""', text)
+
+
+def static_lint(top, tap):
+    """No shipped script names a library argocd-cm lacks or calls a method
+    (s:sub()), even on a path no vector reaches."""
+    base = os.path.join(top, "health-checks")
+    for root, dirs, files in sorted(os.walk(base)):
+        dirs.sort()
+        for f in sorted(files):
+            if not f.endswith(".lua"):
+                continue
+            path = os.path.join(root, f)
+            with open(path, encoding="utf-8") as fh:
+                code = code_only(fh.read())
+            hits = sorted({m.group(0) for m in FORBIDDEN.finditer(code)})
+            tap.check(not hits, "lua: %s uses no string/math/io/os/require/load*/methods"
+                      % os.path.relpath(path, top), "found: %r" % hits)
+
+
 def main():
     top, jaxjob = sys.argv[1], sys.argv[2]
     shared = sys.argv[3] if len(sys.argv) > 3 else ""
     tap = Tap()
     with tempfile.TemporaryDirectory() as tmp:
         sandbox_selftest(top, tap, tmp)
+        static_lint(top, tap)
         run_health(top, jaxjob, shared, tap, tmp)
         run_actions(top, tap, tmp)
     return 1 if tap.failed else 0
