@@ -50,14 +50,14 @@ static const struct run_flag run_flags[] = {
 	{ "patch", "JSON|@FILE", "template", RF_SPECIAL, 0, NULL,
 	  "JSON merge patch (RFC 7386) applied to the rendered job last; @FILE reads JSON or YAML" },
 	{ "api", "API", "template", RF_ENUM, OFF(api), api_names,
-	  "job API: jaxjob (kubeflow.org/v1 JAXJob), trainjob, auto" },
+	  "job API: jaxjob (kubeflow.org/v1 JAXJob), trainjob, auto (default jaxjob)" },
 
 	{ "dry-run", NULL, "what to do", RF_BOOL, OFF(dry_run), NULL,
 	  "print the job that would be created and exit; touch no cluster" },
 	{ "server-dry-run", NULL, "what to do", RF_BOOL, OFF(server_dry_run), NULL,
 	  "have the API server validate the job, create nothing" },
 	{ "output", "FORMAT", "what to do", RF_ENUM, OFF(format), format_names,
-	  "-o: format of --dry-run: yaml or json" },
+	  "-o: format of --dry-run: yaml or json (default yaml)" },
 
 	{ "kubeconfig", "FILE", "cluster", RF_STR, OFF(kubeconfig), NULL,
 	  "kubeconfig file (default: $KUBECONFIG, in-cluster service account, ~/.kube/config)" },
@@ -68,15 +68,15 @@ static const struct run_flag run_flags[] = {
 	{ "timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(timeout_s), NULL,
 	  "give up after DURATION (90s, 30m, 2h, 1h30m or seconds; 0 = never): exit 3" },
 	{ "logs", "WHICH", "waiting and cleanup", RF_ENUM, OFF(logs), logs_names,
-	  "worker logs to stream: all, first (worker 0), none" },
+	  "worker logs to stream: all, first (worker 0), none (default all)" },
 	{ "delete-after", "WHEN", "waiting and cleanup", RF_ENUM, OFF(delete_after), delete_names,
-	  "delete the finished job: never, success, always" },
+	  "delete the finished job: never, success, always (default never)" },
 	{ "on-cancel", "ACTION", "waiting and cleanup", RF_ENUM, OFF(on_cancel), cancel_names,
-	  "on timeout or SIGTERM/SIGINT: delete the job, suspend it, or leave it" },
+	  "on timeout or SIGTERM/SIGINT: delete the job, suspend it, or leave it (default delete)" },
 	{ "fail-fast-after", "DURATION", "waiting and cleanup", RF_DURATION, OFF(fail_fast_s), NULL,
-	  "fail when the job cannot start (image pull error, unschedulable) for this long: exit 7" },
+	  "fail when the job cannot start (image pull error, unschedulable) for this long: exit 7 (default 5m; 0 = never)" },
 	{ "delete-timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(delete_wait_s), NULL,
-	  "how long to wait for a deletion to be confirmed" },
+	  "how long to wait for a deletion to be confirmed (default 30s)" },
 	{ "identity", "ID", "waiting and cleanup", RF_STR, OFF(identity), NULL,
 	  "launch identity (default: derived from the pipeline run), to re-attach on retry" },
 	{ "adopt", "BOOL", "waiting and cleanup", RF_BOOL, OFF(adopt), NULL,
@@ -244,20 +244,50 @@ static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const c
 
 /* ---- help ------------------------------------------------------------------ */
 
-static void help_line(struct buf *h, const char *flag, const char *metavar, const char *text,
-		      const char *param)
+#define HELP_COL 34
+#define HELP_WIDTH 80
+
+/* Append `text` word-wrapped to HELP_WIDTH, continuation lines at HELP_COL. */
+static void wrap(struct buf *h, const char *text, size_t col)
 {
+	while (*text) {
+		size_t word = strcspn(text, " ");
+		if (col > HELP_COL && col + 1 + word > HELP_WIDTH) {
+			buf_addf(h, "\n%*s", HELP_COL, "");
+			col = HELP_COL;
+		} else if (col > HELP_COL) {
+			buf_addch(h, ' ');
+			col++;
+		}
+		buf_add(h, text, word);
+		col += word;
+		text += word;
+		text += strspn(text, " ");
+	}
+}
+
+static void help_line(struct buf *h, const char *flag, const char *metavar, const char *text,
+		      const char *def, const char *param)
+{
+	struct buf t = BUF_INIT;
 	size_t start = h->len;
 	buf_addf(h, "  --%s%s%s", flag, metavar ? " " : "", metavar ? metavar : "");
 	size_t width = h->len - start;
-	if (width < 34)
-		buf_addf(h, "%*s", (int)(34 - width), "");
+	if (width < HELP_COL)
+		buf_addf(h, "%*s", (int)(HELP_COL - width), "");
 	else
-		buf_addf(h, "\n%34s", "");
-	buf_adds(h, text);
+		buf_addf(h, "\n%*s", HELP_COL, "");
+	buf_adds(&t, text);
+	if (def)
+		buf_addf(&t, " (default %s)", def);
 	if (param)
-		buf_addf(h, " [%s]", param);
+		buf_addf(&t, " [%s]", param);
+	/* the first word goes right at the column */
+	size_t first = strcspn(t.data, " ");
+	buf_add(h, t.data, first);
+	wrap(h, t.data + first + strspn(t.data + first, " "), HELP_COL + first);
 	buf_addch(h, '\n');
+	buf_free(&t);
 }
 
 static void print_help(void)
@@ -280,7 +310,11 @@ static void print_help(void)
 			group = p->group;
 			buf_addf(&h, "\n%s:\n", group);
 		}
-		help_line(&h, p->flag, p->metavar, p->help,
+		char def[64] = "";
+		if (p->def)	/* JSON text: drop the quotes of a string */
+			snprintf(def, sizeof(def), "%.*s", (int)strcspn(p->def + (p->def[0] == '"'), "\""),
+				 p->def + (p->def[0] == '"'));
+		help_line(&h, p->flag, p->metavar, p->help, p->def ? def : NULL,
 			  strcmp(p->flag, p->name) ? p->name : NULL);
 	}
 	group = NULL;
@@ -289,7 +323,7 @@ static void print_help(void)
 			group = f->group;
 			buf_addf(&h, "\n%s:\n", group);
 		}
-		help_line(&h, f->flag, f->metavar, f->help, NULL);
+		help_line(&h, f->flag, f->metavar, f->help, NULL, NULL);
 	}
 	buf_adds(&h, "\n  -n NS                           same as --namespace (job and cluster)\n"
 		     "  -o FORMAT                       same as --output\n"

@@ -521,9 +521,10 @@ static int set_objlist_value(cJSON *params, const struct jobparam *p, const cJSO
 			const cJSON *a = cJSON_GetObjectItemCaseSensitive(prev, p->item_key);
 			const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, p->item_key);
 			if (cJSON_Compare(a, b, 1)) {
+				err_set(e, ERR_INPUT, "%s: two items have %s \"%s\"", p->name,
+					p->item_key, cJSON_IsString(b) ? b->valuestring : "?");
 				cJSON_Delete(list);
-				return err_set(e, ERR_INPUT, "%s: two items have %s \"%s\"", p->name,
-					       p->item_key, cJSON_IsString(b) ? b->valuestring : "?");
+				return -1;
 			}
 		}
 		i++;

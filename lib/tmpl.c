@@ -209,8 +209,8 @@ static int lookup(const struct walk *w, const char *name, int optional, const cJ
 		const char *near = closest(w->ctx, name);
 		if (near)
 			return fail(w, "unknown placeholder ((%s)); did you mean ((%s))?", name, near);
-		return fail(w, "unknown placeholder ((%s)): no parameter of that name exists "
-			    "or was given", name);
+		return fail(w, "unknown placeholder ((%s)): no built-in parameter has that "
+			    "name and no value was given for it", name);
 	}
 	if (v && cJSON_IsNull(v))
 		v = NULL;
