@@ -426,29 +426,38 @@ static int askpass_run(const char *prog, const char *prompt, struct buf *answer)
 
 struct cred_state {
 	int attempts;
+	const char *problem;	/* why we gave up, for the error message */
 };
 
 static int cred_cb(git_credential **out, const char *url, const char *user_from_url,
 		   unsigned int allowed, void *payload)
 {
 	struct cred_state *cs = payload;
-	if (!(allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) || cs->attempts++ > 0)
-		return GIT_PASSTHROUGH;	/* no creds, or they were refused: let it fail */
+	if (!(allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT)) {
+		cs->problem = "the server wants credentials other than a user and password";
+		return GIT_EUSER;
+	}
+	if (cs->attempts++ > 0) {
+		/* asked again: the answer was refused; asking again would loop */
+		cs->problem = "the server refused the credentials GIT_ASKPASS gave; check the repository's credentials in Argo CD";
+		return GIT_EUSER;
+	}
 	const char *prog = getenv("GIT_ASKPASS");
 	struct buf user = BUF_INIT, pass = BUF_INIT, prompt = BUF_INIT;
-	int rc = GIT_PASSTHROUGH;
+	int rc = GIT_EUSER;
+	cs->problem = "the server asks for credentials and GIT_ASKPASS is not set; set provideGitCreds: true in plugin.yaml, or use a local path";
 	if (prog && *prog) {
 		if (user_from_url && *user_from_url) {
 			buf_adds(&user, user_from_url);
 		} else {
 			buf_addf(&prompt, "Username for '%s': ", url);
 			if (askpass_run(prog, prompt.data, &user))
-				goto out;
+				goto failed;
 		}
 		buf_reset(&prompt);
 		buf_addf(&prompt, "Password for '%s': ", url);
 		if (askpass_run(prog, prompt.data, &pass))
-			goto out;
+			goto failed;
 	} else if (getenv("GIT_USERNAME") && getenv("GIT_PASSWORD")) {
 		/* Argo CD before 2.2 exported the credentials themselves. */
 		buf_adds(&user, getenv("GIT_USERNAME"));
@@ -457,6 +466,10 @@ static int cred_cb(git_credential **out, const char *url, const char *user_from_
 		goto out;
 	}
 	rc = git_credential_userpass_plaintext_new(out, user.data, pass.data);
+	cs->problem = NULL;
+	goto out;
+failed:
+	cs->problem = "GIT_ASKPASS failed (is the askpass program there, and the repo-server's askpass socket reachable?)";
 out:
 	/* wipe the password before giving the memory back */
 	memset(pass.data, 0, pass.len);
@@ -521,7 +534,7 @@ static int clone_repo(struct gitsrc *s, const char *url, struct err *e)
 	if (git_clone(&s->repo, url, s->tmpdir, &o)) {
 		const git_error *ge = git_error_last();
 		/* libgit2 messages name the URL but never the credentials */
-		return err_set(e, ERR_NETWORK, "cannot clone %s: %s", url,
+		return err_set(e, ERR_NETWORK, "cannot clone %s: %s", url, cs.problem ? cs.problem :
 			       ge && ge->message ? ge->message : "unknown error");
 	}
 	return 0;
@@ -552,8 +565,9 @@ int gitsrc_open_revision(const char *repo, const char *rev,
 	git_commit *commit = NULL;
 	int rc = -1;
 	if (is_url(repo)) {
-		if (strncmp(repo, "file://", 7) && strncmp(repo, "https://", 8)) {
-			err_set(e, ERR_INPUT, "repository URL '%s' is not supported; use a local path, file:// or https://", repo);
+		if (strncmp(repo, "file://", 7) && strncmp(repo, "https://", 8) &&
+		    strncmp(repo, "http://", 7)) {
+			err_set(e, ERR_INPUT, "repository URL '%s' is not supported; use a local path, file://, http:// or https://", repo);
 			goto fail;
 		}
 		if (clone_repo(s, repo, e))

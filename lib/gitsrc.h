@@ -17,8 +17,8 @@
  * a revision a link blob's target is resolved lexically against the tree.
  * Only regular files are read (no FIFOs or devices), at most `max` bytes.
  *
- * Remote repositories (file://, https://) are cloned bare into a private
- * temporary directory that gitsrc_free() removes. For https, credentials come
+ * Remote repositories (file://, http(s)://) are cloned bare into a private
+ * temporary directory that gitsrc_free() removes. For http(s), credentials come
  * from GIT_ASKPASS exactly as git itself would ask for them; this is how Argo
  * CD hands repository credentials to a plugin with `provideGitCreds: true`
  * (GIT_ASKPASS=argocd, ARGOCD_BINARY_NAME=argocd-git-ask-pass,
@@ -56,7 +56,7 @@ int gitsrc_open_worktree(const char *root, struct gitsrc **out, struct err *e);
 /*
  * The tree of revision `rev` (anything git rev-parse understands: a SHA,
  * branch, tag, HEAD~2) of `repo`: a local path (worktree or bare repository)
- * or a file:// or https:// URL, cloned first.
+ * or a file://, http:// or https:// URL, cloned first.
  */
 int gitsrc_open_revision(const char *repo, const char *rev,
 			 struct gitsrc **out, struct err *e);

@@ -8,7 +8,7 @@ set -u
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 . "$JAXJOB_TOP/tests/render/lib.sh"
 # libgit2 1.5 leaks pcre2 match data while fetching (file:// clones): not ours
-export LSAN_OPTIONS="suppressions=$JAXJOB_TOP/tests/render/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$JAXJOB_TOP/tests/render/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 W=$T/git
 rm -rf "$W"
@@ -112,5 +112,43 @@ report '--path naming no directory is an error' $?
 cmp_render "$W" -- --repo "$W/not-a-repo" --revision v1
 [ "$rc" -ne 0 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ]
 report 'a --repo that is not a repository is one clean error' $?
+
+# --- http clone with credentials from GIT_ASKPASS (Argo CD's provideGitCreds) ---
+git clone -q --bare "$R" "$W/srv/jobs.git"
+python3 "$JAXJOB_TOP/tests/render/git_http_server.py" "$W/srv" robot 's3cret-Pa55' "$W/port" "$W/http.log" &
+SERVER=$!
+for _ in $(seq 100); do [ -s "$W/port" ] && break; sleep 0.1; done
+URL="http://127.0.0.1:$(cat "$W/port" 2>/dev/null)/jobs.git"
+# an askpass program the way Argo CD's works: one prompt in argv[1], the answer on stdout
+cat >"$W/askpass" <<'EOS'
+#!/bin/sh
+echo "$1 nonce=$ARGOCD_GIT_ASKPASS_NONCE binary=$ARGOCD_BINARY_NAME" >>"${ASKPASS_LOG:?}"
+case "$1" in
+Username*) echo robot ;;
+Password*) echo "${ASKPASS_PASSWORD:-s3cret-Pa55}" ;;
+*) exit 1 ;;
+esac
+EOS
+chmod +x "$W/askpass"
+ASK=(GIT_ASKPASS="$W/askpass" ARGOCD_GIT_ASKPASS_NONCE=4f1c-nonce GIT_TERMINAL_PROMPT=0
+	ARGOCD_BINARY_NAME=argocd-git-ask-pass ASKPASS_LOG="$W/ask.log")
+cmp_render "$W" ARGOCD_APP_NAMESPACE=ml "${ASK[@]}" -- --repo "$URL" --revision feature --path apps/train
+[ "$rc" -eq 0 ] && cmp -s "$T/out" "$W/local.yaml" && grep -q '^GET /jobs.git/info/refs robot 200$' "$W/http.log"
+report 'an http clone asks GIT_ASKPASS for credentials and renders the same bytes' $?
+grep -q "^Username for 'http://127.0.0.1:[0-9]*/jobs.git': *nonce=4f1c-nonce binary=argocd-git-ask-pass$" "$W/ask.log" &&
+	grep -q "^Password for 'http://" "$W/ask.log"
+report 'askpass gets git-style prompts and the ARGOCD_GIT_ASKPASS_NONCE environment' $?
+cmp_render "$W" "${ASK[@]}" ASKPASS_PASSWORD=wrong -- --repo "$URL" --revision feature
+[ "$rc" -eq 3 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+	grep -q "^error: cannot clone $URL" "$T/err" && ! grep -q 'wrong\|s3cret' "$T/err" &&
+	grep -q 'robot(wrong-password) 401' "$W/http.log"
+report 'refused credentials: one line, exit 3, no password in the message, no retry loop' $?
+[ "$(grep -c 'wrong-password' "$W/http.log")" -le 2 ]
+report 'refused credentials are not retried over and over' $?
+cmp_render "$W" -- --repo "$URL" --revision feature
+[ "$rc" -eq 3 ] && [ ! -s "$T/out" ] && grep -q '^error: cannot clone .*GIT_ASKPASS is not set; set provideGitCreds' "$T/err"
+report 'without GIT_ASKPASS a protected repository is a clean error' $?
+kill "$SERVER" 2>/dev/null
+wait "$SERVER" 2>/dev/null
 
 exit 0
