@@ -148,3 +148,65 @@ $(BUILD)/libjaxjob.a: $(TMPL_OBJ)
 .PHONY: health-snippet
 health-snippet:
 	python3 health-checks/gen-argocd-cm.py
+
+# --- kube client integration driver (tests/suites/50-kube-client.sh) --------
+# Scripted client scenarios against tests/kube-apiserver; built with the unit
+# tests (same flags, same library), run by the suite, not a unit test itself.
+KUBE_DRIVER := $(BUILD)/tests/kube-client-driver
+$(KUBE_DRIVER): tests/kube-client-driver/driver.c $(BUILD)/libjaxjob.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(BUILD)/libjaxjob.a $(LDLIBS)
+unit: $(KUBE_DRIVER)
+
+# --- fuzzing (issue #8; owned by fuzz/) -------------------------------------
+# clang libFuzzer targets fuzz/fuzz_*.c, each linked with the whole core built
+# with -fsanitize=fuzzer-no-link,address,undefined under build/fuzz/ (its own
+# objects, so the ASan/release builds are untouched). fuzz_watch_decoder links
+# only the watch, line and status code plus its fake transport (see its
+# header comment). Seeds: fuzz/corpus/<target>/ (read-only; new inputs go to
+# build/fuzz/corpus/<target>/); crash regressions: fuzz/regress/<target>/.
+#
+#   make fuzz               build, then run every target FUZZ_SECONDS (60) each
+#   make fuzz-build         build only (tests/suites/90-fuzz-short.sh uses it)
+#   make fuzz FUZZ_TARGETS='yj tmpl' FUZZ_SECONDS=600
+FUZZ_CC      ?= clang
+FUZZ_BUILD   := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+	-Wall -Wextra -Werror -Wshadow -Wvla -I. -Ilib -Iargocd-plugin -Ihealth-checks $(PKG_CFLAGS)
+FUZZ_SRC     := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_ALL     := $(patsubst fuzz/fuzz_%.c,%,$(FUZZ_SRC))
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_BIN     := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_ALL))
+FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRC) $(APP_SRC)) \
+	$(FUZZ_BUILD)/obj/gen/templates_builtin.o
+FUZZ_WATCH_OBJ := $(patsubst %,$(FUZZ_BUILD)/obj/lib/%.o,buf err kube_lines kube_status kube_watch)
+.PHONY: fuzz-build
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	fuzz/run.sh -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/gen/templates_builtin.c: $(TMPL_YAML) scripts/embed-templates.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-templates.sh $(TMPL_YAML) >$@.tmp && mv $@.tmp $@
+
+$(FUZZ_BUILD)/obj/gen/templates_builtin.o: $(FUZZ_BUILD)/gen/templates_builtin.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
+
+$(FUZZ_BUILD)/libjaxjob-fuzz.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_watch_decoder: fuzz/fuzz_watch_decoder.c $(FUZZ_WATCH_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_BUILD)/libjaxjob-fuzz.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)

@@ -149,6 +149,23 @@ static int transient_curl_error(CURLcode r)
 	}
 }
 
+/*
+ * A TLS handshake that broke because the connection did (reset, EOF) is a
+ * network blip, worth retrying; one the peer refused (unknown CA, bad client
+ * certificate) is final.
+ */
+static int transient_tls_error(const struct kube_xfer *x)
+{
+	static const char *const blips[] = { "reset by peer", "SSL_ERROR_SYSCALL",
+					     "unexpected eof", "Broken pipe", "Connection refused" };
+	if (x->result != CURLE_SSL_CONNECT_ERROR)
+		return 0;
+	for (size_t i = 0; i < sizeof(blips) / sizeof(blips[0]); i++)
+		if (strstr(x->errbuf, blips[i]))
+			return 1;
+	return 0;
+}
+
 static void curl_failure(const struct kube_call *k, const struct kube_xfer *x, struct err *e)
 {
 	const struct kube_config *cfg = &k->c->cfg;
@@ -220,7 +237,7 @@ static void call_xfer_done(void *ud, struct kube_xfer *x)
 			call_finish(k, &k->last);
 			return;
 		}
-		if (transient_curl_error(x->result) && call_retry(k, -1))
+		if ((transient_curl_error(x->result) || transient_tls_error(x)) && call_retry(k, -1))
 			return;
 		note_attempts(k, &k->last);
 		call_finish(k, &k->last);

@@ -321,7 +321,7 @@ int kube_list(struct kube_client *c, const struct kube_resource *r, const char *
 	if (all_pages)
 		page.limit = 500;
 	cJSON *all = NULL;
-	char *cont = NULL;
+	char *cont = page.continue_token ? xstrdup(page.continue_token) : NULL;
 	for (;;) {
 		struct kube_request rq;
 		cJSON *got;
