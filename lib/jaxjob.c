@@ -197,6 +197,48 @@ static int has_volume(const cJSON *volumes, const char *name)
 	return 0;
 }
 
+/* command and args: lists of strings (a template's typed number is a classic slip). */
+static int check_strings(const char *path, const char *field, const cJSON *list, struct err *e)
+{
+	char p[512];
+	const cJSON *it;
+	int i = 0;
+	snprintf(p, sizeof(p), "%s.%s", path, field);
+	if (!list)
+		return 0;
+	if (want(p, list, cJSON_IsArray, "a list", e) < 0)
+		return -1;
+	cJSON_ArrayForEach(it, list) {
+		if (!cJSON_IsString(it))
+			return err_set(e, ERR_INPUT, "%s[%d] must be a string, got %s; quote it or put "
+				       "it inside a string", p, i, type_name(it));
+		i++;
+	}
+	return 0;
+}
+
+static int check_env(const char *path, const cJSON *env, struct err *e)
+{
+	char p[512];
+	const cJSON *it;
+	int i = 0;
+	snprintf(p, sizeof(p), "%s.env", path);
+	if (!env)
+		return 0;
+	if (want(p, env, cJSON_IsArray, "a list", e) < 0)
+		return -1;
+	cJSON_ArrayForEach(it, env) {
+		const cJSON *name = member(it, "name"), *value = member(it, "value");
+		snprintf(p, sizeof(p), "%s.env[%d]", path, i++);
+		if (!cJSON_IsString(name))
+			return err_set(e, ERR_INPUT, "%s.name must be a string", p);
+		if (value && !cJSON_IsString(value))
+			return err_set(e, ERR_INPUT, "%s.value (%s) must be a string, got %s", p,
+				       name->valuestring, type_name(value));
+	}
+	return 0;
+}
+
 static int check_container(const char *path, const cJSON *c, const cJSON *volumes,
 			   struct err *e)
 {
@@ -212,6 +254,10 @@ static int check_container(const char *path, const cJSON *c, const cJSON *volume
 	if (!image || (cJSON_IsString(image) && !*image->valuestring))
 		return err_set(e, ERR_INPUT, "%s is required (container %s)", p, name->valuestring);
 	if (want(p, image, cJSON_IsString, "a string", e) < 0)
+		return -1;
+	if (check_strings(path, "command", member(c, "command"), e) < 0 ||
+	    check_strings(path, "args", member(c, "args"), e) < 0 ||
+	    check_env(path, member(c, "env"), e) < 0)
 		return -1;
 	int i = 0;
 	cJSON_ArrayForEach(it, member(c, "ports")) {

@@ -205,6 +205,15 @@ static int lookup(const struct walk *w, const char *name, int optional, const cJ
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->ctx->values, name);
 	if (w->ctx->used && !cJSON_GetObjectItemCaseSensitive(w->ctx->used, name))
 		cJSON_AddTrueToObject(w->ctx->used, name);
+	/*
+	 * An optional name nobody defines is a user template's own optional
+	 * value that was not given: absent. (A typo there is caught when the
+	 * user sets the real parameter: jobparams_check_used() reports it.)
+	 */
+	if (optional && !is_known(w->ctx, name)) {
+		*out = NULL;
+		return 0;
+	}
 	if (!is_known(w->ctx, name)) {
 		const char *near = closest(w->ctx, name);
 		if (near)

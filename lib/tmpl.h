@@ -14,7 +14,8 @@
  *  - A string scalar that is exactly one placeholder is REPLACED by the
  *    value with its type: `replicas: ((workers))` gives a number, `env:
  *    ((env))` a list, `labels: ((labels))` a mapping.
- *  - `((name?))` whose value is absent removes the containing mapping key
+ *  - `((name?))` whose value is absent (or whose name is not defined at all:
+ *    a user template's own optional value) removes the containing mapping key
  *    or sequence item. A mapping or sequence emptied by such removals is
  *    removed too (so an unused `schedulingPolicy:` block disappears), while
  *    one written empty in the template stays.

@@ -99,16 +99,21 @@ spec:
           containers:
           - name: jax
             image: ((image))
-            args: ["--data=gs://bucket/((dataset))", "--steps", "((steps))"]
+            args: ["--data=gs://bucket/((dataset))", "--steps=((steps))", ((extra?))]
             env: ((env?))
+  runPolicy:
+    backoffLimit: ((retries?))
 YAML
 ok_run 'a user template with its own placeholders (--param k=v, k:=JSON)' \
-	jj launch --dry-run --template "$T/user.yaml" --name u --image img:1 --param dataset=mnist --param 'steps:=1000'
+	jj launch --dry-run --template "$T/user.yaml" --name u --image img:1 --param dataset=mnist --param 'steps:=1000' --param 'retries:=2'
 keep user-template
 expect 'params are substituted typed, and interpolated as text' \
 	"py '$M/user-template.yaml' \"d['metadata']['labels'] == {'dataset': 'mnist'}
- and d['spec']['jaxReplicaSpecs']['Worker']['template']['spec']['containers'][0]['args'] == ['--data=gs://bucket/mnist', '--steps', 1000]
- and d['spec']['jaxReplicaSpecs']['Worker']['replicas'] == 1\""
+ and d['spec']['jaxReplicaSpecs']['Worker']['template']['spec']['containers'][0]['args'] == ['--data=gs://bucket/mnist', '--steps=1000']
+ and d['spec']['jaxReplicaSpecs']['Worker']['replicas'] == 1 and d['spec']['runPolicy'] == {'backoffLimit': 2}\""
+bad_run 'a typed number where Kubernetes wants a string is caught (args item)' \
+	jj launch --dry-run --template "$T/user.yaml" --name u --image img:1 --param dataset=m --param steps=1 --param 'extra:=7'
+expect 'and says how to fix it' "grep -q 'args\[2\] must be a string, got a number; quote it' '$T/last.err'"
 bad_run 'a --param the template does not use is an error' \
 	jj launch --dry-run --template "$T/user.yaml" --name u --image img:1 --param dataset=m --param steps=1 --param stepz=2
 bad_run 'a parameter the template ignores is an error (--cpu, no ((resources)))' \

@@ -65,9 +65,19 @@ static void interpolation_inside_longer_strings(void **state)
 	(void)state;
 	struct err e = ERR_INIT;
 	cJSON *t = render("p: gs://b/((name))/step-((n))-((f))((opt?))\n",
-			  "{\"name\":\"mnist\",\"n\":100,\"f\":false,\"opt\":null}", &e, NULL);
+			  "{\"name\":\"mnist\",\"n\":100,\"f\":false}", &e, NULL);
 	assert_non_null(t);
 	assert_json(t, "{\"p\":\"gs://b/mnist/step-100-false\"}");
+	cJSON_Delete(t);
+}
+
+static void undefined_optional_names_are_absent(void **state)
+{
+	(void)state;
+	struct err e = ERR_INIT;
+	cJSON *t = render("a: ((mine?))\nb: [x, ((mine?))]\nc: s((mine?))\n", "{}", &e, NULL);
+	assert_non_null(t);
+	assert_json(t, "{\"b\":[\"x\"],\"c\":\"s\"}");
 	cJSON_Delete(t);
 }
 
@@ -234,6 +244,7 @@ int main(void)
 		cmocka_unit_test(whole_scalar_keeps_the_value_type),
 		cmocka_unit_test(absent_optional_removes_key_item_and_emptied_blocks),
 		cmocka_unit_test(interpolation_inside_longer_strings),
+		cmocka_unit_test(undefined_optional_names_are_absent),
 		cmocka_unit_test(list_cannot_be_interpolated),
 		cmocka_unit_test(unknown_placeholder_suggests_the_near_name),
 		cmocka_unit_test(known_name_without_value_is_missing_not_unknown),
