@@ -83,6 +83,44 @@ void kube_describe(struct buf *out, const struct kube_resource *r, const char *n
 
 /* ---- the client ------------------------------------------------------------ */
 
+/*
+ * tls-server-name: curl verifies (and sends SNI for) the host of the URL, so
+ * requests go to https://<tls-server-name>:<port> and CURLOPT_CONNECT_TO
+ * sends the connection to the configured server. The Host header then
+ * carries the TLS name, which the apiserver does not look at.
+ */
+static void set_url_base(struct kube_client *c)
+{
+	const char *server = c->cfg.server;
+	const char *tls = c->cfg.tls_server_name;
+	const char *hostp = strstr(server, "://");
+	if (!tls || !hostp) {
+		c->url_base = xstrdup(server);
+		return;
+	}
+	hostp += 3;
+	const char *end = hostp + strcspn(hostp, "/");
+	const char *colon = NULL;
+	for (const char *p = hostp; p < end; p++)	/* last ':' outside [ipv6] */
+		if (*p == ':' && !memchr(p, ']', (size_t)(end - p)))
+			colon = p;
+	int https = !strncmp(server, "https", 5);
+	struct buf host = BUF_INIT, port = BUF_INIT, b = BUF_INIT;
+	buf_add(&host, hostp, (size_t)((colon ? colon : end) - hostp));
+	if (colon)
+		buf_add(&port, colon + 1, (size_t)(end - colon - 1));
+	else
+		buf_adds(&port, https ? "443" : "80");
+	buf_addf(&b, "%s://%s:%s%.*s", https ? "https" : "http", tls, port.data,
+		 (int)strlen(end), end);
+	c->url_base = buf_detach(&b, NULL);
+	buf_addf(&b, "%s:%s:%s:%s", tls, port.data, host.data, port.data);
+	c->connect_to = curl_slist_append(NULL, b.data);
+	buf_free(&b);
+	buf_free(&host);
+	buf_free(&port);
+}
+
 struct kube_client *kube_client_new(struct kube_config *cfg, struct err *e)
 {
 	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
@@ -100,6 +138,7 @@ struct kube_client *kube_client_new(struct kube_config *cfg, struct err *e)
 	c->cfg = *cfg;
 	kube_config_init(cfg);
 	c->creds = kube_creds_new(&c->cfg);
+	set_url_base(c);
 	c->retry_s = DEFAULT_RETRY_S;
 	c->rnd_state = (unsigned)time(NULL) ^ ((unsigned)getpid() << 16);
 	return c;
@@ -389,6 +428,8 @@ void kube_client_free(struct kube_client *c)
 	curl_multi_cleanup(c->multi);
 	kube_creds_free(c->creds);
 	kube_config_free(&c->cfg);
+	free(c->url_base);
+	curl_slist_free_all(c->connect_to);
 	free(c);
 	curl_global_cleanup();
 }

@@ -66,6 +66,8 @@ struct kube_timer {
 struct kube_client {
 	struct kube_config cfg;
 	struct kube_creds *creds;
+	char *url_base;		/* scheme://host:port requests go to (tls-server-name) */
+	struct curl_slist *connect_to;	/* maps url_base's host to the server's */
 	CURLM *multi;
 	struct kube_xfer *xfers;
 	struct kube_timer *timers;

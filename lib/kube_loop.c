@@ -168,7 +168,7 @@ struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_reque
 	}
 	CURL *h = x->easy;
 	struct buf url = BUF_INIT;
-	buf_addf(&url, "%s%s", c->cfg.server, rq->path.data);
+	buf_addf(&url, "%s%s", c->url_base, rq->path.data);
 	curl_easy_setopt(h, CURLOPT_URL, url.data);
 	buf_free(&url);
 	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
@@ -188,6 +188,8 @@ struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_reque
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
 	if (c->cfg.proxy_url)
 		curl_easy_setopt(h, CURLOPT_PROXY, c->cfg.proxy_url);
+	if (c->connect_to)
+		curl_easy_setopt(h, CURLOPT_CONNECT_TO, c->connect_to);
 	set_tls(x, &c->cfg, cred);
 	set_headers(x, rq, cred);
 	set_method(x, rq);
@@ -356,7 +358,7 @@ static void trace(const struct kube_xfer *x)
 {
 	char *url = NULL;
 	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &url);
-	const char *path = url ? url + strlen(x->c->cfg.server) : "?";
+	const char *path = url ? url + strlen(x->c->url_base) : "?";
 	char *method = NULL;
 	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_METHOD, &method);
 	fprintf(stderr, "kube: %s %s -> %ld%s%s (%.0f ms)\n", method ? method : "?", path,

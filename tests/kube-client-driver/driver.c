@@ -470,7 +470,8 @@ static void s_client_cert(void)
 	}
 }
 
-static void write_kubeconfig(const char *name, const char *user_block)
+/* DIR/kubeconfig with its token line replaced by `user_block` and `cluster_line` added. */
+static void write_kubeconfig2(const char *name, const char *user_block, const char *cluster_line)
 {
 	struct buf src = BUF_INIT, out = BUF_INIT;
 	FILE *f = fopen(in_dir("kubeconfig"), "r");
@@ -480,6 +481,8 @@ static void write_kubeconfig(const char *name, const char *user_block)
 			buf_adds(&out, user_block);
 		else
 			buf_adds(&out, line);
+		if (cluster_line && strstr(line, "    certificate-authority: "))
+			buf_adds(&out, cluster_line);
 	}
 	if (f)
 		fclose(f);
@@ -490,6 +493,27 @@ static void write_kubeconfig(const char *name, const char *user_block)
 	}
 	buf_free(&src);
 	buf_free(&out);
+}
+
+static void write_kubeconfig(const char *name, const char *user_block)
+{
+	write_kubeconfig2(name, user_block, NULL);
+}
+
+static void s_tls_server_name(void)
+{
+	char block[1200];
+	snprintf(block, sizeof(block), "    tokenFile: %s\n", in_dir("admin.token"));
+	write_kubeconfig2("kc-sni-ok", block, "    tls-server-name: localhost\n");
+	write_kubeconfig2("kc-sni-bad", block, "    tls-server-name: wrong.example\n");
+	struct kube_client *ok = client_from("kc-sni-ok");
+	struct kube_client *bad = client_from("kc-sni-bad");
+	struct err e = ERR_INIT;
+	CHECK(ok && kube_get(ok, &KUBE_JAXJOB, "team-a", "kc-retry", NULL, &e) == 0, "%s", e.msg);
+	CHECK(bad && kube_get(bad, &KUBE_JAXJOB, "team-a", "kc-retry", NULL, &e) == -1, "wrong name");
+	CHECK(e.code == ERR_NETWORK && strstr(e.msg, "wrong.example") != NULL, "%s", e.msg);
+	kube_client_free(ok);
+	kube_client_free(bad);
 }
 
 static void s_token_revoked_and_rotated(void)
@@ -867,6 +891,7 @@ int main(int argc, char **argv)
 		{ "retry: a server that drops connections is retried until it is back", s_server_down },
 		{ "tls: a wrong CA fails closed, at once, as a TLS verification error", s_wrong_ca },
 		{ "auth: client certificate (files and inline data) and token file", s_client_cert },
+		{ "tls: tls-server-name is the name verified, the server is still where we connect", s_tls_server_name },
 		{ "auth: revoked static token is a final 401; token file and exec plugin recover", s_token_revoked_and_rotated },
 		{ "watch: dropped streams resume from the last resourceVersion, nothing repeated", s_watch_dropped },
 		{ "watch: 410 Expired re-lists and carries on to Succeeded", s_watch_gone },
