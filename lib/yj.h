@@ -6,12 +6,19 @@
  * through yj_parse(); every YAML we print leaves through yj_emit(). Inside,
  * the program only ever handles cJSON trees.
  *
- * Scalars are typed by the YAML 1.2 core schema: null (~, null, empty),
- * booleans (true/false in any case form), integers (decimal, 0x, 0o),
- * floats (incl. .inf/.nan), everything else a string. Quoted scalars are
- * always strings. Tags !!str/!!int/!!float/!!bool/!!null are honoured;
- * other tags are kept available to callers through yj_tag_hook (templates use
- * none today; placeholders are plain text `((name))`, see tmpl.h).
+ * Scalars are typed by the YAML 1.2 core schema: null (~, null/Null/NULL,
+ * empty), booleans (true/True/TRUE, false/False/FALSE), integers (decimal,
+ * 0x, 0o), floats (1.5, .5, 1e3, .inf/-.inf/.nan in the three case forms),
+ * everything else a string: yes/no/on/off stay strings. Quoted scalars are
+ * always strings. One deliberate deviation: a plain decimal with a leading
+ * zero (0644) is an error, because YAML 1.1 tools (kubectl, Helm) read it as
+ * octal and 1.2 as decimal; the message says to write 0o644 or quote it.
+ * Tags !!str/!!int/!!float/!!bool/!!null are honoured (a value that does not
+ * fit its tag is an error); other tags are ignored (templates use none;
+ * placeholders are plain text `((name))`, see tmpl.h). Merge keys (a plain
+ * `<<: *base` or `<<: [*a, *b]`) are applied as in YAML 1.1: keys written in
+ * the mapping win over merged ones, earlier sources over later ones. Mapping
+ * keys that are numbers/bools become their text ("1", "true").
  *
  * Anchors/aliases are resolved by deep copy. Against "billion laughs" input
  * the total number of nodes created by alias expansion is bounded
@@ -21,14 +28,21 @@
  * error. Mapping keys must be scalars; duplicate keys are an error (as in
  * kubectl), so a parameter can never shadow a key silently.
  *
- * Emission: block style, 2-space indentation, sequences indented under their
- * key like kubectl, mapping keys in the order given by `flags` (sorted, or as
+ * Emission: block style, 2-space indentation, a sequence under a key starts
+ * at the key's column ("containers:\n- name: x", as kubectl prints), mapping keys in the order given by `flags` (sorted, or as
  * in the tree), strings quoted whenever a plain scalar would read back as
  * another type under YAML 1.1 or 1.2 (so "yes", "on", "0777", "1e3" stay
  * strings for every Kubernetes tool), multi-line strings as double-quoted
  * escapes. No timestamps, no comments: the same tree gives the same bytes.
- * yj_parse(yj_emit(t)) equals t (cJSON_Compare), for every tree yj_parse can
- * produce.
+ * Numbers: integral values within +-2^53 print as integers, others as the
+ * shortest of %.15g/%.16g/%.17g that reads back exactly; NaN/Inf as
+ * .nan/.inf/-.inf. yj_parse(yj_emit(t)) equals t for every tree yj_parse can
+ * produce (compare with jtree_equal: cJSON_Compare is exponential in depth and
+ * says NaN != NaN).
+ *
+ * Errors: "source:line:col: problem" (line and column 1-based), ERR_PARSE for
+ * malformed YAML, ERR_INPUT for well-formed YAML we refuse (duplicate or
+ * non-scalar keys, bad tags, unknown aliases), ERR_LIMIT for the bounds.
  *
  * Ownership: trees returned through `out` belong to the caller
  * (cJSON_Delete). Input buffers are never retained.

@@ -1,0 +1,1247 @@
+/*
+ * yj.c - see yj.h.
+ *
+ * Parsing: libyaml hands us a flat stream of events; we build the cJSON tree
+ * with an explicit stack of open collections (struct frame), never by
+ * recursion, so input nesting cannot exhaust the C stack before the depth
+ * bound trips. Each completed node goes through one function, attach(), which
+ * registers its anchor, then places it as document root, sequence element,
+ * mapping key or mapping value. Every completed node carries two numbers: how
+ * many cJSON nodes it holds and how tall it is. Anchors remember both, so an
+ * alias is priced (YJ_MAX_ALIAS_NODES) and measured (YJ_MAX_DEPTH) before it
+ * is copied, never after.
+ *
+ * Emission is hand-written rather than libyaml's emitter: we want exactly
+ * kubectl's layout (sequences not indented under their key, "- name: x"), no
+ * line folding, and one quoting rule of our own (yj_plain_safe) that is
+ * stricter than any single YAML version. It recurses, bounded by YJ_MAX_DEPTH.
+ */
+#include "yj.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+/* ---------------------------------------------------------------------- */
+/* A tiny open-addressing string map (anchor names, duplicate-key check). */
+
+struct smap_slot {
+	const char *key;	/* borrowed: owner keeps it alive */
+	void *val;
+};
+
+struct smap {
+	struct smap_slot *slots;
+	size_t cap;		/* power of two, or 0 */
+	size_t n;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static struct smap_slot *smap_find_slot(struct smap_slot *slots, size_t cap,
+					const char *key)
+{
+	size_t i = (size_t)str_hash(key) & (cap - 1);
+	while (slots[i].key && strcmp(slots[i].key, key) != 0)
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+static void smap_grow(struct smap *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 16;
+	struct smap_slot *ns = xcalloc(ncap, sizeof(*ns));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].key)
+			*smap_find_slot(ns, ncap, m->slots[i].key) = m->slots[i];
+	free(m->slots);
+	m->slots = ns;
+	m->cap = ncap;
+}
+
+/* Insert or replace; returns the previous value slot's key (NULL if new). */
+static const char *smap_put(struct smap *m, const char *key, void *val)
+{
+	if ((m->n + 1) * 2 > m->cap)
+		smap_grow(m);
+	struct smap_slot *s = smap_find_slot(m->slots, m->cap, key);
+	const char *old = s->key;
+	if (!old)
+		m->n++;
+	s->key = key;
+	s->val = val;
+	return old;
+}
+
+static void *smap_get(const struct smap *m, const char *key)
+{
+	if (!m->cap)
+		return NULL;
+	struct smap_slot *s = smap_find_slot(m->slots, m->cap, key);
+	return s->key ? s->val : NULL;
+}
+
+static void smap_free(struct smap *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->n = 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Scalar resolution (YAML 1.2 core schema).                              */
+
+static int all_in(const char *s, const char *set)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!strchr(set, *s))
+			return 0;
+	return 1;
+}
+
+static int is_one_of(const char *s, const char *const *words)
+{
+	for (; *words; words++)
+		if (strcmp(s, *words) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *const null_words[] = { "~", "null", "Null", "NULL", NULL };
+static const char *const true_words[] = { "true", "True", "TRUE", NULL };
+static const char *const false_words[] = { "false", "False", "FALSE", NULL };
+
+/* [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
+static int is_core_float(const char *s)
+{
+	const char *p = s;
+	if (*p == '-' || *p == '+')
+		p++;
+	size_t digits = strspn(p, "0123456789");
+	p += digits;
+	if (*p == '.') {
+		p++;
+		size_t frac = strspn(p, "0123456789");
+		if (!digits && !frac)
+			return 0;
+		p += frac;
+	} else if (!digits) {
+		return 0;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		size_t ed = strspn(p, "0123456789");
+		if (!ed)
+			return 0;
+		p += ed;
+	}
+	return *p == '\0';
+}
+
+static int is_special_float(const char *s, double *out)
+{
+	static const char *const inf[] = { ".inf", ".Inf", ".INF", NULL };
+	static const char *const nan_w[] = { ".nan", ".NaN", ".NAN", NULL };
+	const char *p = s;
+	int neg = 0;
+	if (*p == '-' || *p == '+') {
+		neg = *p == '-';
+		p++;
+	}
+	if (is_one_of(p, inf)) {
+		*out = neg ? -INFINITY : INFINITY;
+		return 1;
+	}
+	if (p == s && is_one_of(p, nan_w)) {
+		*out = NAN;
+		return 1;
+	}
+	return 0;
+}
+
+/* Value of digits in `base`, as a double (exact up to 2^53, rounded above). */
+static double digits_value(const char *p, int base)
+{
+	double v = 0;
+	for (; *p; p++) {
+		int d = *p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10;
+		v = v * base + d;
+	}
+	return v;
+}
+
+enum scalar_kind { SK_STRING, SK_NULL, SK_BOOL, SK_NUMBER, SK_AMBIGUOUS };
+
+/*
+ * Resolve a plain scalar. SK_AMBIGUOUS: a decimal integer with a leading
+ * zero, which YAML 1.2 reads as decimal and YAML 1.1 (kubectl, Helm) as
+ * octal: "mode: 0644" would silently mean 644 here and 420 there.
+ */
+static enum scalar_kind resolve_plain(const char *s, int *b, double *num)
+{
+	if (!*s || is_one_of(s, null_words))
+		return SK_NULL;
+	if (is_one_of(s, true_words)) {
+		*b = 1;
+		return SK_BOOL;
+	}
+	if (is_one_of(s, false_words)) {
+		*b = 0;
+		return SK_BOOL;
+	}
+	if (s[0] == '0' && s[1] == 'x' && all_in(s + 2, "0123456789abcdefABCDEF")) {
+		*num = digits_value(s + 2, 16);
+		return SK_NUMBER;
+	}
+	if (s[0] == '0' && s[1] == 'o' && all_in(s + 2, "01234567")) {
+		*num = digits_value(s + 2, 8);
+		return SK_NUMBER;
+	}
+	const char *d = (s[0] == '-' || s[0] == '+') ? s + 1 : s;
+	if (all_in(d, "0123456789")) {
+		if (d[0] == '0' && d[1])
+			return SK_AMBIGUOUS;
+		*num = digits_value(d, 10);
+		if (s[0] == '-')
+			*num = -*num;
+		return SK_NUMBER;
+	}
+	if (is_core_float(s)) {
+		*num = strtod(s, NULL);
+		return SK_NUMBER;
+	}
+	if (is_special_float(s, num))
+		return SK_NUMBER;
+	return SK_STRING;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Parser state.                                                          */
+
+struct frame {
+	cJSON *node;		/* the open collection */
+	int is_map;
+	char *key;		/* mapping: key awaiting its value (owned) */
+	int key_is_merge;	/* that key is a plain "<<" */
+	char *anchor;		/* anchor of this collection (owned) */
+	size_t nodes;		/* cJSON nodes so far, this one included */
+	int height;		/* 1 + tallest child */
+	struct smap keys;	/* mapping: keys seen (borrowed from cJSON) */
+	cJSON *merges;		/* mapping: values of "<<" keys, in order */
+	yaml_mark_t mark;
+};
+
+struct anchor {
+	cJSON *node;		/* lives in the tree or in ctx->keep */
+	size_t nodes;
+	int height;
+	char name[];		/* smap key */
+};
+
+struct ctx {
+	const char *source;
+	const char *data;
+	size_t len;
+	struct err *e;
+	struct frame *stack;
+	int depth;		/* frames in use */
+	cJSON *root;
+	int have_root;
+	struct smap anchors;	/* name -> struct anchor * (owned) */
+	cJSON *keep;		/* nodes anchors point at outside the tree */
+	size_t alias_nodes;
+};
+
+static int fail_at(struct ctx *c, enum err_code code, yaml_mark_t m,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int fail_at(struct ctx *c, enum err_code code, yaml_mark_t m,
+		   const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return err_set(c->e, code, "%s:%zu:%zu: %s", c->source,
+		       m.line + 1, m.column + 1, msg);
+}
+
+static void free_anchors(struct ctx *c)
+{
+	for (size_t i = 0; i < c->anchors.cap; i++)
+		if (c->anchors.slots[i].key)
+			free(c->anchors.slots[i].val);
+	smap_free(&c->anchors);
+	cJSON_Delete(c->keep);
+	c->keep = NULL;
+}
+
+static void pop_frame(struct ctx *c)
+{
+	struct frame *f = &c->stack[--c->depth];
+	free(f->key);
+	free(f->anchor);
+	smap_free(&f->keys);
+	cJSON_Delete(f->merges);
+}
+
+/* Drop everything of the current document (after an error or at its end). */
+static void reset_document(struct ctx *c)
+{
+	while (c->depth > 0) {
+		/* open collections join their parent only when they end */
+		cJSON *n = c->stack[c->depth - 1].node;
+		pop_frame(c);
+		cJSON_Delete(n);
+	}
+	free_anchors(c);
+	cJSON_Delete(c->root);
+	c->root = NULL;
+	c->have_root = 0;
+	c->alias_nodes = 0;
+}
+
+static void keep_node(struct ctx *c, cJSON *n)
+{
+	if (!c->keep)
+		c->keep = cJSON_CreateArray();
+	cJSON_AddItemToArray(c->keep, n);
+}
+
+static void add_anchor(struct ctx *c, const char *name, cJSON *node,
+		       size_t nodes, int height)
+{
+	size_t nl = strlen(name);
+	struct anchor *a = xmalloc(sizeof(*a) + nl + 1);
+	memcpy(a->name, name, nl + 1);
+	a->node = node;
+	a->nodes = nodes;
+	a->height = height;
+	struct anchor *old = smap_get(&c->anchors, name);
+	smap_put(&c->anchors, a->name, a);	/* a later anchor wins */
+	free(old);
+}
+
+static int key_from_node(struct ctx *c, const cJSON *n, yaml_mark_t m,
+			 char **out)
+{
+	char tmp[64];
+	if (cJSON_IsString(n)) {
+		*out = xstrdup(n->valuestring);
+	} else if (cJSON_IsNumber(n)) {
+		snprintf(tmp, sizeof(tmp), "%.17g", n->valuedouble);
+		*out = xstrdup(tmp);
+	} else if (cJSON_IsBool(n)) {
+		*out = xstrdup(cJSON_IsTrue(n) ? "true" : "false");
+	} else if (cJSON_IsNull(n)) {
+		*out = xstrdup("null");
+	} else {
+		return fail_at(c, ERR_INPUT, m,
+			       "mapping keys must be scalars, found a %s; use a string key",
+			       cJSON_IsArray(n) ? "sequence" : "mapping");
+	}
+	return 0;
+}
+
+static int add_merge_source(struct ctx *c, struct frame *f, cJSON *n,
+			    yaml_mark_t m)
+{
+	int ok = cJSON_IsObject(n);
+	if (cJSON_IsArray(n)) {
+		ok = 1;
+		for (cJSON *it = n->child; it; it = it->next)
+			ok &= cJSON_IsObject(it);
+	}
+	if (!ok) {
+		cJSON_Delete(n);
+		return fail_at(c, ERR_INPUT, m,
+			       "merge key \"<<\" needs a mapping or a sequence of mappings; quote it to use \"<<\" as a plain key");
+	}
+	if (!f->merges)
+		f->merges = cJSON_CreateArray();
+	cJSON_AddItemToArray(f->merges, n);
+	return 0;
+}
+
+static int key_seen(struct frame *f, const char *key)
+{
+	if (f->keys.cap)
+		return smap_get(&f->keys, key) != NULL;
+	/* small mappings: a scan beats hashing; build the set past 8 keys */
+	int n = 0;
+	for (cJSON *it = f->node->child; it; it = it->next, n++)
+		if (strcmp(it->string, key) == 0)
+			return 1;
+	if (n >= 8)
+		for (cJSON *it = f->node->child; it; it = it->next)
+			smap_put(&f->keys, it->string, it);
+	return 0;
+}
+
+/*
+ * Place a completed node. Takes ownership of `n` (also on error).
+ * `plain_merge` is set when `n` is the plain scalar "<<" (a merge key).
+ */
+static int attach(struct ctx *c, cJSON *n, size_t nodes, int height,
+		  const char *anchor, int plain_merge, yaml_mark_t m)
+{
+	struct frame *f = c->depth ? &c->stack[c->depth - 1] : NULL;
+	int used_as_key = f && f->is_map && !f->key;
+
+	/* an anchored key or merge source stays out of the tree: see keep */
+	if (anchor)
+		add_anchor(c, anchor, n, nodes, height);
+	if (!f) {
+		c->root = n;
+		c->have_root = 1;
+		return 0;
+	}
+	if (used_as_key) {
+		char *key = NULL;
+		int rc = key_from_node(c, n, m, &key);
+		if (anchor)
+			keep_node(c, n);
+		else
+			cJSON_Delete(n);
+		if (rc)
+			return -1;
+		f->key = key;
+		f->key_is_merge = plain_merge;
+		return 0;
+	}
+	f->nodes += nodes;
+	if (height + 1 > f->height)
+		f->height = height + 1;
+	if (!f->is_map) {
+		cJSON_AddItemToArray(f->node, n);
+		return 0;
+	}
+	char *key = f->key;
+	f->key = NULL;
+	if (f->key_is_merge) {
+		f->key_is_merge = 0;
+		free(key);
+		if (anchor) {
+			cJSON *copy = cJSON_Duplicate(n, 1);
+			keep_node(c, n);
+			n = copy;
+		}
+		return add_merge_source(c, f, n, m);
+	}
+	if (key_seen(f, key)) {
+		int rc = fail_at(c, ERR_INPUT, m,
+				 "duplicate mapping key \"%s\"; each key may appear once",
+				 key);
+		free(key);
+		cJSON_Delete(n);
+		return rc;
+	}
+	cJSON_AddItemToObject(f->node, key, n);
+	free(key);
+	if (f->keys.cap)
+		smap_put(&f->keys, f->node->child->prev->string, n);
+	return 0;
+}
+
+static size_t count_nodes(const cJSON *n)
+{
+	size_t k = 1;
+	for (const cJSON *it = n->child; it; it = it->next)
+		k += count_nodes(it);	/* depth is bounded by YJ_MAX_DEPTH */
+	return k;
+}
+
+static int tree_height(const cJSON *n)
+{
+	int h = 0;
+	for (const cJSON *it = n->child; it; it = it->next) {
+		int ch = tree_height(it) + 1;
+		if (ch > h)
+			h = ch;
+	}
+	return (cJSON_IsArray(n) || cJSON_IsObject(n)) ? (h ? h : 1) : 0;
+}
+
+static int charge_alias(struct ctx *c, size_t nodes, yaml_mark_t m)
+{
+	c->alias_nodes += nodes;
+	if (c->alias_nodes > YJ_MAX_ALIAS_NODES)
+		return fail_at(c, ERR_LIMIT, m,
+			       "aliases expand to more than %d nodes (billion laughs?); use fewer aliases",
+			       YJ_MAX_ALIAS_NODES);
+	return 0;
+}
+
+/* Apply "<<" merge keys: explicit keys win, then earlier sources win. */
+static int apply_merges(struct ctx *c, struct frame *f, yaml_mark_t m)
+{
+	for (cJSON *src = f->merges->child; src; src = src->next) {
+		cJSON *one = cJSON_IsArray(src) ? src->child : src;
+		for (; one; one = cJSON_IsArray(src) ? one->next : NULL) {
+			for (cJSON *it = one->child; it; it = it->next) {
+				if (key_seen(f, it->string))
+					continue;
+				size_t k = count_nodes(it);
+				if (charge_alias(c, k, m))
+					return -1;
+				cJSON_AddItemToObject(f->node, it->string,
+						      cJSON_Duplicate(it, 1));
+				if (f->keys.cap)
+					smap_put(&f->keys, f->node->child->prev->string,
+						 f->node->child->prev);
+				f->nodes += k;
+				int h = tree_height(it) + 1;
+				if (h > f->height)
+					f->height = h;
+			}
+		}
+	}
+	return 0;
+}
+
+static int start_collection(struct ctx *c, int is_map, yaml_char_t *anchor,
+			    yaml_mark_t m)
+{
+	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
+	if (top && top->is_map && !top->key)
+		return fail_at(c, ERR_INPUT, m,
+			       "mapping keys must be scalars, found a %s; use a string key",
+			       is_map ? "mapping" : "sequence");
+	if (c->depth >= YJ_MAX_DEPTH)
+		return fail_at(c, ERR_LIMIT, m,
+			       "nesting deeper than %d levels; flatten the document",
+			       YJ_MAX_DEPTH);
+	struct frame *f = &c->stack[c->depth++];
+	memset(f, 0, sizeof(*f));
+	f->node = is_map ? cJSON_CreateObject() : cJSON_CreateArray();
+	if (!f->node)
+		abort();
+	f->is_map = is_map;
+	f->anchor = anchor ? xstrdup((char *)anchor) : NULL;
+	f->nodes = 1;
+	f->height = 1;
+	f->mark = m;
+	return 0;
+}
+
+static int end_collection(struct ctx *c, yaml_mark_t m)
+{
+	struct frame *f = &c->stack[c->depth - 1];
+	if (f->merges && apply_merges(c, f, m))
+		return -1;
+	cJSON *n = f->node;
+	size_t nodes = f->nodes;
+	int height = f->height;
+	char *anchor = f->anchor;
+	f->anchor = NULL;
+	pop_frame(c);
+	int rc = attach(c, n, nodes, height, anchor, 0, m);
+	free(anchor);
+	return rc;
+}
+
+static int tag_is(const yaml_char_t *tag, const char *name)
+{
+	return tag && strcmp((const char *)tag, name) == 0;
+}
+
+static int scalar_event(struct ctx *c, yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	const yaml_char_t *tag = ev->data.scalar.tag;
+	int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+	yaml_mark_t m = ev->start_mark;
+	int b = 0;
+	double num = 0;
+	enum scalar_kind k = SK_STRING;
+
+	if (strlen(s) != ev->data.scalar.length)
+		return fail_at(c, ERR_INPUT, m, "NUL character in a scalar; remove it");
+	int want = tag_is(tag, YAML_INT_TAG) || tag_is(tag, YAML_FLOAT_TAG) ? SK_NUMBER :
+		   tag_is(tag, YAML_BOOL_TAG) ? SK_BOOL :
+		   tag_is(tag, YAML_NULL_TAG) ? SK_NULL : -1;
+	if (tag_is(tag, YAML_STR_TAG) || tag_is(tag, "!"))
+		k = SK_STRING;
+	else if (plain || want >= 0)	/* other tags are ignored */
+		k = resolve_plain(s, &b, &num);
+	if (want >= 0 && ((int)k != want ||
+			  (tag_is(tag, YAML_INT_TAG) && num != floor(num))))
+		return fail_at(c, ERR_INPUT, m,
+			       "\"%.40s\" is not a valid %s; fix the value or drop the tag",
+			       s, (const char *)tag);
+	if (k == SK_AMBIGUOUS)
+		return fail_at(c, ERR_INPUT, m,
+			       "%s has a leading zero: YAML 1.1 tools (kubectl) read it as octal, YAML 1.2 as decimal; write 0o%s for octal, or quote it for a string",
+			       s, s + strspn(s, "+-0"));
+
+	cJSON *n;
+	switch (k) {
+	case SK_NULL:
+		n = cJSON_CreateNull();
+		break;
+	case SK_BOOL:
+		n = cJSON_CreateBool(b);
+		break;
+	case SK_NUMBER:
+		n = cJSON_CreateNumber(num);
+		break;
+	default:
+		n = cJSON_CreateString(s);
+		break;
+	}
+	if (!n)
+		abort();
+	int merge = plain && !tag && strcmp(s, "<<") == 0;
+	return attach(c, n, 1, 0, (const char *)ev->data.scalar.anchor, merge, m);
+}
+
+static int alias_event(struct ctx *c, yaml_event_t *ev)
+{
+	const char *name = (const char *)ev->data.alias.anchor;
+	yaml_mark_t m = ev->start_mark;
+	struct anchor *a = smap_get(&c->anchors, name);
+	if (!a)
+		return fail_at(c, ERR_INPUT, m,
+			       "alias *%s has no anchor &%s before it (aliases cannot point into their own node)",
+			       name, name);
+	if (c->depth + a->height > YJ_MAX_DEPTH)
+		return fail_at(c, ERR_LIMIT, m,
+			       "alias *%s makes nesting deeper than %d levels; flatten the document",
+			       name, YJ_MAX_DEPTH);
+	if (charge_alias(c, a->nodes, m))
+		return -1;
+	cJSON *copy = cJSON_Duplicate(a->node, 1);
+	if (!copy)
+		abort();
+	return attach(c, copy, a->nodes, a->height, NULL, 0, m);
+}
+
+static void linecol(const char *data, size_t len, size_t off, size_t *line,
+		    size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && i < len; i++) {
+		if (data[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)data[i] & 0xC0) != 0x80) {
+			(*col)++;
+		}
+	}
+}
+
+static int parser_error(struct ctx *c, yaml_parser_t *p)
+{
+	const char *problem = p->problem ? p->problem : "malformed YAML";
+	if (p->error == YAML_READER_ERROR) {
+		size_t line, col;
+		linecol(c->data, c->len, p->problem_offset, &line, &col);
+		return err_set(c->e, ERR_PARSE, "%s:%zu:%zu: %s; the input must be UTF-8 text",
+			       c->source, line, col, problem);
+	}
+	if (p->error == YAML_MEMORY_ERROR)
+		return err_set(c->e, ERR_INTERNAL, "%s: out of memory", c->source);
+	yaml_mark_t m = p->problem_mark;
+	const char *hint = "";
+	if (m.index < c->len && c->data[m.index] == '\t')
+		hint = " (tabs are not allowed for indentation; use spaces)";
+	if (p->context)
+		return err_set(c->e, ERR_PARSE, "%s:%zu:%zu: %s %s at line %zu%s",
+			       c->source, m.line + 1, m.column + 1, problem,
+			       p->context, p->context_mark.line + 1, hint);
+	return err_set(c->e, ERR_PARSE, "%s:%zu:%zu: %s%s", c->source,
+		       m.line + 1, m.column + 1, problem, hint);
+}
+
+/* One event; returns 1 at stream end, 0 to go on, -1 on error. */
+static int handle_event(struct ctx *c, yaml_event_t *ev, cJSON *docs)
+{
+	switch (ev->type) {
+	case YAML_STREAM_END_EVENT:
+		return 1;
+	case YAML_DOCUMENT_START_EVENT:
+		reset_document(c);
+		return 0;
+	case YAML_DOCUMENT_END_EVENT:
+		if (c->have_root && !cJSON_IsNull(c->root)) {
+			cJSON_AddItemToArray(docs, c->root);
+			c->root = NULL;
+		}
+		reset_document(c);
+		return 0;
+	case YAML_MAPPING_START_EVENT:
+		return start_collection(c, 1, ev->data.mapping_start.anchor,
+					ev->start_mark);
+	case YAML_SEQUENCE_START_EVENT:
+		return start_collection(c, 0, ev->data.sequence_start.anchor,
+					ev->start_mark);
+	case YAML_MAPPING_END_EVENT:
+	case YAML_SEQUENCE_END_EVENT:
+		return end_collection(c, ev->start_mark);
+	case YAML_SCALAR_EVENT:
+		return scalar_event(c, ev);
+	case YAML_ALIAS_EVENT:
+		return alias_event(c, ev);
+	default:
+		return 0;
+	}
+}
+
+static int check_input(const char *data, size_t len, const char *source,
+		       struct err *e)
+{
+	if (len > YJ_MAX_INPUT)
+		return err_set(e, ERR_LIMIT,
+			       "%s: input is %zu bytes, more than the limit of %u bytes (%u MiB); split it",
+			       source, len, YJ_MAX_INPUT, YJ_MAX_INPUT >> 20);
+	const char *nul = memchr(data, '\0', len);
+	if (nul) {
+		size_t line, col;
+		linecol(data, len, (size_t)(nul - data), &line, &col);
+		return err_set(e, ERR_PARSE,
+			       "%s:%zu:%zu: NUL byte in the input; YAML must be UTF-8 text without NULs",
+			       source, line, col);
+	}
+	return 0;
+}
+
+int yj_parse_stream(const char *data, size_t len, const char *source,
+		    cJSON **docs_out, struct err *e)
+{
+	*docs_out = NULL;
+	if (!source)
+		source = "<input>";
+	if (check_input(data, len, source, e))
+		return -1;
+
+	struct frame stack[YJ_MAX_DEPTH];
+	struct ctx c = { .source = source, .data = data, .len = len, .e = e,
+			 .stack = stack };
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p))
+		abort();
+	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+	cJSON *docs = cJSON_CreateArray();
+	int rc = 0;
+	while (rc == 0) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&p, &ev)) {
+			rc = parser_error(&c, &p);
+			break;
+		}
+		rc = handle_event(&c, &ev, docs);
+		yaml_event_delete(&ev);
+	}
+	reset_document(&c);
+	yaml_parser_delete(&p);
+	if (rc < 0) {
+		cJSON_Delete(docs);
+		return -1;
+	}
+	*docs_out = docs;
+	return 0;
+}
+
+int yj_parse_one(const char *data, size_t len, const char *source,
+		 cJSON **doc_out, struct err *e)
+{
+	cJSON *docs;
+	*doc_out = NULL;
+	if (yj_parse_stream(data, len, source, &docs, e))
+		return -1;
+	int n = cJSON_GetArraySize(docs);
+	if (n != 1) {
+		cJSON_Delete(docs);
+		return err_set(e, ERR_INPUT,
+			       "%s: expected exactly one YAML document, found %d",
+			       source ? source : "<input>", n);
+	}
+	*doc_out = cJSON_DetachItemFromArray(docs, 0);
+	cJSON_Delete(docs);
+	return 0;
+}
+
+int yj_read_file(const char *path, struct buf *out, struct err *e)
+{
+	int is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, ERR_IO, "cannot open %s: %s", path, strerror(errno));
+	const char *name = is_stdin ? "<stdin>" : path;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return err_set(e, ERR_IO, "cannot read %s: it is a directory", name);
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uintmax_t)st.st_size > YJ_MAX_INPUT) {
+		if (!is_stdin)
+			close(fd);
+		return err_set(e, ERR_LIMIT,
+			       "%s: file is %jd bytes, more than the limit of %u bytes (%u MiB); split it",
+			       name, (intmax_t)st.st_size, YJ_MAX_INPUT, YJ_MAX_INPUT >> 20);
+	}
+	size_t start = out->len;
+	for (;;) {
+		buf_grow(out, 65536);
+		size_t room = out->cap - out->len - 1;
+		ssize_t r = read(fd, out->data + out->len, room);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int saved = errno;
+			if (!is_stdin)
+				close(fd);
+			buf_truncate(out, start);
+			return err_set(e, ERR_IO, "cannot read %s: %s", name, strerror(saved));
+		}
+		if (r == 0)
+			break;
+		out->len += (size_t)r;
+		out->data[out->len] = '\0';
+		if (out->len - start > YJ_MAX_INPUT) {
+			if (!is_stdin)
+				close(fd);
+			buf_truncate(out, start);
+			return err_set(e, ERR_LIMIT,
+				       "%s: input is more than the limit of %u bytes (%u MiB); split it",
+				       name, YJ_MAX_INPUT, YJ_MAX_INPUT >> 20);
+		}
+	}
+	if (!is_stdin)
+		close(fd);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Numbers, shared by the YAML and JSON writers.                          */
+
+/*
+ * Integral values up to 2^53 print as integers; anything else as the
+ * shortest %.15g..%.17g form that reads back to the same double. For YAML a
+ * mantissa gets a ".0" when it has an exponent but no dot, because YAML 1.1
+ * float syntax requires the dot ("1e+20" would be a string there).
+ */
+static void fmt_number(double v, int yaml, char out[48])
+{
+	if (isnan(v)) {
+		strcpy(out, yaml ? ".nan" : "null");
+		return;
+	}
+	if (isinf(v)) {
+		strcpy(out, !yaml ? "null" : v < 0 ? "-.inf" : ".inf");
+		return;
+	}
+	if (v == floor(v) && fabs(v) <= 9007199254740992.0) {
+		if (v == 0 && signbit(v) && yaml)
+			strcpy(out, "-0.0");
+		else
+			snprintf(out, 48, "%.0f", v == 0 ? 0.0 : v);
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(out, 48, "%.*g", prec, v);
+		if (strtod(out, NULL) == v)
+			break;
+	}
+	char *e = strchr(out, 'e');
+	if (yaml && e && !strchr(out, '.')) {
+		memmove(e + 2, e, strlen(e) + 1);
+		e[0] = '.';
+		e[1] = '0';
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* YAML emission.                                                         */
+
+/* Decode one UTF-8 sequence; returns its length, 0 if invalid. */
+static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
+{
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	size_t n = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC0 ? 2 : 0;
+	if (!n || s[0] > 0xF4)
+		return 0;
+	uint32_t v = s[0] & (0x7F >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	static const uint32_t min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (v < min[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+/* Characters a YAML reader rejects or treats as line breaks: escape them. */
+static int must_escape(uint32_t cp)
+{
+	return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) ||
+	       cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF ||
+	       cp == 0xFFFE || cp == 0xFFFF;
+}
+
+static int ieq(const char *a, const char *b)
+{
+	return strcasecmp(a, b) == 0;
+}
+
+/*
+ * May `s` be written as a plain scalar? Deliberately stricter than any one
+ * YAML version: a string that YAML 1.1 or 1.2 could read as null, bool,
+ * number, timestamp or merge key is quoted, and so is anything starting
+ * with a digit or a sign-and-digit, or with an indicator character.
+ * Returns -1 for invalid UTF-8.
+ */
+static int plain_safe(const char *s)
+{
+	static const char *const words[] = {
+		"y", "n", "yes", "no", "on", "off", "true", "false", "null",
+		"~", "<<", "=", ".inf", "-.inf", "+.inf", ".nan", NULL
+	};
+	size_t len = strlen(s);
+	int b;
+	double num;
+	if (!len || resolve_plain(s, &b, &num) != SK_STRING)
+		return 0;
+	for (const char *const *w = words; *w; w++)
+		if (ieq(s, *w))
+			return 0;
+	if ((s[0] >= '0' && s[0] <= '9') ||
+	    (strchr("-+.", s[0]) && (s[1] == '.' || (s[1] >= '0' && s[1] <= '9'))))
+		return 0;
+	if (strchr(",[]{}#&*!|>'\"%@`?:", s[0]) ||
+	    (s[0] == '-' && (s[1] == '\0' || s[1] == ' ')))
+		return 0;
+	if (!strncmp(s, "---", 3) || !strncmp(s, "...", 3))
+		return 0;
+	if (s[0] == ' ' || s[len - 1] == ' ' || s[len - 1] == ':')
+		return 0;
+	if (strstr(s, ": ") || strstr(s, " #"))
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		uint32_t cp;
+		size_t n = utf8_decode(p, &cp);
+		if (!n)
+			return -1;
+		if (must_escape(cp))
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
+static void emit_quoted(struct buf *out, const char *s)
+{
+	buf_addch(out, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		uint32_t cp;
+		size_t n = utf8_decode(p, &cp);	/* validated by plain_safe */
+		if (cp == '"' || cp == '\\') {
+			buf_addch(out, '\\');
+			buf_addch(out, (char)cp);
+		} else if (cp == '\n') {
+			buf_adds(out, "\\n");
+		} else if (cp == '\t') {
+			buf_adds(out, "\\t");
+		} else if (cp == '\r') {
+			buf_adds(out, "\\r");
+		} else if (must_escape(cp)) {
+			buf_addf(out, cp < 0x80 ? "\\x%02X" : "\\u%04X", (unsigned)cp);
+		} else {
+			buf_add(out, p, n);
+		}
+		p += n;
+	}
+	buf_addch(out, '"');
+}
+
+struct emitter {
+	unsigned flags;
+	struct buf *out;
+	struct err *e;
+	const char *path_hint;	/* last key, for messages */
+};
+
+static int emit_string(struct emitter *em, const char *s)
+{
+	int ok = plain_safe(s);
+	if (ok < 0)
+		return err_set(em->e, ERR_INPUT,
+			       "string under key \"%s\" is not valid UTF-8; YAML cannot carry it",
+			       em->path_hint ? em->path_hint : "");
+	if (ok)
+		buf_adds(em->out, s);
+	else
+		emit_quoted(em->out, s);
+	return 0;
+}
+
+static int is_collection(const cJSON *n)
+{
+	return cJSON_IsArray(n) || cJSON_IsObject(n);
+}
+
+/* A scalar or an empty collection: fits on the current line. */
+static int emit_inline(struct emitter *em, const cJSON *n)
+{
+	char num[48];
+	if (cJSON_IsObject(n)) {
+		buf_adds(em->out, "{}");
+	} else if (cJSON_IsArray(n)) {
+		buf_adds(em->out, "[]");
+	} else if (cJSON_IsString(n)) {
+		return emit_string(em, n->valuestring);
+	} else if (cJSON_IsNumber(n)) {
+		fmt_number(n->valuedouble, 1, num);
+		buf_adds(em->out, num);
+	} else if (cJSON_IsTrue(n)) {
+		buf_adds(em->out, "true");
+	} else if (cJSON_IsFalse(n)) {
+		buf_adds(em->out, "false");
+	} else if (cJSON_IsNull(n)) {
+		buf_adds(em->out, "null");
+	} else {
+		return err_set(em->e, ERR_INTERNAL,
+			       "cannot emit a raw or invalid JSON node as YAML");
+	}
+	return 0;
+}
+
+static int cmp_keys(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	return strcmp(x->string, y->string);
+}
+
+/*
+ * The members of `n` in emission order: as in the tree, or sorted. Caller
+ * frees. Sorting is also where duplicate keys (possible in trees that came
+ * from cJSON_Parse) are caught: YAML with duplicates would not read back.
+ */
+static int ordered_children(const cJSON *n, int sort, const cJSON ***out,
+			    size_t *count, struct err *e)
+{
+	size_t k = 0;
+	for (const cJSON *it = n->child; it; it = it->next)
+		k++;
+	const cJSON **v = xmalloc((k ? k : 1) * sizeof(*v));
+	k = 0;
+	for (const cJSON *it = n->child; it; it = it->next)
+		v[k++] = it;
+	if (sort && cJSON_IsObject(n)) {
+		qsort(v, k, sizeof(*v), cmp_keys);
+		for (size_t i = 1; i < k; i++)
+			if (!strcmp(v[i]->string, v[i - 1]->string)) {
+				int rc = err_set(e, ERR_INPUT,
+						 "duplicate key \"%s\" in the object to emit",
+						 v[i]->string);
+				free(v);
+				return rc;
+			}
+	}
+	*out = v;
+	*count = k;
+	return 0;
+}
+
+static void indent_to(struct buf *out, int indent)
+{
+	for (int i = 0; i < indent; i++)
+		buf_addch(out, ' ');
+}
+
+/*
+ * Emit the non-empty collection `n` in block style at column `indent`. With
+ * `inline_first` the cursor already sits after "- " at that column.
+ */
+static int emit_block(struct emitter *em, const cJSON *n, int indent,
+		      int inline_first, int depth)
+{
+	if (depth > YJ_MAX_DEPTH)
+		return err_set(em->e, ERR_LIMIT,
+			       "document nests deeper than %d levels; flatten it",
+			       YJ_MAX_DEPTH);
+	const cJSON **v = NULL;
+	size_t k = 0;
+	int is_map = cJSON_IsObject(n);
+	if (ordered_children(n, em->flags & YJ_SORT_KEYS, &v, &k, em->e))
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < k && rc == 0; i++) {
+		const cJSON *c = v[i];
+		if (i > 0 || !inline_first)
+			indent_to(em->out, indent);
+		if (is_map) {
+			em->path_hint = c->string;
+			rc = emit_string(em, c->string);
+			if (rc)
+				break;
+			buf_addch(em->out, ':');
+		} else {
+			buf_addch(em->out, '-');
+		}
+		if (is_collection(c) && c->child) {
+			if (!is_map)	/* "- - x" and "- key: v" */
+				rc = emit_block(em, c, (buf_addch(em->out, ' '), indent + 2),
+						1, depth + 1);
+			else {
+				buf_addch(em->out, '\n');
+				/* kubectl style: a sequence sits at its key's column */
+				rc = emit_block(em, c, cJSON_IsArray(c) ? indent : indent + 2,
+						0, depth + 1);
+			}
+		} else {
+			buf_addch(em->out, ' ');
+			em->path_hint = is_map ? c->string : em->path_hint;
+			rc = emit_inline(em, c);
+			buf_addch(em->out, '\n');
+		}
+	}
+	free(v);
+	return rc;
+}
+
+int yj_emit(const cJSON *doc, unsigned flags, struct buf *out, struct err *e)
+{
+	struct emitter em = { flags, out, e, NULL };
+	size_t start = out->len;
+	int rc;
+	if (is_collection(doc) && doc->child) {
+		rc = emit_block(&em, doc, 0, 0, 1);
+	} else {
+		rc = emit_inline(&em, doc);
+		buf_addch(out, '\n');
+	}
+	if (rc)
+		buf_truncate(out, start);
+	return rc;
+}
+
+int yj_emit_stream(const cJSON *docs, unsigned flags, struct buf *out,
+		   struct err *e)
+{
+	size_t start = out->len;
+	for (const cJSON *d = docs ? docs->child : NULL; d; d = d->next) {
+		buf_adds(out, "---\n");
+		if (yj_emit(d, flags, out, e)) {
+			buf_truncate(out, start);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* JSON.                                                                  */
+
+static void json_string(struct buf *out, const char *s)
+{
+	buf_addch(out, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': buf_adds(out, "\\\""); break;
+		case '\\': buf_adds(out, "\\\\"); break;
+		case '\b': buf_adds(out, "\\b"); break;
+		case '\f': buf_adds(out, "\\f"); break;
+		case '\n': buf_adds(out, "\\n"); break;
+		case '\r': buf_adds(out, "\\r"); break;
+		case '\t': buf_adds(out, "\\t"); break;
+		default:
+			if (*p < 0x20)
+				buf_addf(out, "\\u%04x", *p);
+			else
+				buf_addch(out, (char)*p);
+		}
+	}
+	buf_addch(out, '"');
+}
+
+static void json_newline(struct buf *out, int pretty, int indent)
+{
+	if (pretty) {
+		buf_addch(out, '\n');
+		indent_to(out, indent);
+	}
+}
+
+/* Recursion depth is that of the tree: ours are bounded by YJ_MAX_DEPTH,
+ * cJSON_Parse's by CJSON_NESTING_LIMIT. */
+static void json_write(const cJSON *n, int pretty, int indent, struct buf *out)
+{
+	char num[48];
+	if (is_collection(n)) {
+		int is_map = cJSON_IsObject(n);
+		const cJSON **v = NULL;
+		size_t k = 0;
+		struct err ignored = ERR_INIT;
+		ordered_children(n, 0, &v, &k, &ignored);
+		if (is_map)
+			qsort(v, k, sizeof(*v), cmp_keys);
+		buf_addch(out, is_map ? '{' : '[');
+		for (size_t i = 0; i < k; i++) {
+			if (i)
+				buf_addch(out, ',');
+			json_newline(out, pretty, indent + 2);
+			if (is_map) {
+				json_string(out, v[i]->string);
+				buf_adds(out, pretty ? ": " : ":");
+			}
+			json_write(v[i], pretty, indent + 2, out);
+		}
+		if (k)
+			json_newline(out, pretty, indent);
+		buf_addch(out, is_map ? '}' : ']');
+		free(v);
+	} else if (cJSON_IsString(n)) {
+		json_string(out, n->valuestring);
+	} else if (cJSON_IsNumber(n)) {
+		fmt_number(n->valuedouble, 0, num);
+		buf_adds(out, num);
+	} else if (cJSON_IsTrue(n)) {
+		buf_adds(out, "true");
+	} else if (cJSON_IsFalse(n)) {
+		buf_adds(out, "false");
+	} else if (cJSON_IsRaw(n) && n->valuestring) {
+		buf_adds(out, n->valuestring);
+	} else {
+		buf_adds(out, "null");
+	}
+}
+
+void yj_json_canonical(const cJSON *doc, struct buf *out)
+{
+	json_write(doc, 0, 0, out);
+}
+
+void yj_json_pretty(const cJSON *doc, struct buf *out)
+{
+	json_write(doc, 1, 0, out);
+	buf_addch(out, '\n');
+}
