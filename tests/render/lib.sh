@@ -36,6 +36,14 @@ ARGO_ENV=(ARGOCD_APP_NAME=training-jobs ARGOCD_APP_NAMESPACE=training
 	ARGOCD_APP_SOURCE_TARGET_REVISION=main
 	KUBE_VERSION=1.29.3 KUBE_API_VERSIONS=v1,apps/v1,kubeflow.org/v1)
 
+# The overrides of the parameters case (expected/gitops-params.yaml).
+PARAMS_JSON='[{"name":"resnet50.workers","string":"8"},
+ {"name":"vit-base.args","array":["--model=base","--epochs=300"]},
+ {"name":"labels","map":{"cost-center":"research"}},
+ {"name":"gpt-small.env","array":["JAX_PLATFORMS=cpu","XLA_FLAGS=--xla_dump_to=/tmp"]}]'
+PARAMS_ENV=(ARGOCD_ENV_IMAGE_PULL_POLICY=IfNotPresent ARGOCD_ENV_UNRELATED_TOOL=x
+	"ARGOCD_APP_PARAMETERS=$PARAMS_JSON")
+
 fixed_git() {
 	local dir=$1
 	shift

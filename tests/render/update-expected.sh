@@ -12,13 +12,7 @@ copy_example "$T/repo"
 APP=$T/repo/examples/gitops
 cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV --
 [ "$rc" -eq 0 ] || { cat "$T/err"; exit 1; }; cp "$T/out" "$EXPECTED/gitops.yaml"
-PARAMS='[{"name":"resnet50.workers","string":"8"},
- {"name":"vit-base.args","array":["--model=base","--epochs=300"]},
- {"name":"labels","map":{"cost-center":"research"}},
- {"name":"gpt-small.env","array":["JAX_PLATFORMS=cpu","XLA_FLAGS=--xla_dump_to=/tmp"]}]'
-cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV \
-	ARGOCD_ENV_IMAGE_PULL_POLICY=IfNotPresent ARGOCD_ENV_UNRELATED_TOOL=x \
-	"ARGOCD_APP_PARAMETERS=$PARAMS" --
+cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV "${PARAMS_ENV[@]}" --
 [ "$rc" -eq 0 ] || { cat "$T/err"; exit 1; }; cp "$T/out" "$EXPECTED/gitops-params.yaml"
 cmp_render "$APP" ARGOCD_APP_NAME=training-jobs -- --params
 [ "$rc" -eq 0 ] || { cat "$T/err"; exit 1; }; cp "$T/out" "$EXPECTED/params.json"

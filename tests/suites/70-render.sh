@@ -55,13 +55,7 @@ cmp_render "$APP" ARGOCD_APP_NAMESPACE=training ARGOCD_APP_REVISION=$FIXED_REV -
 report 'without .git or ARGOCD_APP_SOURCE_PATH the app dir is the root' $?
 
 # --- parameters and ARGOCD_ENV_* override the job files -------------------
-PARAMS='[{"name":"resnet50.workers","string":"8"},
- {"name":"vit-base.args","array":["--model=base","--epochs=300"]},
- {"name":"labels","map":{"cost-center":"research"}},
- {"name":"gpt-small.env","array":["JAX_PLATFORMS=cpu","XLA_FLAGS=--xla_dump_to=/tmp"]}]'
-cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV \
-	ARGOCD_ENV_IMAGE_PULL_POLICY=IfNotPresent ARGOCD_ENV_UNRELATED_TOOL=x \
-	"ARGOCD_APP_PARAMETERS=$PARAMS" --
+cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV "${PARAMS_ENV[@]}" --
 cp "$T/out" "$W/params.yaml"
 [ "$rc" -eq 0 ] && cmp -s "$T/out" "$EXPECTED/gitops-params.yaml"
 report 'parameters and ARGOCD_ENV_* render exactly tests/render/expected/gitops-params.yaml' $?
