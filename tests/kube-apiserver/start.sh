@@ -1,0 +1,37 @@
+#!/bin/sh
+# start.sh DIR [server options...] - start the Kubernetes API test server in the background.
+#
+# Writes into DIR: ca.pem, admin.token, nobody.token (+ nowatch/nocreate/nologs.token),
+# admin.crt/admin.key (client certificate, CN=admin, O=system:masters), kubeconfig (token),
+# kubeconfig-tokenfile, kubeconfig-cert, kubeconfig-cert-data (namespace team-a), port, pid,
+# url, server.log. Returns once the server answers; exit 1 if it did not come up.
+# Options are passed to server.py (e.g. --no-operator, --bookmark-interval 1, --profile recorded).
+set -eu
+if [ $# -lt 1 ]; then
+	echo "usage: $0 DIR [server options...]" >&2
+	exit 2
+fi
+dir=$1
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+rm -f "$dir/url" "$dir/port" "$dir/pid"
+nohup python3 "$here/server.py" --state-dir "$dir" "$@" >"$dir/server.log" 2>&1 </dev/null &
+pid=$!
+i=0
+while [ ! -s "$dir/url" ]; do
+	if ! kill -0 "$pid" 2>/dev/null; then
+		echo "start.sh: the test server exited:" >&2
+		tail -n 20 "$dir/server.log" >&2
+		exit 1
+	fi
+	i=$((i + 1))
+	if [ "$i" -gt 300 ]; then
+		echo "start.sh: the test server did not become ready in 15 s" >&2
+		kill "$pid" 2>/dev/null || true
+		exit 1
+	fi
+	sleep 0.05
+done
+echo "$pid" >"$dir/pid"
