@@ -166,7 +166,7 @@ double kube_random(struct kube_client *c)
 
 /* ---- requests -------------------------------------------------------------- */
 
-static void request_init(struct kube_request *rq, enum kube_method m, const char *verb)
+void kube_request_init(struct kube_request *rq, enum kube_method m, const char *verb)
 {
 	memset(rq, 0, sizeof(*rq));
 	rq->method = m;
@@ -218,7 +218,7 @@ static void add_flags(struct buf *path, unsigned flags)
 void kube_req_create(struct kube_request *rq, const struct kube_resource *r,
 		     const char *ns, const cJSON *obj, unsigned flags)
 {
-	request_init(rq, KUBE_POST, "create");
+	kube_request_init(rq, KUBE_POST, "create");
 	kube_path(&rq->path, r, ns, NULL, NULL);
 	add_flags(&rq->path, flags);
 	yj_json_canonical(obj, &rq->body);
@@ -231,7 +231,7 @@ void kube_req_create(struct kube_request *rq, const struct kube_resource *r,
 void kube_req_get(struct kube_request *rq, const struct kube_resource *r,
 		  const char *ns, const char *name)
 {
-	request_init(rq, KUBE_GET, "get");
+	kube_request_init(rq, KUBE_GET, "get");
 	kube_path(&rq->path, r, ns, name, NULL);
 	kube_describe(&rq->what, r, name);
 }
@@ -241,7 +241,7 @@ void kube_req_delete(struct kube_request *rq, const struct kube_resource *r,
 		     unsigned flags)
 {
 	static const char *const policy[] = { NULL, "Background", "Foreground", "Orphan" };
-	request_init(rq, KUBE_DELETE, "delete");
+	kube_request_init(rq, KUBE_DELETE, "delete");
 	kube_path(&rq->path, r, ns, name, NULL);
 	if (policy[p])
 		kube_query(&rq->path, "propagationPolicy", policy[p]);
@@ -253,7 +253,7 @@ void kube_req_patch(struct kube_request *rq, const struct kube_resource *r,
 		    const char *ns, const char *name, enum kube_patch_type t,
 		    const cJSON *patch, unsigned flags)
 {
-	request_init(rq, KUBE_PATCH, "patch");
+	kube_request_init(rq, KUBE_PATCH, "patch");
 	kube_path(&rq->path, r, ns, name, NULL);
 	add_flags(&rq->path, flags);
 	yj_json_canonical(patch, &rq->body);
@@ -265,7 +265,7 @@ void kube_req_patch(struct kube_request *rq, const struct kube_resource *r,
 void kube_req_list(struct kube_request *rq, const struct kube_resource *r,
 		   const char *ns, const struct kube_list_opts *o)
 {
-	request_init(rq, KUBE_GET, "list");
+	kube_request_init(rq, KUBE_GET, "list");
 	kube_path(&rq->path, r, ns, NULL, NULL);
 	if (o && o->label_selector)
 		kube_query(&rq->path, "labelSelector", o->label_selector);
@@ -400,7 +400,7 @@ int kube_list(struct kube_client *c, const struct kube_resource *r, const char *
 int kube_get_raw(struct kube_client *c, const char *path, struct buf *out, struct err *e)
 {
 	struct kube_request rq;
-	request_init(&rq, KUBE_GET, "get");
+	kube_request_init(&rq, KUBE_GET, "get");
 	buf_adds(&rq.path, path);
 	buf_adds(&rq.what, path);
 	struct kube_response rs;

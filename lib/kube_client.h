@@ -137,6 +137,8 @@ struct kube_response {
 	int attempts;		/* how many times it was sent */
 };
 
+/* An empty request (for paths the builders below do not cover). */
+void kube_request_init(struct kube_request *rq, enum kube_method m, const char *verb);
 void kube_request_free(struct kube_request *rq);
 void kube_response_init(struct kube_response *rs);
 void kube_response_free(struct kube_response *rs);

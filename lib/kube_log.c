@@ -77,12 +77,8 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 	l->o = *o;
 	kube_lines_init(&l->lines, o->max_line ? o->max_line : KUBE_LOG_MAX_LINE);
 
-	struct kube_request rq = { 0 };
-	rq.method = KUBE_GET;
-	rq.verb = "follow the log of";
-	buf_init(&rq.path);
-	buf_init(&rq.body);
-	buf_init(&rq.what);
+	struct kube_request rq;
+	kube_request_init(&rq, KUBE_GET, "follow the log of");
 	kube_path(&rq.path, &KUBE_POD, o->ns, o->pod, "log");
 	kube_query(&rq.path, "follow", "true");
 	if (o->container)

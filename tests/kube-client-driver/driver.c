@@ -74,12 +74,8 @@ static struct kube_client *admin;
 
 static cJSON *control(enum kube_method m, const char *path, const char *json)
 {
-	struct kube_request rq = { 0 };
-	rq.method = m;
-	rq.verb = "control";
-	buf_init(&rq.path);
-	buf_init(&rq.body);
-	buf_init(&rq.what);
+	struct kube_request rq;
+	kube_request_init(&rq, m, "control");
 	buf_adds(&rq.path, path);
 	buf_adds(&rq.what, path);
 	if (json) {

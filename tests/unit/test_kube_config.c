@@ -309,6 +309,17 @@ static void write_exec_config(const char *mode, const char *command)
 	unlink(path_of("count"));
 }
 
+/* Credentials of the exec kubeconfig written by write_exec_config(). */
+static struct kube_creds *exec_creds(const char *mode, const char *command,
+				     struct kube_config *cfg)
+{
+	write_exec_config(mode, command);
+	struct kube_config_opts o = { .kubeconfig = path_of("config") };
+	struct err e = ERR_INIT;
+	assert_int_equal(kube_config_load(&o, cfg, &e), 0);
+	return kube_creds_new(cfg);
+}
+
 static const char *read_small(const char *name, char *out, size_t cap)
 {
 	FILE *f = fopen(path_of(name), "r");
@@ -322,13 +333,11 @@ static const char *read_small(const char *name, char *out, size_t cap)
 static void exec_plugin_runs_once_until_expiry_or_401(void **state)
 {
 	(void)state;
-	write_exec_config("ok", "./plugin.sh");	/* relative: resolved against the file */
-	struct kube_config_opts o = { .kubeconfig = path_of("config") };
+	/* ./plugin.sh is relative: resolved against the kubeconfig's directory */
 	struct kube_config cfg;
-	struct err e = ERR_INIT;
-	assert_int_equal(kube_config_load(&o, &cfg, &e), 0);
-	struct kube_creds *c = kube_creds_new(&cfg);
+	struct kube_creds *c = exec_creds("ok", "./plugin.sh", &cfg);
 	struct kube_cred_view v;
+	struct err e = ERR_INIT;
 	assert_int_equal(kube_creds_get(c, &v, &e), 0);
 	assert_string_equal(v.token, "exec-token-1");
 	assert_int_equal(kube_creds_get(c, &v, &e), 0);
@@ -351,13 +360,10 @@ static void exec_plugin_runs_once_until_expiry_or_401(void **state)
 static void expired_exec_credentials_are_refreshed(void **state)
 {
 	(void)state;
-	write_exec_config("expired", "./plugin.sh");
-	struct kube_config_opts o = { .kubeconfig = path_of("config") };
 	struct kube_config cfg;
-	struct err e = ERR_INIT;
-	assert_int_equal(kube_config_load(&o, &cfg, &e), 0);
-	struct kube_creds *c = kube_creds_new(&cfg);
+	struct kube_creds *c = exec_creds("expired", "./plugin.sh", &cfg);
 	struct kube_cred_view v;
+	struct err e = ERR_INIT;
 	assert_int_equal(kube_creds_get(c, &v, &e), 0);
 	assert_string_equal(v.token, "exec-token-1");
 	assert_int_equal(kube_creds_get(c, &v, &e), 0);
@@ -369,22 +375,17 @@ static void expired_exec_credentials_are_refreshed(void **state)
 static void exec_plugin_failures_say_what_happened(void **state)
 {
 	(void)state;
-	write_exec_config("fail", "./plugin.sh");
-	struct kube_config_opts o = { .kubeconfig = path_of("config") };
 	struct kube_config cfg;
-	struct err e = ERR_INIT;
-	assert_int_equal(kube_config_load(&o, &cfg, &e), 0);
-	struct kube_creds *c = kube_creds_new(&cfg);
+	struct kube_creds *c = exec_creds("fail", "./plugin.sh", &cfg);
 	struct kube_cred_view v;
+	struct err e = ERR_INIT;
 	assert_int_equal(kube_creds_get(c, &v, &e), -1);
 	assert_int_equal(e.code, ERR_AUTH);
 	assert_non_null(strstr(e.msg, "exit status 3"));
 	kube_creds_free(c);
 	kube_config_free(&cfg);
 
-	write_exec_config("ok", "no-such-credential-plugin");
-	assert_int_equal(kube_config_load(&o, &cfg, &e), 0);
-	c = kube_creds_new(&cfg);
+	c = exec_creds("ok", "no-such-credential-plugin", &cfg);
 	assert_int_equal(kube_creds_get(c, &v, &e), -1);
 	assert_non_null(strstr(e.msg, "no-such-credential-plugin could not be run"));
 	assert_non_null(strstr(e.msg, "install the plugin from example.com"));
