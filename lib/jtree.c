@@ -1,0 +1,295 @@
+/*
+ * jtree.c - see jtree.h.
+ */
+#include "jtree.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/evp.h>
+
+#include "buf.h"
+#include "yj.h"
+
+/* ---------------------------------------------------------------------- */
+/* Paths.                                                                 */
+
+/* Parse "[digits]" at *p; returns the index or -1. */
+static long parse_index(const char **p)
+{
+	const char *s = *p + 1;
+	long v = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (LONG_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	if (*s != ']')
+		return -1;
+	*p = s + 1;
+	return v;
+}
+
+/* Copy one key (unescaping) from *p into `key`; returns 0, or -1 if empty. */
+static int parse_key(const char **p, struct buf *key)
+{
+	const char *s = *p;
+	buf_reset(key);
+	while (*s && *s != '.' && *s != '[') {
+		if (*s == '\\' && s[1])
+			s++;
+		buf_addch(key, *s++);
+	}
+	*p = s;
+	return key->len ? 0 : -1;
+}
+
+cJSON *jtree_get_mut(cJSON *root, const char *path)
+{
+	struct buf key = BUF_INIT;
+	const char *p = path ? path : "";
+	cJSON *n = root;
+	int first = 1;
+	while (n && *p) {
+		if (*p == '[') {
+			long i = parse_index(&p);
+			n = (i >= 0 && i <= INT_MAX && cJSON_IsArray(n)) ?
+			    cJSON_GetArrayItem(n, (int)i) : NULL;
+		} else {
+			if (!first && *p++ != '.')
+				n = NULL;
+			else if (parse_key(&p, &key) || !cJSON_IsObject(n))
+				n = NULL;
+			else
+				n = cJSON_GetObjectItemCaseSensitive(n, key.data);
+		}
+		first = 0;
+	}
+	buf_free(&key);
+	return n;
+}
+
+const cJSON *jtree_get(const cJSON *root, const char *path)
+{
+	/* lookups never write; one walker serves both constnesses */
+	return jtree_get_mut((cJSON *)root, path);
+}
+
+const char *jtree_get_string(const cJSON *root, const char *path,
+			     const char *def)
+{
+	const cJSON *n = jtree_get(root, path);
+	return cJSON_IsString(n) ? n->valuestring : def;
+}
+
+long long jtree_get_int(const cJSON *root, const char *path, long long def)
+{
+	const cJSON *n = jtree_get(root, path);
+	if (!cJSON_IsNumber(n))
+		return def;
+	double v = n->valuedouble;
+	/* 2^63 is the first double beyond LLONG_MAX */
+	if (v != floor(v) || v < -9223372036854775808.0 || v >= 9223372036854775808.0)
+		return def;
+	return (long long)v;
+}
+
+int jtree_get_bool(const cJSON *root, const char *path, int def)
+{
+	const cJSON *n = jtree_get(root, path);
+	return cJSON_IsBool(n) ? cJSON_IsTrue(n) : def;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Merge patch (RFC 7386 section 2).                                      */
+
+static cJSON *xdup(const cJSON *n)
+{
+	cJSON *d = cJSON_Duplicate(n, 1);
+	if (!d)
+		abort();	/* only allocation can fail here */
+	return d;
+}
+
+void jtree_merge_patch(cJSON **target, const cJSON *patch)
+{
+	if (!patch)
+		return;
+	if (!cJSON_IsObject(patch)) {
+		cJSON_Delete(*target);
+		*target = xdup(patch);
+		return;
+	}
+	if (!cJSON_IsObject(*target)) {
+		cJSON_Delete(*target);
+		*target = cJSON_CreateObject();
+	}
+	cJSON *t = *target;
+	for (const cJSON *p = patch->child; p; p = p->next) {
+		cJSON *cur = cJSON_GetObjectItemCaseSensitive(t, p->string);
+		if (cJSON_IsNull(p)) {
+			if (cur)
+				cJSON_Delete(cJSON_DetachItemViaPointer(t, cur));
+			continue;
+		}
+		if (cur && cJSON_IsObject(cur) && cJSON_IsObject(p)) {
+			cJSON *keep = cur;	/* merged in place, keeps its position */
+			jtree_merge_patch(&keep, p);
+			continue;
+		}
+		cJSON *val = NULL;	/* a new object value still drops its nulls */
+		jtree_merge_patch(&val, p);
+		if (cur)
+			cJSON_ReplaceItemViaPointer(t, cur, val);
+		else
+			cJSON_AddItemToObject(t, p->string, val);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Key sorting, equality, hashing.                                        */
+
+struct keyed {
+	cJSON *node;
+	size_t pos;	/* tie-break: qsort is not stable */
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->node->string, y->node->string);
+	if (c)
+		return c;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Relink the children of `obj` in key order (cJSON: head->prev is tail). */
+static void sort_one(cJSON *obj, struct keyed **v, size_t *cap)
+{
+	size_t k = 0;
+	for (cJSON *it = obj->child; it; it = it->next) {
+		if (k == *cap) {
+			*cap = *cap ? *cap * 2 : 16;
+			*v = xrealloc(*v, *cap * sizeof(**v));
+		}
+		(*v)[k].node = it;
+		(*v)[k].pos = k;
+		k++;
+	}
+	if (k < 2)
+		return;
+	qsort(*v, k, sizeof(**v), cmp_keyed);
+	for (size_t i = 0; i < k; i++) {
+		(*v)[i].node->next = i + 1 < k ? (*v)[i + 1].node : NULL;
+		(*v)[i].node->prev = (*v)[i ? i - 1 : k - 1].node;
+	}
+	obj->child = (*v)[0].node;
+}
+
+void jtree_sort_keys(cJSON *root)
+{
+	/* explicit worklist instead of recursion: any depth is fine */
+	cJSON **work = NULL;
+	size_t n = 0, cap = 0, vcap = 0;
+	struct keyed *v = NULL;
+	if (!root)
+		return;
+	work = xmalloc(16 * sizeof(*work));
+	cap = 16;
+	work[n++] = root;
+	while (n) {
+		cJSON *node = work[--n];
+		if (cJSON_IsObject(node))
+			sort_one(node, &v, &vcap);
+		for (cJSON *it = node->child; it; it = it->next) {
+			if (!cJSON_IsObject(it) && !cJSON_IsArray(it))
+				continue;
+			if (n == cap) {
+				cap *= 2;
+				work = xrealloc(work, cap * sizeof(*work));
+			}
+			work[n++] = it;
+		}
+	}
+	free(work);
+	free(v);
+}
+
+static int cmp_members(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	return strcmp(x->string, y->string);
+}
+
+static const cJSON **sorted_members(const cJSON *obj, size_t *count)
+{
+	size_t k = 0;
+	for (const cJSON *it = obj->child; it; it = it->next)
+		k++;
+	const cJSON **v = xmalloc((k ? k : 1) * sizeof(*v));
+	k = 0;
+	for (const cJSON *it = obj->child; it; it = it->next)
+		v[k++] = it;
+	qsort(v, k, sizeof(*v), cmp_members);
+	*count = k;
+	return v;
+}
+
+static int objects_equal(const cJSON *a, const cJSON *b)
+{
+	size_t na, nb;
+	const cJSON **va = sorted_members(a, &na);
+	const cJSON **vb = sorted_members(b, &nb);
+	int eq = na == nb;
+	for (size_t i = 0; eq && i < na; i++)
+		eq = strcmp(va[i]->string, vb[i]->string) == 0 &&
+		     jtree_equal(va[i], vb[i]);
+	free(va);
+	free(vb);
+	return eq;
+}
+
+int jtree_equal(const cJSON *a, const cJSON *b)
+{
+	if (!a || !b)
+		return a == b;
+	int ta = a->type & 0xFF, tb = b->type & 0xFF;
+	if (ta != tb)
+		return 0;
+	if (cJSON_IsNumber(a))
+		return a->valuedouble == b->valuedouble ||
+		       (isnan(a->valuedouble) && isnan(b->valuedouble));
+	if (cJSON_IsString(a) || cJSON_IsRaw(a))
+		return strcmp(a->valuestring ? a->valuestring : "",
+			      b->valuestring ? b->valuestring : "") == 0;
+	if (cJSON_IsArray(a)) {
+		const cJSON *x = a->child, *y = b->child;
+		for (; x && y; x = x->next, y = y->next)
+			if (!jtree_equal(x, y))
+				return 0;
+		return !x && !y;
+	}
+	if (cJSON_IsObject(a))
+		return objects_equal(a, b);
+	return 1;	/* null, true, false: the type says it all */
+}
+
+void jtree_sha256_hex(const cJSON *root, char out[65])
+{
+	static const char hex[] = "0123456789abcdef";
+	struct buf json = BUF_INIT;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	yj_json_canonical(root, &json);
+	if (!EVP_Digest(json.data, json.len, md, &mdlen, EVP_sha256(), NULL))
+		abort();	/* sha256 is always available in libcrypto */
+	for (unsigned int i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+	buf_free(&json);
+}

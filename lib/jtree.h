@@ -1,0 +1,69 @@
+/*
+ * jtree.h - small helpers over cJSON trees that every part of jaxjob needs:
+ * path lookup, RFC 7386 merge patch, key sorting, structural equality and a
+ * content hash.
+ *
+ * Debian's libcjson ships without cJSON_Utils, so merge patch lives here
+ * (about thirty lines). cJSON_Compare is not used anywhere in the core: it
+ * compares every object member in both directions and so takes time
+ * exponential in the nesting depth (a 8000-line CRD never finishes), and it
+ * finds NaN unequal to itself; jtree_equal is linear after sorting.
+ *
+ * Paths (jtree_get and friends) are dot-separated keys with [i] array
+ * indices: "spec.jaxReplicaSpecs.Worker.replicas", "status.conditions[0].type",
+ * "[2].name" (an index on the root). A key containing '.', '[', ']' or '\'
+ * escapes it with a backslash: "metadata.annotations.kubectl\\.kubernetes\\.io/x"
+ * in C source. The empty path is the root. A malformed path, a missing key,
+ * an index out of range or a step into a scalar all give NULL (or the
+ * default), never an error: callers ask optional questions.
+ *
+ * Recursion: jtree_merge_patch, jtree_equal and jtree_sha256_hex recurse as
+ * deep as the trees are nested; trees from yj_parse nest at most
+ * YJ_MAX_DEPTH, trees from cJSON_Parse at most CJSON_NESTING_LIMIT (1000).
+ * jtree_sort_keys is iterative.
+ *
+ * Ownership: lookups return pointers into `root` (valid while root lives,
+ * never freed by the caller). jtree_merge_patch edits *target in place and
+ * copies from `patch`, which stays the caller's.
+ */
+#ifndef JAXJOB_JTREE_H
+#define JAXJOB_JTREE_H
+
+#include <cJSON.h>
+
+/* The node at `path`, or NULL. */
+const cJSON *jtree_get(const cJSON *root, const char *path);
+/* Same, for callers that will modify the node (it still belongs to root). */
+cJSON *jtree_get_mut(cJSON *root, const char *path);
+
+/* The string at `path`, or `def` if absent or not a string. */
+const char *jtree_get_string(const cJSON *root, const char *path,
+			     const char *def);
+/* The integral number at `path`, or `def` if absent, not a number, not
+ * integral or out of the range of long long. */
+long long jtree_get_int(const cJSON *root, const char *path, long long def);
+/* The boolean at `path` (1/0), or `def` if absent or not a boolean. */
+int jtree_get_bool(const cJSON *root, const char *path, int def);
+
+/*
+ * RFC 7386 JSON merge patch: objects merge recursively, a null in the patch
+ * deletes the key, anything else (arrays included) replaces. *target may be
+ * NULL (treated as absent) and may be replaced by a new node (when patch is
+ * not an object, or *target was not one): the old one is freed.
+ */
+void jtree_merge_patch(cJSON **target, const cJSON *patch);
+
+/* Sort every object's keys (byte order, stable) at every level, in place. */
+void jtree_sort_keys(cJSON *root);
+
+/*
+ * Structural equality: same types, same strings, numbers equal as doubles
+ * (NaN equals NaN), arrays in order, objects as sets of keys (order ignored).
+ * Returns 1 or 0.
+ */
+int jtree_equal(const cJSON *a, const cJSON *b);
+
+/* Lower-case hex SHA-256 of yj_json_canonical(root), NUL-terminated. */
+void jtree_sha256_hex(const cJSON *root, char out[65]);
+
+#endif
