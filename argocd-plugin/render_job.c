@@ -129,6 +129,24 @@ static void set_string(cJSON *obj, const char *key, const char *value)
 	cJSON_AddStringToObject(obj, key, value);
 }
 
+/*
+ * The operator names worker i's Service `<name>-worker-<i>`, a 63-character
+ * DNS label. jaxjob_validate() checks that too, but only we know the name
+ * grew by the suffix, so only we can say how long `name` may be.
+ */
+static int hashed_name_too_long(const struct render_job *j, struct err *e)
+{
+	int workers = jaxjob_workers(j->manifest), digits = 1;
+	for (int n = workers - 1; n >= 10; n /= 10)
+		digits++;
+	size_t fixed = strlen("-worker-") + (size_t)digits + 1 + RENDER_HASH_LEN;
+	if (strlen(j->final_name) + fixed - 1 - RENDER_HASH_LEN <= 63)
+		return 0;
+	return err_set(e, ERR_INPUT, "name: %s is too long with its -%.*s hash suffix for %d worker%s (Service %s-worker-%d must fit in 63 characters); shorten `name` to at most %zu characters or set nameSuffix: none",
+		       j->name, RENDER_HASH_LEN, j->spec_hash, workers, workers == 1 ? "" : "s",
+		       j->final_name, workers - 1, 63 - fixed);
+}
+
 /* Hash name, namespace default, stamps; then validate the result. */
 static int finish(struct render_job *j, const struct render_env *env, struct err *e)
 {
@@ -149,14 +167,9 @@ static int finish(struct render_job *j, const struct render_env *env, struct err
 		set_string(ann, RENDER_ANN_REVISION, env->revision);
 	set_string(ann, RENDER_ANN_HASH, j->spec_hash);
 	set_string(object_at(md, "labels"), RENDER_LABEL_JOB, j->name);
-	if (jaxjob_validate(j->manifest, e) == 0)
-		return 0;
-	if (j->hash_name && !strncmp(e->msg, "metadata.name", 13)) {
-		size_t room = strlen(j->name) - (strlen(j->final_name) > 63 ? strlen(j->final_name) - 63 : 0);
-		return err_prefix(e, "name with its -%.*s hash suffix is too long or invalid; shorten `name` (to %zu characters or fewer for up to 10 workers) or set nameSuffix: none",
-				  RENDER_HASH_LEN, j->spec_hash, room > 9 ? room - 9 : room);
-	}
-	return -1;
+	if (j->hash_name && hashed_name_too_long(j, e))
+		return -1;
+	return jaxjob_validate(j->manifest, e);
 }
 
 static int cmp_rendered(const void *a, const void *b)

@@ -101,7 +101,11 @@ bad 'a wrong value names file, job and parameter' \
 A=$(fresh_repo longname)
 sed -i 's/^name: resnet50$/name: resnet50-imagenet-baseline-with-a-rather-long-name-x/' "$A/vision/resnet50.jaxjob.yaml"
 bad 'a name too long once hashed says how long it may be, or nameSuffix: none' \
-	'hash suffix is too long or invalid; shorten `name` .* or set nameSuffix: none' "$A"
+	'job resnet50-imagenet-[a-z-]*-x: name: .* is too long with its -[0-9a-f]{8} hash suffix for 4 workers .*; shorten `name` to at most 45 characters or set nameSuffix: none' "$A"
+sed -i 's/^name: .*$/name: resnet50-imagenet-baseline-with-a-rather-long/' "$A/vision/resnet50.jaxjob.yaml"
+cmp_render "$A" "${ARGO_ENV[@]}" --
+[ "$rc" -eq 0 ] && grep -Eq '^  name: resnet50-imagenet-baseline-with-a-rather-long-[0-9a-f]{8}$' "$T/out"
+report 'a 45-character name fits with its hash for 4 workers' $?
 
 A=$(fresh_repo ttl)
 echo 'ttl-seconds-after-finished: 600' >>"$A/vision/resnet50.jaxjob.yaml"
