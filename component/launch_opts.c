@@ -155,15 +155,9 @@ bad:
 
 static int parse_bool_flag(const char *flag, const char *s, int *out, struct err *e)
 {
-	if (!strcasecmp(s, "true") || !strcmp(s, "1")) {
-		*out = 1;
-		return 0;
-	}
-	if (!strcasecmp(s, "false") || !strcmp(s, "0")) {
-		*out = 0;
-		return 0;
-	}
-	return err_set(e, ERR_INPUT, "--%s must be true or false, got \"%s\"", flag, s);
+	if (jobparams_parse_bool(s, out) < 0)
+		return err_set(e, ERR_INPUT, "--%s must be true or false, got \"%s\"", flag, s);
+	return 0;
 }
 
 static int parse_enum(const struct run_flag *f, const char *s, int *out, struct err *e)

@@ -260,17 +260,22 @@ static int parse_int(const struct jobparam *p, const char *text, long long *out,
 	return int_in_range(p, n, e);
 }
 
+int jobparams_parse_bool(const char *text, int *out)
+{
+	if (!strcasecmp(text, "true") || !strcmp(text, "1"))
+		*out = 1;
+	else if (!strcasecmp(text, "false") || !strcmp(text, "0"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
 static int parse_bool(const struct jobparam *p, const char *text, int *out, struct err *e)
 {
-	if (!strcasecmp(text, "true") || !strcmp(text, "1")) {
-		*out = 1;
-		return 0;
-	}
-	if (!strcasecmp(text, "false") || !strcmp(text, "0")) {
-		*out = 0;
-		return 0;
-	}
-	return err_set(e, ERR_INPUT, "%s must be true or false, got \"%s\"", p->name, text);
+	if (jobparams_parse_bool(text, out) < 0)
+		return err_set(e, ERR_INPUT, "%s must be true or false, got \"%s\"", p->name, text);
+	return 0;
 }
 
 static int check_enum(const struct jobparam *p, const char *text, struct err *e)

@@ -84,6 +84,9 @@ struct jobparam {
 	const char *item_key;	/* JP_OBJLIST: member that identifies an item (replace, not append) */
 };
 
+/* "true"/"false" in any case, or 1/0 (KFP passes Python's "True"): 0, else -1. */
+int jobparams_parse_bool(const char *text, int *out);
+
 /* The table, ended by an entry with name == NULL. */
 const struct jobparam *jobparams_all(void);
 const struct jobparam *jobparams_find(const char *name);

@@ -28,32 +28,30 @@ static int label_ok(const char *s, size_t n)
 	return 1;
 }
 
-int k8s_check_dns1035(const char *what, const char *s, struct err *e)
+/* DNS-1035 (letter first) or DNS-1123 (alphanumeric first) label. */
+static int check_label(const char *what, const char *s, int letter_first, struct err *e)
 {
 	size_t n = strlen(s);
 	if (n > K8S_LABEL_MAX)
 		return err_set(e, ERR_INPUT, "%s \"%s\" is %zu characters; the limit is %d",
 			       what, s, n, K8S_LABEL_MAX);
-	if (!label_ok(s, n) || !(s[0] >= 'a' && s[0] <= 'z'))
+	if (!label_ok(s, n) || (letter_first && !(s[0] >= 'a' && s[0] <= 'z')))
 		return err_set(e, ERR_INPUT,
 			       "%s \"%s\" is not a valid name: use lower-case letters, digits "
-			       "and '-', starting with a letter and ending with a letter or digit "
-			       "(DNS-1035 label)", what, s);
+			       "and '-', starting with a letter%s and ending with a letter or digit "
+			       "(DNS-%s label)", what, s, letter_first ? "" : " or digit",
+			       letter_first ? "1035" : "1123");
 	return 0;
+}
+
+int k8s_check_dns1035(const char *what, const char *s, struct err *e)
+{
+	return check_label(what, s, 1, e);
 }
 
 int k8s_check_dns1123_label(const char *what, const char *s, struct err *e)
 {
-	size_t n = strlen(s);
-	if (n > K8S_LABEL_MAX)
-		return err_set(e, ERR_INPUT, "%s \"%s\" is %zu characters; the limit is %d",
-			       what, s, n, K8S_LABEL_MAX);
-	if (!label_ok(s, n))
-		return err_set(e, ERR_INPUT,
-			       "%s \"%s\" is not a valid name: use lower-case letters, digits "
-			       "and '-', starting and ending with a letter or digit "
-			       "(DNS-1123 label)", what, s);
-	return 0;
+	return check_label(what, s, 0, e);
 }
 
 int k8s_check_subdomain(const char *what, const char *s, struct err *e)
