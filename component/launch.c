@@ -12,38 +12,12 @@
 #include "buf.h"
 #include "err.h"
 #include "jaxjob.h"
+#include "jtree.h"
 #include "jobparams.h"
 #include "launch_opts.h"
 #include "launch_run.h"
 #include "tmpl.h"
 #include "yj.h"
-
-/*
- * RFC 7386 JSON merge patch of `patch` into `target` (edited in place).
- * Recursion follows the patch's depth, which yj bounds (YJ_MAX_DEPTH).
- * TODO: use jtree_merge_patch() once lib/jtree.h lands.
- */
-static cJSON *merge_patch(cJSON *target, const cJSON *patch)
-{
-	if (!cJSON_IsObject(patch)) {
-		cJSON_Delete(target);
-		return cJSON_Duplicate(patch, 1);
-	}
-	if (!cJSON_IsObject(target)) {
-		cJSON_Delete(target);
-		target = cJSON_CreateObject();
-	}
-	const cJSON *p;
-	cJSON_ArrayForEach(p, patch) {
-		cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(target, p->string);
-		if (cJSON_IsNull(p)) {
-			cJSON_Delete(old);
-			continue;
-		}
-		cJSON_AddItemToObject(target, p->string, merge_patch(old, p));
-	}
-	return target;
-}
 
 /* Render, patch and validate the job the options describe. */
 static int build_job(const struct launch_opts *o, cJSON **out, struct err *e)
@@ -60,7 +34,7 @@ static int build_job(const struct launch_opts *o, cJSON **out, struct err *e)
 	if (rc < 0)
 		return -1;
 	if (o->patch)
-		job = merge_patch(job, o->patch);
+		jtree_merge_patch(&job, o->patch);
 	if (jaxjob_validate(job, e) < 0) {
 		cJSON_Delete(job);
 		return err_prefix(e, "invalid JAXJob%s", o->patch ? " after --patch" : "");
