@@ -64,11 +64,15 @@ static int from_status(long http_status, const char *body, size_t len, struct er
 		cJSON_Delete(j);
 		return 0;
 	}
+	const char *reason = str_field(j, "reason");
 	struct buf msg = BUF_INIT;
-	buf_adds(&msg, message);
+	if (*message)
+		buf_adds(&msg, message);
+	else	/* never an empty "error: " line (found by fuzz/fuzz_api_error.c) */
+		buf_addf(&msg, "the API server answered HTTP %ld%s%s without a message",
+			 http_status, reason && *reason ? " " : "", reason ? reason : "");
 	fold_causes(&msg, cJSON_GetObjectItemCaseSensitive(j, "details"));
 	err_set(e, code_for(http_status), "%s", msg.data);
-	const char *reason = str_field(j, "reason");
 	if (reason)
 		snprintf(e->reason, sizeof(e->reason), "%s", reason);
 	buf_free(&msg);
