@@ -863,6 +863,76 @@ static void s_patch(void)
 	cJSON_Delete(jp);
 }
 
+/* Events of a job: what launch watches to fail fast. */
+struct events {
+	struct follow f;
+	int failed_create_service;
+};
+
+static void event_event(void *ud, enum kube_event_type t, const cJSON *ev)
+{
+	struct events *x = ud;
+	const cJSON *reason = cJSON_GetObjectItemCaseSensitive(ev, "reason");
+	if (t != KUBE_DELETED && cJSON_IsString(reason) &&
+	    !strcmp(reason->valuestring, "FailedCreateService")) {
+		x->failed_create_service++;
+		kube_loop_stop(x->f.c);
+	}
+}
+
+static void s_events(void)
+{
+	struct events x;
+	memset(&x, 0, sizeof(x));
+	x.f.c = admin;
+	struct kube_watch_opts o = {
+		.res = &KUBE_EVENT, .ns = "team-a",
+		.sel = { .field_selector = "involvedObject.kind=JAXJob,involvedObject.name=kc-events" },
+		.on_event = event_event, .on_state = follow_state, .ud = &x,
+	};
+	struct err e = ERR_INIT;
+	struct kube_watch *w = kube_watch_start(admin, &o, &e);
+	x.f.guard = kube_timer_add(admin, 40, guard_fired, &x.f);
+	create_job(admin, "kc-events", 1, "SIM_FAIL_SERVICE=1");
+	run_loop(admin, &x.f);
+	kube_watch_stop(w);
+	CHECK(x.failed_create_service >= 1, "FailedCreateService seen %d times", x.failed_create_service);
+	CHECK(x.f.failed == 0, "%s", x.f.last_err.msg);
+}
+
+static void s_watch_errors(void)
+{
+	struct follow f = { .stop_on_success = 1 };
+	struct kube_watch *w = watch_job(admin, &f, "kc-burst");
+	faults("{\"errors\":{\"count\":3,\"code\":500,\"match\":\"/jaxjobs$\",\"methods\":[\"GET\"]}}");
+	create_job(admin, "kc-burst", 1, "SIM_DURATION=1");
+	run_loop(admin, &f);
+	kube_watch_stop(w);
+	CHECK(f.retrying >= 1, "backed off %d times", f.retrying);
+	CHECK(f.succeeded == 1, "saw Succeeded %d times", f.succeeded);
+	CHECK(f.failed == 0, "%s", f.last_err.msg);
+	faults(NULL);
+}
+
+static void s_proxy_env(void)
+{
+	/* a proxy nobody listens on: the request must try it (curl reads the env) */
+	setenv("HTTPS_PROXY", "http://127.0.0.1:9", 1);
+	unsetenv("NO_PROXY");
+	struct kube_client *c = client_from("kubeconfig");
+	struct err e = ERR_INIT;
+	kube_client_set_retry(c, 0.5);
+	CHECK(kube_get(c, &KUBE_JAXJOB, "team-a", "kc-retry", NULL, &e) == -1, "went through the proxy");
+	CHECK(e.code == ERR_NETWORK, "%s", e.msg);
+	kube_client_free(c);
+	setenv("NO_PROXY", "127.0.0.1", 1);
+	c = client_from("kubeconfig");
+	CHECK(kube_get(c, &KUBE_JAXJOB, "team-a", "kc-retry", NULL, &e) == 0, "NO_PROXY: %s", e.msg);
+	kube_client_free(c);
+	unsetenv("HTTPS_PROXY");
+	unsetenv("NO_PROXY");
+}
+
 struct scenario {
 	const char *name;
 	void (*fn)(void);
@@ -895,6 +965,9 @@ int main(int argc, char **argv)
 		{ "loop: pod watch + log follow of every worker, long line truncated and marked", s_pods_and_logs },
 		{ "loop: SIGTERM wakes the loop and reaches the signal callback", s_signal },
 		{ "loop: async delete from a watch callback; DELETED arrives; blocking calls refused there", s_async_delete },
+		{ "watch: 500 bursts on list and watch back off and recover", s_watch_errors },
+		{ "watch: events of a job by involvedObject (fail-fast input)", s_events },
+		{ "config: HTTPS_PROXY from the environment is used, NO_PROXY bypasses it", s_proxy_env },
 		{ "list: limit/continue pages and kube_list merging them; bad selector is 400", s_list_pages },
 		{ "patch: merge patch suspends, JSON patch resumes", s_patch },
 	};
