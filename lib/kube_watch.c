@@ -333,6 +333,14 @@ static void list_done(void *ud, struct kube_response *rs, const struct err *e)
 		return;
 	}
 	cJSON *page = rs->json;
+	if (!cJSON_IsObject(page)) {	/* never reconcile against nothing: that would "delete" all */
+		struct err bad = ERR_INIT;
+		err_set(&bad, ERR_API, "list %s: the answer is not a list object", w->o.res->plural);
+		bad.http_status = 500;
+		failed(w, &bad, -1);
+		leave(w);
+		return;
+	}
 	const char *cont = meta_str(page, "continue");
 	if (!w->acc) {
 		w->acc = page;
