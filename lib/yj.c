@@ -577,6 +577,16 @@ static int scalar_event(struct ctx *c, yaml_event_t *ev)
 
 	if (strlen(s) != ev->data.scalar.length)
 		return fail_at(c, ERR_INPUT, m, "NUL character in a scalar; remove it");
+	/* keys are JSON strings: take them as written ("0x10" stays "0x10") */
+	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
+	if (top && top->is_map && !top->key) {
+		cJSON *key = cJSON_CreateString(s);
+		if (!key)
+			abort();
+		int merge = plain && !tag && strcmp(s, "<<") == 0;
+		return attach(c, key, 1, 0, (const char *)ev->data.scalar.anchor,
+			      merge, m);
+	}
 	int want = tag_is(tag, YAML_INT_TAG) || tag_is(tag, YAML_FLOAT_TAG) ? SK_NUMBER :
 		   tag_is(tag, YAML_BOOL_TAG) ? SK_BOOL :
 		   tag_is(tag, YAML_NULL_TAG) ? SK_NULL : -1;
@@ -587,8 +597,8 @@ static int scalar_event(struct ctx *c, yaml_event_t *ev)
 	if (want >= 0 && ((int)k != want ||
 			  (tag_is(tag, YAML_INT_TAG) && num != floor(num))))
 		return fail_at(c, ERR_INPUT, m,
-			       "\"%.40s\" is not a valid %s; fix the value or drop the tag",
-			       s, (const char *)tag);
+			       "\"%.40s\" is not a valid !!%s; fix the value or drop the tag",
+			       s, (const char *)tag + strlen("tag:yaml.org,2002:"));
 	if (k == SK_AMBIGUOUS)
 		return fail_at(c, ERR_INPUT, m,
 			       "%s has a leading zero: YAML 1.1 tools (kubectl) read it as octal, YAML 1.2 as decimal; write 0o%s for octal, or quote it for a string",

@@ -17,8 +17,8 @@
  * fit its tag is an error); other tags are ignored (templates use none;
  * placeholders are plain text `((name))`, see tmpl.h). Merge keys (a plain
  * `<<: *base` or `<<: [*a, *b]`) are applied as in YAML 1.1: keys written in
- * the mapping win over merged ones, earlier sources over later ones. Mapping
- * keys that are numbers/bools become their text ("1", "true").
+ * the mapping win over merged ones, earlier sources over later ones. Scalar
+ * mapping keys are strings exactly as written ("1", "0x10", "true", "~").
  *
  * Anchors/aliases are resolved by deep copy. Against "billion laughs" input
  * the total number of nodes created by alias expansion is bounded
