@@ -28,10 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "jaxjob.h"
 #include "jobparams.h"
+#include "jtree.h"
 #include "render.h"
 #include "tmpl.h"
 #include "yj.h"
@@ -48,19 +47,11 @@ struct tmpl_cache {
  */
 static void spec_hash(const cJSON *manifest, char hex[65])
 {
-	struct buf json = BUF_INIT;
 	cJSON *spec = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(manifest, "spec"), 1);
 	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(spec, "runPolicy"),
 						"suspend");
-	yj_json_canonical(spec, &json);
+	jtree_sha256_hex(spec, hex);
 	cJSON_Delete(spec);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	EVP_Digest(json.data, json.len, md, &n, EVP_sha256(), NULL);
-	for (unsigned int i = 0; i < n && i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	hex[64] = '\0';
-	buf_free(&json);
 }
 
 /* A copy of the template for `j` (built-in or from the repository). */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jtree.h"
 #include "render.h"
 #include "yj.h"
 
@@ -52,25 +53,6 @@ int render_job_err(const struct render_job *j, struct err *e)
 	if (j->name)
 		return err_prefix(e, "%s: job %s", j->file, j->name);
 	return err_prefix(e, "%s: document %d", j->file, j->index + 1);
-}
-
-/* RFC 7386: `patch` onto `target` (both objects); null deletes. */
-static void merge_patch(cJSON *target, const cJSON *patch)
-{
-	for (const cJSON *p = patch->child; p; p = p->next) {
-		cJSON *t = cJSON_GetObjectItemCaseSensitive(target, p->string);
-		if (cJSON_IsNull(p)) {
-			cJSON_DeleteItemFromObjectCaseSensitive(target, p->string);
-		} else if (cJSON_IsObject(p) && cJSON_IsObject(t)) {
-			merge_patch(t, p);
-		} else {
-			cJSON *copy = cJSON_Duplicate(p, 1);
-			if (t)
-				cJSON_ReplaceItemInObjectCaseSensitive(target, p->string, copy);
-			else
-				cJSON_AddItemToObject(target, p->string, copy);
-		}
-	}
 }
 
 static char *dir_of(const char *path)
@@ -138,7 +120,7 @@ static const cJSON *defaults_for(struct loader *l, const char *dir, struct err *
 		if (rc == 0 && fix_template((cJSON *)doc, dir, e))
 			rc = err_prefix(e, "%s", path.data);
 		if (rc == 0)
-			merge_patch(d, doc);
+			jtree_merge_patch(&d, doc);
 		cJSON_Delete(docs);
 		if (rc) {
 			cJSON_Delete(d);
@@ -200,7 +182,7 @@ static int load_concise(struct render_job *j, cJSON *doc, const cJSON *defaults,
 		return -1;
 	}
 	j->doc = cJSON_Duplicate(defaults, 1);
-	merge_patch(j->doc, doc);
+	jtree_merge_patch(&j->doc, doc);
 	cJSON_Delete(doc);
 	cJSON *t = cJSON_DetachItemFromObjectCaseSensitive(j->doc, RENDER_KEY_TEMPLATE);
 	if (cJSON_IsString(t))
