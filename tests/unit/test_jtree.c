@@ -1,0 +1,243 @@
+/* test_jtree.c - path lookup, merge patch, key sorting, equality, hashing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "jtree.h"
+#include "yj.h"
+
+static cJSON *json(const char *text)
+{
+	cJSON *n = cJSON_Parse(text);
+	if (!n) {
+		print_error("bad JSON in test: %s\n", text);
+		fail();
+	}
+	return n;
+}
+
+static void assert_canon(const cJSON *doc, const char *want)
+{
+	struct buf b = BUF_INIT;
+	yj_json_canonical(doc, &b);
+	if (strcmp(b.data, want) != 0) {
+		print_error(" got: %s\nwant: %s\n", b.data, want);
+		buf_free(&b);
+		fail();
+	}
+	buf_free(&b);
+}
+
+/* ---- merge patch ---- */
+
+static void merge_patch_follows_rfc7386_appendix_a(void **state)
+{
+	(void)state;
+	static const char *const cases[][3] = {
+		{ "{\"a\":\"b\"}", "{\"a\":\"c\"}", "{\"a\":\"c\"}" },
+		{ "{\"a\":\"b\"}", "{\"b\":\"c\"}", "{\"a\":\"b\",\"b\":\"c\"}" },
+		{ "{\"a\":\"b\"}", "{\"a\":null}", "{}" },
+		{ "{\"a\":\"b\",\"b\":\"c\"}", "{\"a\":null}", "{\"b\":\"c\"}" },
+		{ "{\"a\":[\"b\"]}", "{\"a\":\"c\"}", "{\"a\":\"c\"}" },
+		{ "{\"a\":\"c\"}", "{\"a\":[\"b\"]}", "{\"a\":[\"b\"]}" },
+		{ "{\"a\":{\"b\":\"c\"}}", "{\"a\":{\"b\":\"d\",\"c\":null}}", "{\"a\":{\"b\":\"d\"}}" },
+		{ "{\"a\":[{\"b\":\"c\"}]}", "{\"a\":[1]}", "{\"a\":[1]}" },
+		{ "[\"a\",\"b\"]", "[\"c\",\"d\"]", "[\"c\",\"d\"]" },
+		{ "{\"a\":\"b\"}", "[\"c\"]", "[\"c\"]" },
+		{ "{\"a\":\"foo\"}", "null", "null" },
+		{ "{\"a\":\"foo\"}", "\"bar\"", "\"bar\"" },
+		{ "{\"e\":null}", "{\"a\":1}", "{\"a\":1,\"e\":null}" },
+		{ "[1,2]", "{\"a\":\"b\",\"c\":null}", "{\"a\":\"b\"}" },
+		{ "{}", "{\"a\":{\"bb\":{\"ccc\":null}}}", "{\"a\":{\"bb\":{}}}" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *target = json(cases[i][0]);
+		cJSON *patch = json(cases[i][1]);
+		cJSON *patch_copy = cJSON_Duplicate(patch, 1);
+		jtree_merge_patch(&target, patch);
+		assert_canon(target, cases[i][2]);
+		assert_true(jtree_equal(patch, patch_copy));	/* patch untouched */
+		cJSON_Delete(target);
+		cJSON_Delete(patch);
+		cJSON_Delete(patch_copy);
+	}
+}
+
+static void merge_patch_keeps_key_order_and_accepts_null_target(void **state)
+{
+	(void)state;
+	cJSON *t = json("{\"x\":1,\"spec\":{\"a\":1,\"b\":2},\"z\":3}");
+	cJSON *p = json("{\"spec\":{\"a\":9},\"x\":[1],\"new\":{\"k\":null,\"v\":1}}");
+	jtree_merge_patch(&t, p);
+	char *s = cJSON_PrintUnformatted(t);
+	assert_string_equal(s, "{\"x\":[1],\"spec\":{\"a\":9,\"b\":2},\"z\":3,\"new\":{\"v\":1}}");
+	free(s);
+	cJSON_Delete(t);
+
+	cJSON *none = NULL;
+	jtree_merge_patch(&none, p);
+	assert_canon(none, "{\"new\":{\"v\":1},\"spec\":{\"a\":9},\"x\":[1]}");
+	cJSON_Delete(none);
+	cJSON_Delete(p);
+}
+
+/* ---- paths ---- */
+
+static void get_walks_dot_paths_and_indices(void **state)
+{
+	(void)state;
+	cJSON *doc = json(
+		"{\"spec\":{\"jaxReplicaSpecs\":{\"Worker\":{\"replicas\":4}}},"
+		"\"status\":{\"conditions\":[{\"type\":\"Created\"},{\"type\":\"Running\",\"ok\":true}]},"
+		"\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/x\":\"dot\",\"a[0]\":\"br\",\"b\\\\c\":\"bs\"}},"
+		"\"m\":[[1,2],[3,{\"deep\":\"yes\"}]],\"big\":1e30,\"half\":2.5,\"neg\":-7}");
+	assert_int_equal(jtree_get_int(doc, "spec.jaxReplicaSpecs.Worker.replicas", -1), 4);
+	assert_string_equal(jtree_get_string(doc, "status.conditions[0].type", "?"), "Created");
+	assert_string_equal(jtree_get_string(doc, "status.conditions[1].type", "?"), "Running");
+	assert_int_equal(jtree_get_bool(doc, "status.conditions[1].ok", 0), 1);
+	assert_int_equal(jtree_get_bool(doc, "status.conditions[0].ok", -1), -1);
+	assert_string_equal(jtree_get_string(doc, "metadata.annotations.kubectl\\.kubernetes\\.io/x", "?"), "dot");
+	assert_string_equal(jtree_get_string(doc, "metadata.annotations.a\\[0\\]", "?"), "br");
+	assert_string_equal(jtree_get_string(doc, "metadata.annotations.b\\\\c", "?"), "bs");
+	assert_string_equal(jtree_get_string(doc, "m[1][1].deep", "?"), "yes");
+	assert_int_equal(jtree_get_int(doc, "m[0][1]", 0), 2);
+	assert_ptr_equal(jtree_get(doc, ""), doc);
+	assert_ptr_equal(jtree_get(doc, NULL), doc);
+	assert_ptr_equal(jtree_get_mut(doc, "spec"), cJSON_GetObjectItem(doc, "spec"));
+	assert_int_equal(jtree_get_int(doc, "neg", 0), -7);
+
+	/* absent, wrong type, malformed: the default */
+	static const char *const missing[] = {
+		"nope", "spec.nope", "status.conditions[2].type", "status.conditions[-1]",
+		"status.conditions.type", "spec[0]", "spec..jaxReplicaSpecs", ".spec",
+		"spec.", "status.conditions[0", "status.conditions[]", "status.conditions[x]",
+		"status.conditions[0]type", "metadata.annotations.kubectl.kubernetes.io/x",
+		"status.conditions[99999999999999999999]", "half.x",
+	};
+	for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++) {
+		if (jtree_get(doc, missing[i])) {
+			print_error("path %s should find nothing\n", missing[i]);
+			fail();
+		}
+	}
+	assert_null(jtree_get(NULL, "a"));
+	assert_int_equal(jtree_get_int(doc, "big", 5), 5);	/* out of range */
+	assert_int_equal(jtree_get_int(doc, "half", 5), 5);	/* not integral */
+	assert_int_equal(jtree_get_int(doc, "status", 5), 5);
+	assert_string_equal(jtree_get_string(doc, "half", "def"), "def");
+	assert_null(jtree_get_string(doc, "nope", NULL));
+	cJSON_Delete(doc);
+}
+
+/* ---- sorting, equality, hashing ---- */
+
+static void sort_keys_sorts_every_level_in_place(void **state)
+{
+	(void)state;
+	cJSON *doc = json("{\"b\":{\"z\":1,\"y\":[{\"d\":1,\"c\":2}]},\"a\":0,\"c\":[3,1]}");
+	jtree_sort_keys(doc);
+	char *s = cJSON_PrintUnformatted(doc);
+	assert_string_equal(s, "{\"a\":0,\"b\":{\"y\":[{\"c\":2,\"d\":1}],\"z\":1},\"c\":[3,1]}");
+	free(s);
+	/* the list stays a valid cJSON list: appending goes to the end */
+	cJSON_AddNumberToObject(doc, "0", 1);
+	s = cJSON_PrintUnformatted(doc);
+	assert_string_equal(s, "{\"a\":0,\"b\":{\"y\":[{\"c\":2,\"d\":1}],\"z\":1},\"c\":[3,1],\"0\":1}");
+	free(s);
+	cJSON_Delete(doc);
+
+	/* duplicates (cJSON_Parse keeps them) stay in their original order */
+	doc = json("{\"k\":2,\"a\":0,\"k\":1}");
+	jtree_sort_keys(doc);
+	s = cJSON_PrintUnformatted(doc);
+	assert_string_equal(s, "{\"a\":0,\"k\":2,\"k\":1}");
+	free(s);
+	cJSON_Delete(doc);
+
+	/* deep trees do not recurse */
+	cJSON *root = cJSON_CreateObject(), *n = root;
+	for (int i = 0; i < 5000; i++) {
+		cJSON_AddNumberToObject(n, "z", i);
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddItemToObject(n, "a", c);
+		n = c;
+	}
+	jtree_sort_keys(root);
+	assert_string_equal(root->child->string, "a");
+	assert_string_equal(root->child->child->string, "a");
+	cJSON_Delete(root);
+	jtree_sort_keys(NULL);
+}
+
+static void equal_ignores_key_order_but_not_values(void **state)
+{
+	(void)state;
+	cJSON *a = json("{\"x\":[1,{\"p\":true,\"q\":null}],\"y\":\"s\"}");
+	cJSON *b = json("{\"y\":\"s\",\"x\":[1,{\"q\":null,\"p\":true}]}");
+	assert_true(jtree_equal(a, b));
+	static const char *const different[] = {
+		"{\"y\":\"s\",\"x\":[1,{\"q\":null,\"p\":false}]}",
+		"{\"y\":\"s\",\"x\":[{\"q\":null,\"p\":true},1]}",
+		"{\"y\":\"s\",\"x\":[1,{\"q\":null,\"p\":true}],\"z\":1}",
+		"{\"y\":\"t\",\"x\":[1,{\"q\":null,\"p\":true}]}",
+		"{\"y\":\"s\",\"x\":[1.5,{\"q\":null,\"p\":true}]}",
+		"{\"y\":\"s\",\"x\":[\"1\",{\"q\":null,\"p\":true}]}",
+		"{\"y\":\"s\",\"w\":[1,{\"q\":null,\"p\":true}]}",
+		"{\"y\":\"s\",\"x\":[1,{\"q\":null,\"p\":true},2]}",
+	};
+	for (size_t i = 0; i < sizeof(different) / sizeof(different[0]); i++) {
+		cJSON *c = json(different[i]);
+		assert_false(jtree_equal(a, c));
+		assert_false(jtree_equal(c, a));
+		cJSON_Delete(c);
+	}
+	cJSON *n1 = cJSON_CreateNumber(NAN), *n2 = cJSON_CreateNumber(NAN);
+	assert_true(jtree_equal(n1, n2));
+	assert_false(jtree_equal(n1, NULL));
+	assert_true(jtree_equal(NULL, NULL));
+	cJSON_Delete(n1);
+	cJSON_Delete(n2);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+}
+
+static void sha256_hashes_the_canonical_form(void **state)
+{
+	(void)state;
+	char h1[65], h2[65], h3[65];
+	cJSON *empty = json("{}");
+	jtree_sha256_hex(empty, h1);
+	/* sha256("{}") */
+	assert_string_equal(h1, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
+	cJSON *a = json("{\"b\":1.0,\"a\":[1,2]}");
+	cJSON *b = json("{\"a\":[1,2],\"b\":1}");
+	cJSON *c = json("{\"a\":[2,1],\"b\":1}");
+	jtree_sha256_hex(a, h1);
+	jtree_sha256_hex(b, h2);
+	jtree_sha256_hex(c, h3);
+	assert_string_equal(h1, h2);
+	assert_string_not_equal(h1, h3);
+	assert_int_equal(strlen(h1), 64);
+	cJSON_Delete(empty);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(merge_patch_follows_rfc7386_appendix_a),
+		cmocka_unit_test(merge_patch_keeps_key_order_and_accepts_null_target),
+		cmocka_unit_test(get_walks_dot_paths_and_indices),
+		cmocka_unit_test(sort_keys_sorts_every_level_in_place),
+		cmocka_unit_test(equal_ignores_key_order_but_not_values),
+		cmocka_unit_test(sha256_hashes_the_canonical_form),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
