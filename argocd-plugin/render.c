@@ -147,7 +147,6 @@ static int locate_root(const char *cwd, struct buf *root, struct buf *app,
 	char *slash = strrchr(ceiling.data, '/');
 	buf_truncate(&ceiling, slash && slash != ceiling.data ? (size_t)(slash - ceiling.data) : 1);
 	int found = gitsrc_find_head(cwd, app->len ? ceiling.data : NULL, rev, &top, e);
-	int rc = found < 0 ? -1 : 0;
 	if (found == 1 && !app->len && strncmp(cwd, top.data, top.len) == 0 &&
 	    (cwd[top.len] == '/' || cwd[top.len] == '\0')) {
 		buf_reset(root);
@@ -156,7 +155,7 @@ static int locate_root(const char *cwd, struct buf *root, struct buf *app,
 	}
 	buf_free(&ceiling);
 	buf_free(&top);
-	return rc;
+	return 0;
 }
 
 static int open_worktree(struct gitsrc **src, struct buf *app, char rev[41],

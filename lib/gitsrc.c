@@ -691,30 +691,27 @@ int gitsrc_is_file(struct gitsrc *s, const char *path)
 int gitsrc_find_head(const char *dir, const char *ceiling, char commit[41],
 		     struct buf *workdir, struct err *e)
 {
+	(void)e;
 	git_libgit2_init();
 	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
 	git_repository *repo = NULL;
 	git_reference *head = NULL;
 	int rc = 0;
-	if (git_repository_open_ext(&repo, dir, 0, ceiling))
+	commit[0] = '\0';
+	if (git_repository_open_ext(&repo, dir, 0, ceiling) || git_repository_is_bare(repo))
 		goto out;	/* no repository here: not an error */
-	if (git_repository_is_bare(repo))
-		goto out;
-	if (git_repository_head(&head, repo)) {
-		rc = git_fail(e, ERR_INPUT, "cannot read HEAD of the repository around the app directory");
-		goto out;
-	}
-	const git_oid *oid = git_reference_target(head);
-	if (!oid) {
-		rc = err_set(e, ERR_INPUT, "HEAD of the repository around the app directory is not a commit");
-		goto out;
-	}
-	git_oid_tostr(commit, 41, oid);
 	buf_reset(workdir);
 	buf_adds(workdir, git_repository_workdir(repo));
 	if (workdir->len > 1 && workdir->data[workdir->len - 1] == '/')
 		buf_truncate(workdir, workdir->len - 1);
 	rc = 1;
+	/*
+	 * The commit only stamps an annotation: an unborn or unreadable HEAD
+	 * (a fresh `git init`, a damaged .git) leaves it empty rather than
+	 * failing a render that does not need it.
+	 */
+	if (git_repository_head(&head, repo) == 0 && git_reference_target(head))
+		git_oid_tostr(commit, 41, git_reference_target(head));
 out:
 	git_reference_free(head);
 	git_repository_free(repo);

@@ -102,10 +102,11 @@ int gitsrc_path_join(const char *base, const char *rel, struct buf *out,
 		     struct err *e);
 
 /*
- * Look for a Git repository at `dir` or above it (not crossing `ceiling`, an
- * absolute directory or NULL). Returns 1 and fills `commit` (HEAD, 40 hex +
- * NUL) and `workdir` (the repository's top directory, no trailing slash)
- * when found, 0 when there is none, -1 on a broken repository.
+ * Look for a Git repository with a worktree at `dir` or above it (below
+ * `ceiling`, an absolute directory never searched itself, or NULL). Returns
+ * 1 and fills `workdir` (the repository's top directory, no trailing slash)
+ * and `commit` (HEAD, 40 hex + NUL; "" when HEAD is unborn or unreadable)
+ * when found, 0 when there is none. Never fails: `e` is unused.
  */
 int gitsrc_find_head(const char *dir, const char *ceiling, char commit[41],
 		     struct buf *workdir, struct err *e);

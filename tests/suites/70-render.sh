@@ -50,6 +50,18 @@ cmp_render "$W/git/examples/gitops" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_
 cmp -s "$T/out" "$EXPECTED/gitops.yaml"
 report 'ARGOCD_APP_REVISION wins over .git' $?
 
+# .git without a readable HEAD (a fresh `git init`, a damaged HEAD) only
+# loses the revision stamp; ARGOCD_APP_REVISION still works
+copy_example "$W/unborn" && git -C "$W/unborn" init -q
+cmp_render "$W/unborn/examples/gitops" "${ARGO_ENV[@]}" --
+[ "$rc" -eq 0 ] && ! grep -q source-revision "$T/out" &&
+	grep -v source-revision "$EXPECTED/gitops.yaml" | cmp -s - "$T/out"
+report 'a repository with an unborn HEAD renders without a revision stamp' $?
+echo 'ref: refs/heads/nowhere/../..' >"$W/unborn/.git/HEAD"
+cmp_render "$W/unborn/examples/gitops" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV --
+cmp -s "$T/out" "$EXPECTED/gitops.yaml"
+report 'a damaged .git does not stop a render that has ARGOCD_APP_REVISION' $?
+
 # no .git, no source path: the app dir is the root (paths relative to it)
 cmp_render "$APP" ARGOCD_APP_NAMESPACE=training ARGOCD_APP_REVISION=$FIXED_REV --
 [ "$rc" -eq 0 ] && sed 's#jaxjob.dev/source-path: #jaxjob.dev/source-path: examples/gitops/#' "$T/out" |
