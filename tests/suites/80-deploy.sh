@@ -181,12 +181,18 @@ printf 'namespace: argocd\nresources:\n- install.yaml\ncomponents:\n- %s\n' \
 	"$(realpath --relative-to="$T/acd" deploy/argocd/component)" >"$T/acd/kustomization.yaml"
 # Components need kustomize v3.7+ (kubectl 1.21+); Debian bookworm's kubectl
 # 1.20 has v2.0.3, which only the one-command deploy/argocd is written for.
-if kubectl kustomize "$T/acd" >"$T/acd.yaml" 2>"$T/acd.err"; then
-	expect 'the component patches an Argo CD install: sidecar added, repo-server, volumes and argocd-cm keys kept' \
-		'validate component "$T/acd.yaml"'
-elif grep -q 'unknown field "components"' "$T/acd.err"; then
-	skip 'the component patches an Argo CD install' "this kubectl's kustomize predates components: $(kubectl version --client 2>&1 | head -n 1)"
-else
-	not_ok 'the component patches an Argo CD install (kubectl kustomize)'
-	cat "$T/acd.err" >&2
-fi
+# Two bases: the upstream install.yaml style (no namespace in the objects, the
+# kustomization sets it) and a base whose objects name their namespace.
+sed 's/^  name: \(argocd-repo-server\|argocd-cm\)$/  name: \1\n  namespace: argocd/' "$T/acd/install.yaml" >"$T/acd/install-ns.yaml"
+for base in install.yaml install-ns.yaml; do
+	sed -i "s/^- install.*\.yaml$/- $base/" "$T/acd/kustomization.yaml"
+	if kubectl kustomize "$T/acd" >"$T/acd.yaml" 2>"$T/acd.err"; then
+		expect "the component patches an Argo CD install ($base): sidecar added, repo-server, volumes and argocd-cm keys kept" \
+			'validate component "$T/acd.yaml"'
+	elif grep -q 'unknown field "components"' "$T/acd.err"; then
+		skip "the component patches an Argo CD install ($base)" "this kubectl's kustomize predates components: $(kubectl version --client 2>&1 | head -n 1)"
+	else
+		not_ok "the component patches an Argo CD install ($base) (kubectl kustomize)"
+		cat "$T/acd.err" >&2
+	fi
+done
