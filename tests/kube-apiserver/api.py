@@ -357,10 +357,12 @@ class Api:
                     raise DropStream()
         try:
             if init:
-                # initial events may share chunks, as the real watch cache does
+                # initial events may share chunks, as the real watch cache does (not when the
+                # drop fault counts events)
                 lines = [self._ev_line(res, 'ADDED', o) for o in init]
-                for i in range(0, len(lines), 2):
-                    emit(''.join(lines[i:i + 2]))
+                step = 1 if drop_after is not None else 2
+                for i in range(0, len(lines), step):
+                    emit(''.join(lines[i:i + step]))
             for ev in backlog:
                 line = self._filter(res, ev, match)
                 if line:
@@ -758,11 +760,12 @@ class Api:
         self.gcq.put(('namespace', R.NAMESPACES, '', old['metadata']['name'], old['metadata']['uid']))
         return copy.deepcopy(obj)
 
-    def force_delete_pod(self, ns, name):
-        """What the kubelet does once containers are gone: delete with grace 0."""
+    def force_delete_pod(self, ns, name, uid=None):
+        """What the kubelet does once containers are gone: delete with grace 0 (only the pod with
+        that uid when given: a re-created pod of the same name must survive)."""
         with self.s.lock:
             o = self.s.peek(R.PODS, ns, name)
-            if o is not None:
+            if o is not None and (uid is None or o['metadata']['uid'] == uid):
                 self._delete_pod(o, 0)
 
     # ------------------------------------------------------------------------------------------

@@ -264,7 +264,7 @@ class Simulator:
             set_cond(ns_status, 'Created', 'True', 'JAXJobCreated', f'JAXJob {name} is created.', now)
         if suspended:
             for p in self.owned_pods(ns, uid):
-                self.api.force_delete_pod(ns, p['metadata']['name'])
+                self.api.force_delete_pod(ns, p['metadata']['name'], p['metadata']['uid'])
             if any(c.get('type') == 'Running' for c in ns_status.get('conditions') or []):
                 set_cond(ns_status, 'Running', 'False', 'JAXJobSuspended', f'JAXJob {name} is suspended.', now)
             set_cond(ns_status, 'Suspended', 'True', 'JAXJobSuspended', f'JAXJob {name} is suspended.', now)
@@ -365,7 +365,7 @@ class Simulator:
                 self.later(left + 0.01, self.reconcile, res, ns, name)
         if not done:
             for p in retry_failed:
-                self.api.force_delete_pod(ns, p['metadata']['name'])
+                self.api.force_delete_pod(ns, p['metadata']['name'], p['metadata']['uid'])
                 self.event(job, 'Normal', 'SuccessfulDeletePod', f'Deleted pod: {p["metadata"]["name"]}')
                 set_cond(ns_status, 'Restarting', 'True', 'JAXJobRestarting',
                          f'JAXJob {name} is restarting because {len(retry_failed)} Worker replica(s) failed.', now)
@@ -417,7 +417,7 @@ class Simulator:
         for p in self.owned_pods(m['namespace'], m['uid']):
             ph = (p.get('status') or {}).get('phase')
             if cpp == 'All' or (cpp == 'Running' and ph in ('Running', 'Pending')):
-                self.api.force_delete_pod(m['namespace'], p['metadata']['name'])
+                self.api.force_delete_pod(m['namespace'], p['metadata']['name'], p['metadata']['uid'])
         ttl = rp.get('ttlSecondsAfterFinished')
         if isinstance(ttl, int):
             self.later(self.scale(ttl), self.ttl_delete, R.JAXJOBS, m['namespace'], m['name'], m['uid'])
@@ -504,7 +504,7 @@ class Simulator:
         js = {'name': 'node', 'active': 0, 'failed': 0, 'ready': 0, 'succeeded': 0, 'suspended': 0}
         if spec.get('suspend'):
             for p in pods:
-                self.api.force_delete_pod(ns, p['metadata']['name'])
+                self.api.force_delete_pod(ns, p['metadata']['name'], p['metadata']['uid'])
             set_metacond(status, 'Suspended', 'True', 'Suspended', 'TrainJob is suspended', now)
             js['suspended'] = 1
             status['jobsStatus'] = [js]
@@ -530,7 +530,7 @@ class Simulator:
                 if st['attempts'].get(i, 0) > int(kf(k, 'SIM_RESTART', 0, int)):
                     continue
                 for p in failed_here:
-                    self.api.force_delete_pod(ns, p['metadata']['name'])
+                    self.api.force_delete_pod(ns, p['metadata']['name'], p['metadata']['uid'])
             if i in late:
                 due = st['late_due'].setdefault(i, time.monotonic() + self.scale(kf(k, 'SIM_LATE_DELAY', 2.0)))
                 if time.monotonic() < due:
@@ -560,7 +560,7 @@ class Simulator:
             left = started + ads - time.time()
             if left <= 0:
                 for p in pods:
-                    self.api.force_delete_pod(ns, p['metadata']['name'])
+                    self.api.force_delete_pod(ns, p['metadata']['name'], p['metadata']['uid'])
                 set_metacond(status, 'Failed', 'True', 'DeadlineExceeded', 'TrainJob exceeded its active deadline', now)
                 js['active'] = 1 if running else 0
                 status['jobsStatus'] = [js]
@@ -780,7 +780,7 @@ class Simulator:
             if attempt < restarts:
                 return int(kf(k, 'SIM_RESTART_EXIT', 137, int)), True
         code = int(kf(k, 'SIM_EXIT', 0, int))
-        if fail_workers and idx in fail_workers and code == 0:
+        if fail_workers and idx in fail_workers and 'SIM_EXIT' not in k and not restarts:
             code = 1
         return (code if chosen else 0), False
 
@@ -910,7 +910,7 @@ class Simulator:
                 if not lg.done:
                     lg.write('INFO:sim:received SIGTERM, exiting\n')
                 lg.close()
-        self.later(self.scale(0.1), self.api.force_delete_pod, ns, name)
+        self.later(self.scale(0.1), self.api.force_delete_pod, ns, name, uid)
 
     def pod_gone(self, uid):
         for key, lg in list(self.logs.items()):
