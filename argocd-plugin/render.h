@@ -93,8 +93,7 @@ int render_repo_load(struct gitsrc *src, const char *app, struct render_set *out
 
 /*
  * Turn each concise job's document into jobparams (job.params), then
- * apply ARGOCD_ENV_* and ARGOCD_APP_PARAMETERS, in that order, and the
- * default namespace.
+ * apply ARGOCD_ENV_* and ARGOCD_APP_PARAMETERS, in that order.
  */
 int render_params_apply(struct render_set *s, const struct render_env *env,
 			struct err *e);

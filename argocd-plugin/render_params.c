@@ -240,12 +240,13 @@ static int apply_params(struct render_set *s, const char *json, struct err *e)
 	return rc;
 }
 
-/* The namespace default, and the rules that only hold under GitOps. */
-static int finish_job(struct render_job *j, const char *ns, struct err *e)
+/*
+ * The rules that only hold under GitOps. (The default namespace is not a
+ * parameter: render_job.c sets it on the manifest, so a repository template
+ * without ((namespace?)) still works.)
+ */
+static int finish_job(struct render_job *j, struct err *e)
 {
-	if (ns && *ns && !cJSON_GetObjectItemCaseSensitive(j->params, "namespace") &&
-	    jobparams_set_text(j->params, jobparams_find("namespace"), ns, e))
-		return err_prefix(e, "ARGOCD_APP_NAMESPACE");
 	if (cJSON_GetObjectItemCaseSensitive(j->params, "ttl-seconds-after-finished"))
 		return err_set(e, ERR_INPUT, "ttl-seconds-after-finished: Argo CD would re-create (and re-run) the job after the TTL deletes it; remove it from jobs kept in Git");
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(j->params, "name");
@@ -268,7 +269,7 @@ int render_params_apply(struct render_set *s, const struct render_env *env,
 		return -1;
 	for (size_t k = 0; k < s->n; k++) {
 		struct render_job *j = &s->v[k];
-		if (j->params && finish_job(j, env->app_namespace, e))
+		if (j->params && finish_job(j, e))
 			return render_job_err(j, e);
 	}
 	return 0;

@@ -107,6 +107,13 @@ assert r("gpt-small-eval") == 1
 EOF
 report 'precedence: parameter beats ARGOCD_ENV_* beats the job file' $?
 
+# a repository template without ((namespace?)) still gets the default namespace
+copy_example "$W/nons"
+sed -i '/((namespace?))/d' "$W/nons/examples/gitops/templates/checkpointed.yaml"
+cmp_render "$W/nons/examples/gitops" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV --
+[ "$rc" -eq 0 ] && cmp -s "$T/out" "$EXPECTED/gitops.yaml"
+report 'the default namespace needs no placeholder in a repository template' $?
+
 # --- determinism ------------------------------------------------------------
 cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV --
 cmp -s "$T/out" "$W/base.yaml"

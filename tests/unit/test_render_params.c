@@ -64,7 +64,7 @@ static void precedence_env_then_parameters(void **state)
 	assert_string_equal(cJSON_GetArrayItem(param(&s, 1, "args"), 1)->valuestring, "--z");
 	const cJSON *labels = param(&s, 0, "labels");
 	assert_int_equal(cJSON_GetArraySize(labels), 1);
-	assert_string_equal(param(&s, 0, "namespace")->valuestring, "ns");
+	assert_null(param(&s, 0, "namespace"));	/* set on the manifest, not a parameter */
 	assert_null(s.v[2].params);	/* the plain manifest is not touched */
 	render_set_free(&s);
 }
@@ -127,12 +127,12 @@ static void announcements_list_every_set_parameter(void **state)
 	assert_int_equal(render_params_announce(&s, &out, &e), 0);
 	cJSON *a = cJSON_Parse(out.data);
 	assert_true(cJSON_IsArray(a));
-	/* a: args image labels namespace workers; b: command image namespace */
-	assert_int_equal(cJSON_GetArraySize(a), 8);
+	/* a: args image labels workers; b: command image */
+	assert_int_equal(cJSON_GetArraySize(a), 6);
 	const cJSON *first = cJSON_GetArrayItem(a, 0);
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(first, "name")->valuestring, "a.args");
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(first, "collectionType")->valuestring, "array");
-	const cJSON *w = cJSON_GetArrayItem(a, 4);
+	const cJSON *w = cJSON_GetArrayItem(a, 3);
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(w, "name")->valuestring, "a.workers");
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(w, "string")->valuestring, "2");
 	const cJSON *l = cJSON_GetArrayItem(a, 2);
