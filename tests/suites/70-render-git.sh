@@ -29,6 +29,7 @@ g rm -q apps/train/c.jaxjob.yaml && job d 1 >"$R/apps/train/d.jaxjob.yaml" && g 
 printf '# reviewed\n' >>"$R/apps/train/b.jaxjob.yaml" && g commit -q -am v4 && g tag v4
 g checkout -q -b evil v4 && ln -s /etc/passwd "$R/apps/train/evil.jaxjob.yaml" && g add -A && g commit -q -m evil
 g checkout -q main
+g tag -a v3-annotated -m 'release v3' v3
 sha() { git -C "$R" rev-parse "$1"; }
 
 # sidecar_at REV: what the sidecar renders from `git archive REV` (no .git)
@@ -47,6 +48,12 @@ for rev in v1 v3 feature "$(sha v2)" main~1; do
 		grep -Eq "source-revision: \"?$(sha "$rev")" "$T/out"
 	report "--revision $rev reads Git objects and renders what the sidecar renders from that commit" $?
 done
+
+cmp_render "$W" ARGOCD_APP_NAMESPACE=ml -- --repo "$R" --revision v3-annotated --path apps/train
+cp "$T/out" "$W/annotated.yaml"
+cmp_render "$W" ARGOCD_APP_NAMESPACE=ml -- --repo "$R" --revision v3 --path apps/train
+[ -s "$T/out" ] && cmp -s "$T/out" "$W/annotated.yaml"
+report 'an annotated tag renders its commit' $?
 
 cmp_render "$W" ARGOCD_APP_NAMESPACE=ml -- --repo "$R" --revision v2 --path apps/train
 grep -q 'name: c-' "$T/out"
