@@ -153,7 +153,7 @@ void jtree_merge_patch(cJSON **target, const cJSON *patch)
 /* Key sorting, equality, hashing.                                        */
 
 struct keyed {
-	cJSON *node;
+	const cJSON *node;
 	size_t pos;	/* tie-break: qsort is not stable */
 };
 
@@ -166,35 +166,52 @@ static int cmp_keyed(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* Relink the children of `obj` in key order (cJSON: head->prev is tail). */
-static void sort_one(cJSON *obj, struct keyed **v, size_t *cap)
+const cJSON **jtree_members(const cJSON *n, int sorted, size_t *count)
 {
 	size_t k = 0;
-	for (cJSON *it = obj->child; it; it = it->next) {
-		if (k == *cap) {
-			*cap = *cap ? *cap * 2 : 16;
-			*v = xrealloc(*v, *cap * sizeof(**v));
-		}
-		(*v)[k].node = it;
-		(*v)[k].pos = k;
+	for (const cJSON *it = n ? n->child : NULL; it; it = it->next)
 		k++;
+	const cJSON **v = xmalloc((k ? k : 1) * sizeof(*v));
+	*count = k;
+	if (!sorted || !cJSON_IsObject(n) || k < 2) {
+		k = 0;
+		for (const cJSON *it = n ? n->child : NULL; it; it = it->next)
+			v[k++] = it;
+		return v;
 	}
-	if (k < 2)
-		return;
-	qsort(*v, k, sizeof(**v), cmp_keyed);
+	struct keyed *kv = xmalloc(k * sizeof(*kv));
+	k = 0;
+	for (const cJSON *it = n->child; it; it = it->next, k++) {
+		kv[k].node = it;
+		kv[k].pos = k;
+	}
+	qsort(kv, k, sizeof(*kv), cmp_keyed);
+	for (size_t i = 0; i < k; i++)
+		v[i] = kv[i].node;
+	free(kv);
+	return v;
+}
+
+/* Relink the children of `obj` in key order (cJSON: head->prev is tail). */
+static void sort_one(cJSON *obj)
+{
+	size_t k;
+	/* the members are obj's own, so casting const away is sound */
+	cJSON **v = (cJSON **)jtree_members(obj, 1, &k);
 	for (size_t i = 0; i < k; i++) {
-		(*v)[i].node->next = i + 1 < k ? (*v)[i + 1].node : NULL;
-		(*v)[i].node->prev = (*v)[i ? i - 1 : k - 1].node;
+		v[i]->next = i + 1 < k ? v[i + 1] : NULL;
+		v[i]->prev = v[i ? i - 1 : k - 1];
 	}
-	obj->child = (*v)[0].node;
+	if (k)
+		obj->child = v[0];
+	free(v);
 }
 
 void jtree_sort_keys(cJSON *root)
 {
 	/* explicit worklist instead of recursion: any depth is fine */
 	cJSON **work = NULL;
-	size_t n = 0, cap = 0, vcap = 0;
-	struct keyed *v = NULL;
+	size_t n = 0, cap = 0;
 	if (!root)
 		return;
 	work = xmalloc(16 * sizeof(*work));
@@ -203,7 +220,7 @@ void jtree_sort_keys(cJSON *root)
 	while (n) {
 		cJSON *node = work[--n];
 		if (cJSON_IsObject(node))
-			sort_one(node, &v, &vcap);
+			sort_one(node);
 		for (cJSON *it = node->child; it; it = it->next) {
 			if (!cJSON_IsObject(it) && !cJSON_IsArray(it))
 				continue;
@@ -215,34 +232,13 @@ void jtree_sort_keys(cJSON *root)
 		}
 	}
 	free(work);
-	free(v);
-}
-
-static int cmp_members(const void *a, const void *b)
-{
-	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-	return strcmp(x->string, y->string);
-}
-
-static const cJSON **sorted_members(const cJSON *obj, size_t *count)
-{
-	size_t k = 0;
-	for (const cJSON *it = obj->child; it; it = it->next)
-		k++;
-	const cJSON **v = xmalloc((k ? k : 1) * sizeof(*v));
-	k = 0;
-	for (const cJSON *it = obj->child; it; it = it->next)
-		v[k++] = it;
-	qsort(v, k, sizeof(*v), cmp_members);
-	*count = k;
-	return v;
 }
 
 static int objects_equal(const cJSON *a, const cJSON *b)
 {
 	size_t na, nb;
-	const cJSON **va = sorted_members(a, &na);
-	const cJSON **vb = sorted_members(b, &nb);
+	const cJSON **va = jtree_members(a, 1, &na);
+	const cJSON **vb = jtree_members(b, 1, &nb);
 	int eq = na == nb;
 	for (size_t i = 0; eq && i < na; i++)
 		eq = strcmp(va[i]->string, vb[i]->string) == 0 &&

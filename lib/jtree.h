@@ -63,6 +63,13 @@ void jtree_sort_keys(cJSON *root);
  */
 int jtree_equal(const cJSON *a, const cJSON *b);
 
+/*
+ * The members of an object or array as a malloc'd vector (caller frees the
+ * vector, not the members), in tree order or, for an object with `sorted`,
+ * by key (byte order; equal keys keep their tree order). Never NULL.
+ */
+const cJSON **jtree_members(const cJSON *n, int sorted, size_t *count);
+
 /* Lower-case hex SHA-256 of yj_json_canonical(root), NUL-terminated. */
 void jtree_sha256_hex(const cJSON *root, char out[65]);
 

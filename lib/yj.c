@@ -17,6 +17,7 @@
  * stricter than any single YAML version. It recurses, bounded by YJ_MAX_DEPTH.
  */
 #include "yj.h"
+#include "jtree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -242,6 +243,7 @@ struct frame {
 	int is_map;
 	char *key;		/* mapping: key awaiting its value (owned) */
 	int key_is_merge;	/* that key is a plain "<<" */
+	yaml_mark_t key_mark;	/* where that key was written */
 	char *anchor;		/* anchor of this collection (owned) */
 	size_t nodes;		/* cJSON nodes so far, this one included */
 	int height;		/* 1 + tallest child */
@@ -427,6 +429,7 @@ static int attach(struct ctx *c, cJSON *n, size_t nodes, int height,
 			return -1;
 		f->key = key;
 		f->key_is_merge = plain_merge;
+		f->key_mark = m;
 		return 0;
 	}
 	f->nodes += nodes;
@@ -449,7 +452,7 @@ static int attach(struct ctx *c, cJSON *n, size_t nodes, int height,
 		return add_merge_source(c, f, n, m);
 	}
 	if (key_seen(f, key)) {
-		int rc = fail_at(c, ERR_INPUT, m,
+		int rc = fail_at(c, ERR_INPUT, f->key_mark,
 				 "duplicate mapping key \"%s\"; each key may appear once",
 				 key);
 		free(key);
@@ -1044,37 +1047,26 @@ static int emit_inline(struct emitter *em, const cJSON *n)
 	return 0;
 }
 
-static int cmp_keys(const void *a, const void *b)
-{
-	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-	return strcmp(x->string, y->string);
-}
-
 /*
  * The members of `n` in emission order: as in the tree, or sorted. Caller
- * frees. Sorting is also where duplicate keys (possible in trees that came
- * from cJSON_Parse) are caught: YAML with duplicates would not read back.
+ * frees. Duplicate keys (cJSON_Parse keeps them) are refused here: the YAML
+ * would not read back.
  */
 static int ordered_children(const cJSON *n, int sort, const cJSON ***out,
 			    size_t *count, struct err *e)
 {
-	size_t k = 0;
-	for (const cJSON *it = n->child; it; it = it->next)
-		k++;
-	const cJSON **v = xmalloc((k ? k : 1) * sizeof(*v));
-	k = 0;
-	for (const cJSON *it = n->child; it; it = it->next)
-		v[k++] = it;
-	if (sort && cJSON_IsObject(n)) {
-		qsort(v, k, sizeof(*v), cmp_keys);
-		for (size_t i = 1; i < k; i++)
-			if (!strcmp(v[i]->string, v[i - 1]->string)) {
-				int rc = err_set(e, ERR_INPUT,
-						 "duplicate key \"%s\" in the object to emit",
-						 v[i]->string);
-				free(v);
-				return rc;
-			}
+	size_t k;
+	const cJSON **v = jtree_members(n, 1, &k);
+	for (size_t i = 1; cJSON_IsObject(n) && i < k; i++)
+		if (!strcmp(v[i]->string, v[i - 1]->string)) {
+			err_set(e, ERR_INPUT,
+				"duplicate key \"%s\" in the object to emit", v[i]->string);
+			free(v);
+			return -1;
+		}
+	if (!sort && cJSON_IsObject(n)) {
+		free(v);
+		v = jtree_members(n, 0, &k);
 	}
 	*out = v;
 	*count = k;
@@ -1208,12 +1200,8 @@ static void json_write(const cJSON *n, int pretty, int indent, struct buf *out)
 	char num[48];
 	if (is_collection(n)) {
 		int is_map = cJSON_IsObject(n);
-		const cJSON **v = NULL;
-		size_t k = 0;
-		struct err ignored = ERR_INIT;
-		ordered_children(n, 0, &v, &k, &ignored);
-		if (is_map)
-			qsort(v, k, sizeof(*v), cmp_keys);
+		size_t k;
+		const cJSON **v = jtree_members(n, 1, &k);
 		buf_addch(out, is_map ? '{' : '[');
 		for (size_t i = 0; i < k; i++) {
 			if (i)

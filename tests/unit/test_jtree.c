@@ -174,6 +174,33 @@ static void sort_keys_sorts_every_level_in_place(void **state)
 	jtree_sort_keys(NULL);
 }
 
+static void members_come_in_tree_or_key_order(void **state)
+{
+	(void)state;
+	cJSON *doc = json("{\"b\":1,\"a\":2,\"c\":3,\"a\":4}");
+	size_t n;
+	const cJSON **v = jtree_members(doc, 0, &n);
+	assert_int_equal(n, 4);
+	assert_string_equal(v[0]->string, "b");
+	assert_string_equal(v[3]->string, "a");
+	free(v);
+	v = jtree_members(doc, 1, &n);
+	assert_string_equal(v[0]->string, "a");
+	assert_int_equal(v[0]->valueint, 2);	/* equal keys: tree order */
+	assert_int_equal(v[1]->valueint, 4);
+	assert_string_equal(v[3]->string, "c");
+	free(v);
+	cJSON *arr = json("[3,1,2]");
+	v = jtree_members(arr, 1, &n);	/* arrays never reorder */
+	assert_int_equal(v[0]->valueint, 3);
+	free(v);
+	v = jtree_members(NULL, 1, &n);
+	assert_int_equal(n, 0);
+	free(v);
+	cJSON_Delete(arr);
+	cJSON_Delete(doc);
+}
+
 static void equal_ignores_key_order_but_not_values(void **state)
 {
 	(void)state;
@@ -236,6 +263,7 @@ int main(void)
 		cmocka_unit_test(merge_patch_keeps_key_order_and_accepts_null_target),
 		cmocka_unit_test(get_walks_dot_paths_and_indices),
 		cmocka_unit_test(sort_keys_sorts_every_level_in_place),
+		cmocka_unit_test(members_come_in_tree_or_key_order),
 		cmocka_unit_test(equal_ignores_key_order_but_not_values),
 		cmocka_unit_test(sha256_hashes_the_canonical_form),
 	};

@@ -306,6 +306,22 @@ static void non_utf8_strings_cannot_be_emitted(void **state)
 	cJSON_Delete(doc);
 }
 
+static void trees_with_duplicate_keys_cannot_be_emitted(void **state)
+{
+	(void)state;
+	cJSON *doc = cJSON_Parse("{\"a\":{\"k\":1,\"j\":0,\"k\":2}}");
+	for (unsigned flags = 0; flags <= YJ_SORT_KEYS; flags += YJ_SORT_KEYS) {
+		struct buf b = BUF_INIT;
+		struct err e = ERR_INIT;
+		assert_int_equal(yj_emit(doc, flags, &b, &e), -1);
+		assert_int_equal(e.code, ERR_INPUT);
+		assert_non_null(strstr(e.msg, "duplicate key \"k\""));
+		assert_int_equal(b.len, 0);
+		buf_free(&b);
+	}
+	cJSON_Delete(doc);
+}
+
 /* ---- layout and determinism ---- */
 
 static void emission_is_kubectl_style_block_yaml(void **state)
@@ -624,7 +640,7 @@ static void nul_bytes_are_errors(void **state)
 static void duplicate_and_non_scalar_keys_are_errors(void **state)
 {
 	(void)state;
-	parse_fails("a: 1\nb: 2\na: 3\n", ERR_INPUT, "t.yaml:3:4:", "duplicate mapping key \"a\"");
+	parse_fails("a: 1\nb: 2\na: 3\n", ERR_INPUT, "t.yaml:3:1:", "duplicate mapping key \"a\"");
 	parse_fails("{x: 1, x: 2}", ERR_INPUT, "duplicate", NULL);
 	parse_fails("1: a\n'1': b\n", ERR_INPUT, "duplicate", NULL);
 	/* past the size where the key set is hashed */
@@ -775,6 +791,7 @@ int main(void)
 		cmocka_unit_test(tricky_strings_round_trip_as_strings),
 		cmocka_unit_test(numbers_print_as_integers_or_shortest_round_trip),
 		cmocka_unit_test(non_utf8_strings_cannot_be_emitted),
+		cmocka_unit_test(trees_with_duplicate_keys_cannot_be_emitted),
 		cmocka_unit_test(emission_is_kubectl_style_block_yaml),
 		cmocka_unit_test(empty_collections_and_scalar_documents),
 		cmocka_unit_test(streams_get_a_separator_per_document),
