@@ -273,86 +273,93 @@ static int rev_list(struct gitsrc *s, const char *dir, struct gitsrc_paths *out,
 }
 
 /*
+ * `cur` = prefix "a/b/" + a link entry + rest: replace it by the link's
+ * target, resolved against the link's directory, followed by the rest.
+ * Refuses targets above the repository root.
+ */
+static int follow_link(struct gitsrc *s, const git_tree_entry *te, struct buf *cur,
+		       size_t prefix, const char *rest, const char *path, struct err *e)
+{
+	git_blob *lb = NULL;
+	if (git_blob_lookup(&lb, s->repo, git_tree_entry_id(te)))
+		return git_fail(e, ERR_IO, "cannot read a symbolic link");
+	struct buf target = BUF_INIT, base = BUF_INIT, next = BUF_INIT;
+	buf_add(&target, git_blob_rawcontent(lb), (size_t)git_blob_rawsize(lb));
+	git_blob_free(lb);
+	buf_add(&base, cur->data, prefix ? prefix - 1 : 0);
+	struct err ignore = ERR_INIT;
+	int rc = gitsrc_path_join(base.data, target.data, &next, &ignore);
+	if (rc)
+		err_set(e, ERR_INPUT, "'%s' is a symbolic link that leaves the repository; replace it with a regular file inside the repository", path);
+	else if (rest)
+		buf_addf(&next, "/%s", rest);
+	buf_reset(cur);
+	buf_add(cur, next.data, next.len);
+	buf_free(&target);
+	buf_free(&base);
+	buf_free(&next);
+	return rc;
+}
+
+/*
+ * One walk of `cur` down the tree. Returns 0 with `blob` set, 1 when a
+ * symlink rewrote `cur` (walk again), -1 on error.
+ */
+static int rev_walk_path(struct gitsrc *s, struct buf *cur, const char *path,
+			 git_oid *blob, struct err *e)
+{
+	const git_tree *t = s->tree;
+	git_tree *owned = NULL;
+	const char *p = cur->data;
+	int rc = -1;
+	for (;;) {
+		const char *slash = strchr(p, '/');
+		char *name = xstrndup(p, slash ? (size_t)(slash - p) : strlen(p));
+		const git_tree_entry *te = git_tree_entry_byname(t, name);
+		free(name);
+		git_filemode_t mode = te ? git_tree_entry_filemode(te) : 0;
+		if (!te) {
+			err_set(e, ERR_NOTFOUND, "'%s' does not exist at commit %.12s", path, s->commit);
+		} else if (mode == GIT_FILEMODE_LINK) {
+			rc = follow_link(s, te, cur, (size_t)(p - cur->data), slash ? slash + 1 : NULL,
+					 path, e) ? -1 : 1;
+		} else if (mode == GIT_FILEMODE_TREE && slash) {
+			git_tree *sub = NULL;
+			if (git_tree_lookup(&sub, s->repo, git_tree_entry_id(te))) {
+				git_fail(e, ERR_IO, "cannot read a tree");
+				break;
+			}
+			git_tree_free(owned);
+			t = owned = sub;
+			p = slash + 1;
+			continue;
+		} else if (!slash && (mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE)) {
+			git_oid_cpy(blob, git_tree_entry_id(te));
+			rc = 0;
+		} else {
+			err_set(e, ERR_INPUT, "'%s' is not a regular file at commit %.12s", path, s->commit);
+		}
+		break;
+	}
+	git_tree_free(owned);
+	return rc;
+}
+
+/*
  * Find the blob at `path`, resolving symlink blobs on the way (in any
  * component) against the tree, never above its root.
  */
 static int rev_resolve(struct gitsrc *s, const char *path, git_oid *blob,
 		       struct err *e)
 {
-	struct buf cur = BUF_INIT, next = BUF_INIT, base = BUF_INIT;
+	struct buf cur = BUF_INIT;
 	buf_adds(&cur, path);
-	int rc = -1;
-	for (int hops = 0; hops <= GITSRC_MAX_LINK_HOPS; hops++) {
-		const git_tree *t = s->tree;
-		git_tree *owned = NULL;
-		const char *p = cur.data;
-		int restart = 0;
-		for (;;) {
-			const char *slash = strchr(p, '/');
-			char *name = xstrndup(p, slash ? (size_t)(slash - p) : strlen(p));
-			const git_tree_entry *te = git_tree_entry_byname(t, name);
-			free(name);
-			if (!te) {
-				err_set(e, ERR_NOTFOUND, "'%s' does not exist at commit %.12s", path, s->commit);
-				break;
-			}
-			git_filemode_t mode = git_tree_entry_filemode(te);
-			if (mode == GIT_FILEMODE_LINK) {
-				git_blob *lb = NULL;
-				if (git_blob_lookup(&lb, s->repo, git_tree_entry_id(te))) {
-					git_fail(e, ERR_IO, "cannot read a symbolic link");
-					break;
-				}
-				struct buf target = BUF_INIT;
-				buf_add(&target, git_blob_rawcontent(lb), (size_t)git_blob_rawsize(lb));
-				git_blob_free(lb);
-				buf_reset(&base);
-				buf_add(&base, cur.data, (size_t)(p - cur.data));
-				if (base.len)
-					buf_truncate(&base, base.len - 1);
-				struct err tmp = ERR_INIT;
-				int bad = gitsrc_path_join(base.data, target.data, &next, &tmp);
-				buf_free(&target);
-				if (bad) {
-					err_set(e, ERR_INPUT, "'%s' is a symbolic link that leaves the repository; replace it with a regular file inside the repository", path);
-					break;
-				}
-				if (slash)
-					buf_addf(&next, "/%s", slash + 1);
-				buf_reset(&cur);
-				buf_add(&cur, next.data, next.len);
-				restart = 1;
-				break;
-			}
-			if (mode == GIT_FILEMODE_TREE && slash) {
-				git_tree *sub = NULL;
-				if (git_tree_lookup(&sub, s->repo, git_tree_entry_id(te))) {
-					git_fail(e, ERR_IO, "cannot read a tree");
-					break;
-				}
-				git_tree_free(owned);
-				owned = sub;
-				t = sub;
-				p = slash + 1;
-				continue;
-			}
-			if (!slash && (mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE)) {
-				git_oid_cpy(blob, git_tree_entry_id(te));
-				rc = 0;
-			} else {
-				err_set(e, ERR_INPUT, "'%s' is not a regular file at commit %.12s", path, s->commit);
-			}
-			break;
-		}
-		git_tree_free(owned);
-		if (!restart)
-			goto done;
-	}
-	err_set(e, ERR_INPUT, "'%s': too many levels of symbolic links", path);
-done:
+	int rc = 1;
+	for (int hops = 0; rc == 1 && hops <= GITSRC_MAX_LINK_HOPS; hops++)
+		rc = rev_walk_path(s, &cur, path, blob, e);
+	if (rc == 1)
+		rc = err_set(e, ERR_INPUT, "'%s': too many levels of symbolic links", path);
 	buf_free(&cur);
-	buf_free(&next);
-	buf_free(&base);
 	return rc;
 }
 

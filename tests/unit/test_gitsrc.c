@@ -72,7 +72,8 @@ static int setup_repo(void **state)
 		  "git init -q -b main . && mkdir -p jobs/b templates && "
 		  "echo one > jobs/a.yaml && echo two > jobs/b/c.yaml && echo tpl > templates/t.yaml && "
 		  "ln -s ../templates/t.yaml jobs/link.yaml && ln -s /etc/passwd jobs/evil.yaml && "
-		  "ln -s ../../../../x jobs/up.yaml && "
+		  "ln -s ../../../../x jobs/up.yaml && ln -s b jobs/dirlink && "
+		  "ln -s loop2 jobs/loop1 && ln -s loop1 jobs/loop2 && "
 		  "git add -A && git commit -q -m one && git tag v1 && "
 		  "echo changed > jobs/a.yaml && git commit -q -am two");
 }
@@ -93,11 +94,12 @@ static void check_source(struct gitsrc *s, const char *want_a)
 	struct gitsrc_paths p = GITSRC_PATHS_INIT;
 	struct err e = ERR_INIT;
 	assert_int_equal(gitsrc_list(s, "jobs", &p, &e), 0);
-	assert_int_equal(p.n, 5);
-	assert_string_equal(p.v[0], "jobs/a.yaml");
-	assert_string_equal(p.v[1], "jobs/b/c.yaml");
-	assert_string_equal(p.v[2], "jobs/evil.yaml");
-	assert_string_equal(p.v[3], "jobs/link.yaml");
+	/* links are listed, never descended into (dirlink) */
+	const char *want[] = { "jobs/a.yaml", "jobs/b/c.yaml", "jobs/dirlink", "jobs/evil.yaml",
+			       "jobs/link.yaml", "jobs/loop1", "jobs/loop2", "jobs/up.yaml" };
+	assert_int_equal(p.n, 8);
+	for (size_t i = 0; i < 8; i++)
+		assert_string_equal(p.v[i], want[i]);
 	gitsrc_paths_free(&p);
 
 	struct buf out = BUF_INIT;
@@ -107,6 +109,11 @@ static void check_source(struct gitsrc *s, const char *want_a)
 	assert_int_equal(gitsrc_read(s, "jobs/link.yaml", 1024, &out, &e), 0);
 	assert_string_equal(out.data, "tpl\n");
 	buf_reset(&out);
+	assert_int_equal(gitsrc_read(s, "jobs/dirlink/c.yaml", 1024, &out, &e), 0);
+	assert_string_equal(out.data, "two\n");	/* a link to a directory, inside */
+	buf_reset(&out);
+	assert_int_equal(gitsrc_read(s, "jobs/loop1", 1024, &out, &e), -1);
+	assert_int_equal(gitsrc_read(s, "jobs/up.yaml", 1024, &out, &e), -1);
 	assert_int_equal(gitsrc_read(s, "jobs/evil.yaml", 1024, &out, &e), -1);
 	assert_non_null(strstr(e.msg, "leaves the repository"));
 	assert_int_equal(gitsrc_read(s, "jobs/a.yaml", 2, &out, &e), -1);
