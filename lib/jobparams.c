@@ -19,6 +19,7 @@
 #include "k8sname.h"
 #include "quantity.h"
 #include "tmpl.h"
+#include "yj.h"
 
 #define I32MAX 2147483647LL
 #define JSON_INT_MAX 9007199254740991LL	/* 2^53-1: exact in a double */
@@ -317,14 +318,18 @@ static int scalar_text(const char *what, const cJSON *v, struct buf *out, struct
 	return 0;
 }
 
-static int parse_json(const struct jobparam *p, const char *text, cJSON **out, struct err *e)
+/*
+ * JSON given as text (a flag value). Parsed by yj, which is what bounds
+ * size and depth for every input of the program (YJ_MAX_DEPTH), so a value
+ * can never make a manifest deeper than the emitters accept.
+ */
+static int parse_json(const char *what, const char *text, cJSON **out, struct err *e)
 {
-	const char *end = NULL;
-	*out = cJSON_ParseWithOpts(text, &end, 1);
+	*out = NULL;
+	if (yj_parse_one(text, strlen(text), what, out, e) < 0)
+		return -1;
 	if (!*out)
-		return err_set(e, ERR_INPUT, "%s: invalid JSON near offset %td; give a JSON %s "
-			       "or one %s per flag", p->name, end ? end - text : 0,
-			       p->type == JP_MAP ? "object" : "array", p->metavar);
+		return err_set(e, ERR_INPUT, "%s: no value in \"%s\"", what, text);
 	return 0;
 }
 
@@ -386,7 +391,7 @@ static int set_repeatable_text(cJSON *params, const struct jobparam *p, const ch
 {
 	if (text[0] == '[' || (text[0] == '{' && (p->type == JP_MAP || !strcmp(p->name, "env")))) {
 		cJSON *v;
-		if (parse_json(p, text, &v, e) < 0)
+		if (parse_json(p->name, text, &v, e) < 0)
 			return -1;
 		int rc = jobparams_set_value(params, p, v, e);
 		cJSON_Delete(v);
@@ -620,11 +625,13 @@ int jobparams_set_user(cJSON *params, const char *arg, struct err *e)
 	char *name = xstrndup(arg, (size_t)(eq - arg) - (size_t)typed);
 	cJSON *v;
 	if (typed) {
-		v = cJSON_Parse(eq + 1);
-		if (!v) {
-			int rc = err_set(e, ERR_INPUT, "param %s: \"%s\" is not valid JSON", name, eq + 1);
+		struct buf what = BUF_INIT;
+		buf_addf(&what, "param %s", name);
+		int rc = parse_json(what.data, eq + 1, &v, e);
+		buf_free(&what);
+		if (rc < 0) {
 			free(name);
-			return rc;
+			return -1;
 		}
 	} else {
 		v = cJSON_CreateString(eq + 1);

@@ -40,6 +40,8 @@
  *  - volume mounts: NAME:/PATH[:ro], or a JSON list of VolumeMounts;
  *  - an empty text unsets the parameter, so a pipeline can pass an unused
  *    optional input through as "".
+ * JSON text goes through yj (YAML flow syntax is accepted too), which bounds
+ * its size and depth like every other input.
  *
  * Ownership: all functions copy what they store; the caller owns `params`
  * and the `values` tree returned by jobparams_values() (cJSON_Delete).

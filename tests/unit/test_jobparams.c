@@ -162,7 +162,7 @@ static void env_repeats_replace_by_name_and_accept_json(void **state)
 	assert_int_equal(set(p, "env", "[{\"name\":\"P\"},{\"name\":\"P\"}]", &e), -1);
 	assert_int_equal(set(p, "env", "1X=2", &e), -1);
 	assert_int_equal(set(p, "env", "[1,", &e), -1);
-	assert_non_null(strstr(e.msg, "invalid JSON"));
+	assert_non_null(strstr(e.msg, "env:"));
 	cJSON_Delete(p);
 }
 
@@ -286,6 +286,18 @@ static void user_params_are_strings_or_typed_json(void **state)
 	assert_int_equal(jobparams_set_user(p, "1x=y", &e), -1);
 	assert_int_equal(jobparams_set_user(p, "novalue", &e), -1);
 	assert_int_equal(jobparams_set_user(p, "j:={bad", &e), -1);
+	char deep[400];
+	memset(deep, '[', 200);
+	memset(deep + 200, ']', 199);
+	deep[399] = '\0';
+	assert_int_equal(jobparams_set_user(p, "d:=[[]]", &e), 0);
+	assert_int_equal(jobparams_set_user_value(p, "e", cJSON_GetObjectItem(p, "d"), &e), 0);
+	char arg[420];
+	snprintf(arg, sizeof(arg), "d:=%s]", deep);
+	assert_int_equal(jobparams_set_user(p, arg, &e), -1);	/* deeper than yj allows */
+	assert_non_null(strstr(e.msg, "nesting deeper"));
+	cJSON_DeleteItemFromObject(p, "d");
+	cJSON_DeleteItemFromObject(p, "e");
 	cJSON_Delete(p);
 }
 
