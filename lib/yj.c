@@ -1016,19 +1016,75 @@ static int emit_string(struct emitter *em, const char *s)
 	return 0;
 }
 
+/*
+ * Can `s` be a literal block scalar ("|")? Multi-line scripts and
+ * descriptions read and diff far better that way than as one escaped line,
+ * so we use it when nothing can go wrong: valid, printable text with no
+ * tab or CR, a first line not starting with a space (the reader guesses the
+ * indentation from it) and no line made only of spaces (the reader would
+ * count those spaces as indentation).
+ */
+static int literal_ok(const char *s)
+{
+	if (!strchr(s, '\n') || s[0] == ' ' || s[0] == '\n')
+		return 0;
+	const unsigned char *p = (const unsigned char *)s;
+	int line_blank = 1, line_len = 0;
+	while (*p) {
+		uint32_t cp;
+		size_t n = utf8_decode(p, &cp);
+		if (!n || cp == '\t' || cp == '\r' || (cp != '\n' && must_escape(cp)))
+			return 0;
+		if (cp == '\n') {
+			if (line_len && line_blank)
+				return 0;
+			line_blank = 1;
+			line_len = 0;
+		} else {
+			line_blank &= cp == ' ';
+			line_len++;
+		}
+		p += n;
+	}
+	return !(line_len && line_blank);
+}
+
+/* "|", "|-" or "|+" by the trailing newlines, then the lines at `indent`. */
+static void emit_literal(struct buf *out, const char *s, int indent)
+{
+	size_t len = strlen(s), nl = 0;
+	while (nl < len && s[len - 1 - nl] == '\n')
+		nl++;
+	buf_adds(out, nl == 0 ? "|-" : nl == 1 ? "|" : "|+");
+	for (const char *p = s; *p;) {
+		const char *end = strchr(p, '\n');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		buf_addch(out, '\n');
+		if (n) {
+			for (int i = 0; i < indent; i++)
+				buf_addch(out, ' ');
+			buf_add(out, p, n);
+		}
+		p += n + (end ? 1 : 0);
+	}
+	/* the caller's line end is the newline of the last line */
+}
+
 static int is_collection(const cJSON *n)
 {
 	return cJSON_IsArray(n) || cJSON_IsObject(n);
 }
 
 /* A scalar or an empty collection: fits on the current line. */
-static int emit_inline(struct emitter *em, const cJSON *n)
+static int emit_inline(struct emitter *em, const cJSON *n, int indent)
 {
 	char num[48];
 	if (cJSON_IsObject(n)) {
 		buf_adds(em->out, "{}");
 	} else if (cJSON_IsArray(n)) {
 		buf_adds(em->out, "[]");
+	} else if (cJSON_IsString(n) && literal_ok(n->valuestring)) {
+		emit_literal(em->out, n->valuestring, indent);
 	} else if (cJSON_IsString(n)) {
 		return emit_string(em, n->valuestring);
 	} else if (cJSON_IsNumber(n)) {
@@ -1122,7 +1178,7 @@ static int emit_block(struct emitter *em, const cJSON *n, int indent,
 		} else {
 			buf_addch(em->out, ' ');
 			em->path_hint = is_map ? c->string : em->path_hint;
-			rc = emit_inline(em, c);
+			rc = emit_inline(em, c, indent + 2);
 			buf_addch(em->out, '\n');
 		}
 	}
@@ -1138,7 +1194,7 @@ int yj_emit(const cJSON *doc, unsigned flags, struct buf *out, struct err *e)
 	if (is_collection(doc) && doc->child) {
 		rc = emit_block(&em, doc, 0, 0, 1);
 	} else {
-		rc = emit_inline(&em, doc);
+		rc = emit_inline(&em, doc, 2);
 		buf_addch(out, '\n');
 	}
 	if (rc)

@@ -231,7 +231,7 @@ static void tricky_strings_round_trip_as_strings(void **state)
 		char *y = round_trip(doc);
 		const char *val = strstr(y, "k: ");
 		assert_non_null(val);
-		if (must_quote != (val[3] == '"')) {
+		if (must_quote != (val[3] == '"' || val[3] == '|')) {
 			print_error("string \"%s\" emitted as %s", s, val);
 			fail();
 		}
@@ -243,6 +243,54 @@ static void tricky_strings_round_trip_as_strings(void **state)
 		cJSON *s = cJSON_CreateString(quoted[i]);
 		free(round_trip(s));
 		cJSON_Delete(s);
+	}
+}
+
+static void multi_line_strings_use_literal_blocks_when_safe(void **state)
+{
+	(void)state;
+	cJSON *doc = parse_ok("{script: \"set -e\\npython3 train.py \\\"$@\\\"\\n\", "
+			      "nonl: \"a\\n  b\", keep: \"x\\n\\n\", "
+			      "list: [\"one\\ntwo\\n\"], lead: \" a\\nb\", "
+			      "blank: \"a\\n \\nb\", tab: \"a\\n\\tb\"}");
+	char *y = round_trip(doc);
+	assert_string_equal(y,
+		"blank: \"a\\n \\nb\"\n"
+		"keep: |+\n"
+		"  x\n"
+		"\n"
+		"lead: \" a\\nb\"\n"
+		"list:\n"
+		"- |\n"
+		"  one\n"
+		"  two\n"
+		"nonl: |-\n"
+		"  a\n"
+		"    b\n"
+		"script: |\n"
+		"  set -e\n"
+		"  python3 train.py \"$@\"\n"
+		"tab: \"a\\n\\tb\"\n");
+	free(y);
+	cJSON_Delete(doc);
+	static const char *const texts[] = {
+		"a\nb", "a\nb\n", "a\n\n", "a\n\n\n", "a\n\nb", "#x\ny", "- a\n- b\n",
+		"a: b\nc", "key:\n  nested\n", "---\nx", "x\n...\n", "x\n---\n",
+		"caf\xc3\xa9\n\xe6\x97\xa5\n", "trailing \nspaces  \n", "\"q\"\n'q'\n",
+		"|\n>", "\n", "\n\na", " \n", "a\n ", "a\r\nb", "x\n\xc2\x85y",
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		cJSON *top = cJSON_CreateString(texts[i]);
+		free(round_trip(top));
+		cJSON *m = cJSON_CreateObject(), *l = cJSON_CreateArray();
+		cJSON_AddStringToObject(m, "k", texts[i]);
+		cJSON_AddItemToObject(m, "l", l);
+		cJSON_AddItemToArray(l, cJSON_CreateString(texts[i]));
+		cJSON_AddItemToArray(l, cJSON_Duplicate(m, 1));
+		cJSON_AddStringToObject(m, "z", "after");
+		free(round_trip(m));
+		cJSON_Delete(m);
+		cJSON_Delete(top);
 	}
 }
 
@@ -789,6 +837,7 @@ int main(void)
 		cmocka_unit_test(leading_zero_integers_are_refused_as_ambiguous),
 		cmocka_unit_test(keys_are_strings_even_when_they_look_like_numbers),
 		cmocka_unit_test(tricky_strings_round_trip_as_strings),
+		cmocka_unit_test(multi_line_strings_use_literal_blocks_when_safe),
 		cmocka_unit_test(numbers_print_as_integers_or_shortest_round_trip),
 		cmocka_unit_test(non_utf8_strings_cannot_be_emitted),
 		cmocka_unit_test(trees_with_duplicate_keys_cannot_be_emitted),
