@@ -260,8 +260,9 @@ static int interpolate(const struct walk *w, cJSON *item)
 	const char *s = item->valuestring;
 	char name[TMPL_NAME_MAX + 1];
 	int optional;
-	size_t at, n;
-	while ((n = find_next(s, &at, name, &optional)) != 0) {
+	size_t at = 0;
+	for (size_t n = find_next(s, &at, name, &optional); n;
+	     n = find_next(s, &at, name, &optional)) {
 		const cJSON *v = NULL;
 		buf_add(&out, s, at);
 		if (lookup(w, name, optional, &v) < 0 || add_text(w, name, v, &out) < 0) {
