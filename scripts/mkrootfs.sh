@@ -19,7 +19,8 @@
 # embeds its default template). Everything is owned by root and not writable
 # by anyone else; nothing is setuid. The file list and a size breakdown (who
 # pulls each library in) are written to ROOTFS.files and ROOTFS.sizes, and the
-# total is printed as the last line: "rootfs: N bytes (X.Y MB) in M files".
+# total is printed as the last line:
+#   "rootfs: N bytes (X.Y MB) in M files; as a gzipped layer Z.Z MB".
 #
 # Environment: STRIP (default strip), CA_BUNDLE (default the Debian path),
 # SOURCE_DATE_EPOCH (mtimes of everything in ROOTFS; default 0 = 1970, so two
@@ -102,26 +103,51 @@ find "$root" -exec touch -h -d "@$epoch" {} +
 # ---- report -------------------------------------------------------------
 (cd "$root" && find . -mindepth 1 | sed 's|^\./|/|' | LC_ALL=C sort) >"$root.files"
 
-# For each library: its size and the objects in the rootfs that NEED it, so the
-# breakdown says which dependency drags which library in.
-needers() {
-	local soname=$1 f
-	for f in "$root/usr/local/bin/jaxjob" $(for l in $libs; do echo "$root$l"; done); do
-		if readelf -d "$f" 2>/dev/null | grep -q "(NEEDED).*\[$soname\]"; then
-			basename "$f"
-		fi
-	done | tr '\n' ' '
-}
-{
-	printf '%10s  %-36s %s\n' bytes file needed-by
-	for f in /usr/local/bin/jaxjob "$interp" $libs /etc/ssl/certs/ca-certificates.crt; do
-		[ -f "$root$f" ] || continue
-		n=
-		case "$f" in *.so*) n=$(needers "$(basename "$f")") ;; esac
-		printf '%10d  %-36s %s\n' "$(stat -c %s "$root$f")" "$f" "$n"
-	done | sort -rn
-} >"$root.sizes"
+# Who drags in what: for each library its size and the objects in the rootfs
+# that NEED it; then, for each direct dependency of the binary, the bytes
+# that would leave the image with it (the libraries only it pulls in).
+python3 - "$root" /usr/local/bin/jaxjob "$interp" $libs >"$root.sizes" <<'PY'
+import os, subprocess, sys
+root, binpath, interp, libs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+files = [binpath, interp] + [l for l in libs if l != interp]
+size = {f: os.path.getsize(root + f) for f in files}
+by_soname = {os.path.basename(f): f for f in files}
+needs = {}
+for f in files:
+    out = subprocess.run(["readelf", "-d", root + f], capture_output=True, text=True).stdout
+    needs[f] = [by_soname[l.split("[")[1].split("]")[0]] for l in out.splitlines()
+                if "(NEEDED)" in l and l.split("[")[1].split("]")[0] in by_soname]
+def reach(start, cut=None):
+    """Objects reachable from start, ignoring the edge start -> cut."""
+    seen, todo = set(), [start]
+    while todo:
+        f = todo.pop()
+        for n in needs[f]:
+            if (f, n) != (start, cut) and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
+everything = reach(binpath) | {interp}
+print("%10s  %-40s %s" % ("bytes", "file", "needed by"))
+for f in sorted(files, key=lambda f: -size[f]):
+    users = sorted(os.path.basename(g) for g in files if f in needs[g])
+    shown = " ".join(users[:4]) + (" +%d more" % (len(users) - 4) if len(users) > 4 else "")
+    print("%10d  %-40s %s" % (size[f], f, shown))
+print()
+print("bytes that would leave the image without each direct dependency of jaxjob")
+print("(itself, unless something else needs it, and the libraries only it pulls in):")
+rows = []
+for d in needs[binpath]:
+    gone = everything - (reach(binpath, cut=d) | {interp}) 
+    rows.append((sum(size[g] for g in gone), d, gone))
+for total, d, gone in sorted(rows, key=lambda r: -r[0]):
+    others = sorted(os.path.basename(g) for g in gone if g != d)
+    print("%10d  %-20s %s" % (total, os.path.basename(d),
+          ("+ %d: %s" % (len(others), " ".join(others))) if others else ""))
+PY
 total=$(find "$root" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
 nfiles=$(find "$root" -type f | wc -l)
 cat "$root.sizes"
-awk -v t="$total" -v n="$nfiles" 'BEGIN {printf "rootfs: %d bytes (%.1f MB) in %d files\n", t, t / 1e6, n}'
+echo "CA bundle: $(stat -c %s "$root/etc/ssl/certs/ca-certificates.crt") bytes"
+gz=$(tar -C "$root" --sort=name --numeric-owner -cf - . | gzip -9n | wc -c)
+awk -v t="$total" -v n="$nfiles" -v gz="$gz" 'BEGIN {printf "rootfs: %d bytes (%.1f MB) in %d files; as a gzipped layer %.1f MB\n", t, t / 1e6, n, gz / 1e6}'

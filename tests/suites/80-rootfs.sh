@@ -21,7 +21,8 @@ if ! command -v chroot >/dev/null 2>&1; then
 fi
 
 chroot_bin=$(command -v chroot)
-python_bin=$(command -v python3)
+# the interpreter itself, not a wrapper (pyenv shims need PATH and bash)
+python_bin=$(python3 -c "import sys; print(sys.executable)")
 
 # ---- build ---------------------------------------------------------------
 # A nested make must not inherit `make check`'s flags (SAN=1, jobserver fds).
@@ -38,7 +39,7 @@ fi
 sed 's/^/# /' "$T/mk.out"
 rel=$top/build/jaxjob
 expect 'make rootfs reports the total size as its last line' \
-	'tail -n 1 "$T/mk.out" | grep -Eq "^rootfs: [0-9]+ bytes \([0-9.]+ MB\) in [0-9]+ files$"'
+	'tail -n 1 "$T/mk.out" | grep -Eq "^rootfs: [0-9]+ bytes \([0-9.]+ MB\) in [0-9]+ files; as a gzipped layer [0-9.]+ MB$"'
 
 # ---- contents: exactly the listed set --------------------------------------
 # The expectation is computed here, independently of mkrootfs.sh: the loader
@@ -76,11 +77,15 @@ expect '/etc/passwd names uid 999 (argocd) and 65532 (jaxjob), /etc/group their 
 	'grep -qx "argocd:x:999:999:.*" "$built/etc/passwd" && grep -qx "jaxjob:x:65532:65532:.*" "$built/etc/passwd" && grep -qx "argocd:x:999:" "$built/etc/group" && grep -qx "jaxjob:x:65532:" "$built/etc/group"'
 expect 'the CA bundle is the system one, byte for byte' \
 	'cmp "$built/etc/ssl/certs/ca-certificates.crt" /etc/ssl/certs/ca-certificates.crt'
-expect 'two builds of the same inputs give the same tree (content and mtimes)' \
-	'env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$top" rootfs ROOTFS="$JAXJOB_TMP/rootfs2" >/dev/null &&
-	 diff <(cd "$built" && find . -printf "%p %m %s %T@\n" | sort) <(cd "$JAXJOB_TMP/rootfs2" && find . -printf "%p %m %s %T@\n" | sort) &&
-	 diff -r "$built" "$JAXJOB_TMP/rootfs2"'
-rm -rf "$JAXJOB_TMP/rootfs2" "$JAXJOB_TMP/rootfs2".*
+# mkrootfs.sh twice on one copy of the binary (teammates may rebuild
+# build/jaxjob meanwhile): the same tree, contents and mtimes.
+cp "$rel" "$T/jaxjob.copy"
+expect 'two rootfs builds from the same binary are identical (content, modes, mtimes)' \
+	'"$top/scripts/mkrootfs.sh" "$T/jaxjob.copy" "$JAXJOB_TMP/rootfs2" >/dev/null &&
+	 "$top/scripts/mkrootfs.sh" "$T/jaxjob.copy" "$JAXJOB_TMP/rootfs3" >/dev/null &&
+	 diff <(cd "$JAXJOB_TMP/rootfs2" && find . -printf "%p %m %s %T@\n" | sort) <(cd "$JAXJOB_TMP/rootfs3" && find . -printf "%p %m %s %T@\n" | sort) &&
+	 diff -r "$JAXJOB_TMP/rootfs2" "$JAXJOB_TMP/rootfs3"'
+rm -rf "$JAXJOB_TMP"/rootfs[23] "$JAXJOB_TMP"/rootfs[23].*
 
 # ---- run from the rootfs ---------------------------------------------------
 # A scratch copy plus what every container runtime provides: /dev/null,
@@ -126,31 +131,110 @@ done
 # not_built ROLE: the role is still the placeholder (prints "is not built yet").
 not_built() { "$rel" "$1" --help 2>&1 | grep -q 'is not built yet'; }
 
-# ---- render ------------------------------------------------------------------
+# ---- render ----------------------------------------------------------------
+# As the Argo CD sidecar runs it: cwd = the app directory of an extracted
+# repository (no .git), ARGOCD_APP_* in the environment, files owned by the
+# sidecar's user. The host render of the same tree is the expectation.
+argo_env='ARGOCD_APP_NAME=ml-jobs ARGOCD_APP_NAMESPACE=team-a ARGOCD_APP_REVISION=0123456789abcdef0123456789abcdef01234567 ARGOCD_APP_SOURCE_PATH=examples/gitops ARGOCD_APP_SOURCE_REPO_URL=https://git.example.com/ml/jobs.git'
 if not_built render || [ ! -d "$top/examples/gitops" ]; then
 	skip 'render of examples/gitops from the rootfs equals the host render' 'jaxjob render or examples/gitops not there yet'
 else
-	(cd "$top/examples/gitops" && "$rel" render) >"$T/render.host" 2>"$T/render.err"
-	cp -r "$top/examples/gitops" "$run/tmp/gitops"
-	chmod -R a+rX "$run/tmp/gitops"
+	mkdir -p "$T/host-app"
+	cp -r "$top/examples/gitops" "$T/host-app/gitops"
+	(cd "$T/host-app/gitops" && env -i PATH=/usr/bin:/bin HOME=/tmp $argo_env "$rel" render) >"$T/render.host" 2>"$T/render.err"
 	for u in $users; do
-		expect "uid $u: render of examples/gitops from the rootfs equals the host render" \
-			'in_root_cd '"$u"' /tmp/gitops render >"$T/render.$u" && [ -s "$T/render.$u" ] && cmp "$T/render.host" "$T/render.$u"'
+		rm -rf "$run/tmp/app"
+		mkdir -p "$run/tmp/app"
+		cp -r "$top/examples/gitops" "$run/tmp/app/gitops"
+		chown -R "$u:$u" "$run/tmp/app"
+		IN_ROOT_ENV=$argo_env expect "uid $u: render of examples/gitops from the rootfs (cwd = app dir, ARGOCD_APP_*) equals the host render" \
+			'in_root_cd '"$u"' /tmp/app/gitops render >"$T/render.$u" && grep -q "^kind: JAXJob" "$T/render.$u" && cmp "$T/render.host" "$T/render.$u"'
+		IN_ROOT_ENV=$argo_env expect "uid $u: the plugin's parameters command from the rootfs prints a JSON array" \
+			'in_root_cd '"$u"' /tmp/app/gitops render --params >"$T/params.$u" && python3 -c "import json,sys; assert isinstance(json.load(open(sys.argv[1])), list)" "$T/params.$u"'
 	done
-	rm -rf "$run/tmp/gitops"
+	# libgit2 inside the rootfs: render a revision of a repository (objects,
+	# not the worktree), owned by the user, as --repo/--revision does.
+	if command -v git >/dev/null 2>&1; then
+		for u in $users; do
+			repo=$run/tmp/repo
+			rm -rf "$repo"
+			mkdir -p "$repo"
+			cp -r "$top/examples/gitops" "$repo/gitops"
+			git -C "$repo" init -q && git -C "$repo" add -A &&
+				git -C "$repo" -c user.name=t -c user.email=t@example.com commit -q -m jobs
+			rev=$(git -C "$repo" rev-parse HEAD)
+			echo changed >"$repo/gitops/jaxjob-defaults.yaml"	# the worktree must not matter
+			chown -R "$u:$u" "$repo"
+			(cd "$T/host-app" && "$rel" render --repo "$repo" --revision "$rev" --path gitops) >"$T/rev.host" 2>"$T/rev.err"
+			expect "uid $u: render --repo --revision (libgit2) from the rootfs equals the host render" \
+				'[ -s "$T/rev.host" ] && in_root '"$u"' render --repo /tmp/repo --revision '"$rev"' --path gitops >"$T/rev.$u" && cmp "$T/rev.host" "$T/rev.$u"'
+			rm -rf "$repo"
+		done
+	else
+		skip 'render --repo --revision (libgit2) from the rootfs' 'git not installed'
+	fi
 fi
 
 # ---- health ----------------------------------------------------------------
-sample=$(find "$top/health-checks" -path '*testdata*' -name '*.yaml' 2>/dev/null | LC_ALL=C sort | head -n 1)
-if not_built health || [ -z "$sample" ]; then
-	skip 'health of a sample JAXJob from the rootfs equals the host judgement' 'jaxjob health or its testdata not there yet'
+vectors=$(find "$top/health-checks" -path '*testdata*' -name '*.yaml' 2>/dev/null | LC_ALL=C sort)
+if not_built health || [ -z "$vectors" ]; then
+	skip 'health of sample JAXJobs from the rootfs equals the host judgement' 'jaxjob health or its testdata not there yet'
 else
-	cp "$sample" "$run/tmp/sample.yaml"
-	chmod 644 "$run/tmp/sample.yaml"
-	"$rel" health /tmp/../"$sample" >"$T/health.host" 2>&1
+	# Every vector, as one multi-document stream: one run judges them all.
+	for v in $vectors; do echo '---'; cat "$v"; done >"$run/tmp/samples.yaml"
+	chmod 644 "$run/tmp/samples.yaml"
+	"$rel" health -o json -f "$run/tmp/samples.yaml" >"$T/health.host" 2>&1
 	hrc=$?
 	for u in $users; do
-		expect "uid $u: health of $(basename "$sample") from the rootfs equals the host judgement" \
-			'in_root '"$u"' health /tmp/sample.yaml >"$T/health.$u" 2>&1; [ $? -eq '"$hrc"' ] && [ -s "$T/health.$u" ] && cmp "$T/health.host" "$T/health.$u"'
+		expect "uid $u: health -o json of $(echo "$vectors" | wc -l) sample objects from the rootfs equals the host judgement (exit $hrc)" \
+			'in_root '"$u"' health -o json -f /tmp/samples.yaml >"$T/health.$u" 2>&1; [ $? -eq '"$hrc"' ] && grep -q "\"status\"" "$T/health.$u" && cmp "$T/health.host" "$T/health.$u"'
 	done
+	rm -f "$run/tmp/samples.yaml"
 fi
+
+# ---- launch --------------------------------------------------------------------
+launch_args='--name mnist --image ghcr.io/x/jax:1 --workers 4 --gpus-per-worker 1 -- python train.py'
+if not_built launch; then
+	skip 'launch --dry-run and a real launch from the rootfs' 'jaxjob launch not there yet'
+	exit 0
+fi
+# shellcheck disable=SC2086
+"$rel" launch --dry-run $launch_args >"$T/dry.host" 2>&1
+for u in $users; do
+	expect "uid $u: launch --dry-run from the rootfs prints the same JAXJob as the host" \
+		'in_root '"$u"' launch --dry-run '"$launch_args"' >"$T/dry.$u" && grep -q "^kind: JAXJob" "$T/dry.$u" && cmp "$T/dry.host" "$T/dry.$u"'
+done
+
+# A real launch over loopback HTTPS against the Kubernetes API test server:
+# the CA and the kubeconfig are copied into the rootfs's /tmp (as a Secret
+# or the service account mount would put them in a Pod); TLS is verified
+# against that CA, from inside the rootfs.
+KS=$JAXJOB_TMP/ks-rootfs
+if [ ! -x "$top/tests/kube-apiserver/start.sh" ]; then
+	skip 'a real launch from the rootfs against the test server' 'tests/kube-apiserver not there yet'
+	exit 0
+fi
+if ! "$top/tests/kube-apiserver/start.sh" "$KS" >"$T/ks.log" 2>&1; then
+	not_ok 'the Kubernetes API test server starts'
+	cat "$T/ks.log" >&2
+	exit 1
+fi
+trap '"$top/tests/kube-apiserver/stop.sh" "$KS" >/dev/null 2>&1' EXIT
+mkdir -p "$run/tmp/kube"
+cp "$KS/ca.pem" "$run/tmp/kube/ca.pem"
+sed "s|$KS/ca.pem|/tmp/kube/ca.pem|g" "$KS/kubeconfig" >"$run/tmp/kube/kubeconfig"
+chmod 644 "$run/tmp/kube/ca.pem" "$run/tmp/kube/kubeconfig"
+expect 'the kubeconfig copied into the rootfs refers only to files inside it' \
+	'! grep -q "$KS" "$run/tmp/kube/kubeconfig" && grep -q "/tmp/kube/ca.pem" "$run/tmp/kube/kubeconfig"'
+for u in $users; do
+	expect "uid $u: a 2-worker launch from the rootfs succeeds over HTTPS, streams both workers' logs, writes its outputs (exit 0)" \
+		'in_root '"$u"' launch --kubeconfig /tmp/kube/kubeconfig --name rootfs-'"$u"' --image x/jax:1 --workers 2 --env SIM_LINES=2 --out-state /tmp/state-'"$u"' -- python train.py >"$T/launch.$u" 2>"$T/launch.$u.err" &&
+		 grep -q "^\[worker-0\] " "$T/launch.$u" && grep -q "^\[worker-1\] " "$T/launch.$u" &&
+		 [ "$(cat "$run/tmp/state-'"$u"'")" = Succeeded ]'
+done
+# Without the CA in the kubeconfig the server's certificate is refused: the
+# rootfs's own bundle (public CAs) is what TLS is checked against.
+grep -v 'certificate-authority' "$run/tmp/kube/kubeconfig" >"$run/tmp/kube/kubeconfig-noca"
+chmod 644 "$run/tmp/kube/kubeconfig-noca"
+expect 'uid 65532: without the test CA the launch from the rootfs refuses the server certificate (exit 4)' \
+	'in_root 65532 launch --kubeconfig /tmp/kube/kubeconfig-noca --name rootfs-noca --image x/jax:1 -- python train.py >/dev/null 2>"$T/noca.err"; [ $? -eq 4 ] && grep -qi "certificate\|tls\|ssl" "$T/noca.err"'
