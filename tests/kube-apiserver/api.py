@@ -6,6 +6,7 @@ Every change goes through Store (store.py), which gives the global resourceVersi
 """
 import copy
 import datetime
+import heapq
 import json
 import queue
 import random
@@ -80,7 +81,11 @@ class Api:
         self.gcq = queue.Queue()
         self.owners = {}          # uid -> {path: manager} field ownership (server-side apply)
         self.webhooks = []        # callables(op, res, obj, old) -> None or raise ApiError
+        self.timers = []           # heap of (due, seq, args) for delayed owner checks
+        self.timer_seq = 0
+        self.timer_cv = threading.Condition()
         threading.Thread(target=self._gc_loop, name='gc', daemon=True).start()
+        threading.Thread(target=self._timer_loop, name='gc-timer', daemon=True).start()
 
     # ------------------------------------------------------------------------------------------
     # helpers
@@ -863,7 +868,21 @@ class Api:
         refs = (obj.get('metadata') or {}).get('ownerReferences') or []
         if not refs or obj['metadata'].get('deletionTimestamp'):
             return
-        threading.Timer(0.5, self._check_owners, args=(res, obj)).start()
+        with self.timer_cv:
+            self.timer_seq += 1
+            heapq.heappush(self.timers, (time.monotonic() + 0.5, self.timer_seq, res, obj))
+            self.timer_cv.notify()
+
+    def _timer_loop(self):
+        while True:
+            with self.timer_cv:
+                while not self.timers or self.timers[0][0] > time.monotonic():
+                    self.timer_cv.wait(timeout=(self.timers[0][0] - time.monotonic()) if self.timers else None)
+                _, _, res, obj = heapq.heappop(self.timers)
+            try:
+                self._check_owners(res, obj)
+            except Exception as e:  # noqa: BLE001
+                print(f'gc: owner check: {e}', flush=True)
 
     def _check_owners(self, res, obj):
         m = obj['metadata']

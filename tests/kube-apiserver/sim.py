@@ -99,6 +99,7 @@ class Simulator:
         self.pods = {}                       # pod uid -> PodSim
         self.jobs = {}                       # job uid -> dict of per-job state
         self.stub_logs = {}
+        self.pending = {}                    # (plural, ns, name) -> due time of the queued reconcile
 
     # --- scheduling -------------------------------------------------------------------------
     def start(self):
@@ -107,7 +108,7 @@ class Simulator:
         # jobs that exist already (none at start, but keep it correct)
         for res in (R.JAXJOBS, R.TRAINJOBS):
             for o in self.s.list(res)[0]:
-                self.later(0, self.reconcile, res, o['metadata']['namespace'], o['metadata']['name'])
+                self.kick(res, o['metadata']['namespace'], o['metadata']['name'])
 
     def scale(self, seconds):
         return max(0.0, seconds) / max(0.01, self.app.cfg.speed)
@@ -116,6 +117,25 @@ class Simulator:
         with self.cv:
             heapq.heappush(self.heap, (time.monotonic() + delay, next(self.seq), fn, args))
             self.cv.notify()
+
+    def kick(self, res, ns, name, delay=0.0):
+        """Queue a reconcile of a job; requests for the same job coalesce (like a workqueue)."""
+        key = (res.plural, ns, name)
+        due = time.monotonic() + delay
+        with self.cv:
+            cur = self.pending.get(key)
+            if cur is not None and cur <= due:
+                return
+            self.pending[key] = due
+        self.later(delay, self._run_reconcile, key, res, ns, name)
+
+    def _run_reconcile(self, key, res, ns, name):
+        with self.cv:
+            due = self.pending.get(key)
+            if due is None or due > time.monotonic() + 0.001:
+                return
+            del self.pending[key]
+        self.reconcile(res, ns, name)
 
     def loop(self):
         while True:
@@ -138,7 +158,7 @@ class Simulator:
             if ev.type == 'DELETED':
                 self.later(0, self.job_deleted, ev.res, m)
             else:
-                self.later(self.scale(0.02), self.reconcile, ev.res, m.get('namespace', ''), m.get('name'))
+                self.kick(ev.res, m.get('namespace', ''), m.get('name'), self.scale(0.02))
         elif ev.res is R.PODS:
             if ev.type == 'DELETED':
                 self.later(0, self.pod_gone, m.get('uid'))
@@ -149,10 +169,10 @@ class Simulator:
                     self.later(0, self.pod_terminating, m.get('namespace', ''), m.get('name'), m.get('uid'))
                 for ref in m.get('ownerReferences') or []:
                     if ref.get('kind') == 'JAXJob':
-                        self.later(self.scale(0.01), self.reconcile, R.JAXJOBS, m.get('namespace', ''), ref.get('name'))
+                        self.kick(R.JAXJOBS, m.get('namespace', ''), ref.get('name'), self.scale(0.01))
                 tj = (m.get('labels') or {}).get('jobset.sigs.k8s.io/jobset-name')
                 if tj:
-                    self.later(self.scale(0.01), self.reconcile, R.TRAINJOBS, m.get('namespace', ''), tj)
+                    self.kick(R.TRAINJOBS, m.get('namespace', ''), tj, self.scale(0.01))
 
     @property
     def enabled(self):
@@ -240,7 +260,7 @@ class Simulator:
         st = self.jobs.setdefault(uid, {'created_at': time.monotonic(), 'crashes': {}, 'events': set(),
                                         'late_due': {}})
         if time.monotonic() - st['created_at'] < self.op_delay():
-            self.later(self.op_delay(), self.reconcile, res, ns, name)
+            self.kick(res, ns, name, self.op_delay())
             return
         status = job.get('status') or {}
         conds = status.get('conditions') or []
@@ -291,7 +311,7 @@ class Simulator:
             if i in late:
                 due = st['late_due'].setdefault(i, time.monotonic() + late_delay)
                 if time.monotonic() < due:
-                    self.later(due - time.monotonic() + 0.001, self.reconcile, res, ns, name)
+                    self.kick(res, ns, name, due - time.monotonic() + 0.001)
                     continue
             pod = self.make_worker_pod(job, i, replicas, policy, tmpl)
             try:
@@ -362,7 +382,7 @@ class Simulator:
                           'deadline', now, True)
                 done = True
             else:
-                self.later(left + 0.01, self.reconcile, res, ns, name)
+                self.kick(res, ns, name, left + 0.01)
         if not done:
             for p in retry_failed:
                 self.api.force_delete_pod(ns, p['metadata']['name'], p['metadata']['uid'])
@@ -391,7 +411,7 @@ class Simulator:
         written = self.write(R.JAXJOBS, new)
         if written is not None and any(c.get('type') in ('Succeeded', 'Failed') and c.get('status') == 'True'
                                        for c in (new.get('status') or {}).get('conditions') or []):
-            self.later(0.01, self.reconcile, res, ns, name)
+            self.kick(res, ns, name, 0.01)
 
     def fail(self, job, ns_status, msg, now, completion):
         set_cond(ns_status, 'Failed', 'True', 'JAXJobFailed', msg, now)
@@ -476,7 +496,7 @@ class Simulator:
         st = self.jobs.setdefault(uid, {'created_at': time.monotonic(), 'crashes': {}, 'events': set(),
                                         'late_due': {}, 'attempts': {}})
         if time.monotonic() - st['created_at'] < self.op_delay():
-            self.later(self.op_delay(), self.reconcile, R.TRAINJOBS, ns, name)
+            self.kick(R.TRAINJOBS, ns, name, self.op_delay())
             return
         conds = (job.get('status') or {}).get('conditions') or []
         if any(c.get('type') in ('Complete', 'Failed') and c.get('status') == 'True' for c in conds):
@@ -534,7 +554,7 @@ class Simulator:
             if i in late:
                 due = st['late_due'].setdefault(i, time.monotonic() + self.scale(kf(k, 'SIM_LATE_DELAY', 2.0)))
                 if time.monotonic() < due:
-                    self.later(due - time.monotonic() + 0.001, self.reconcile, R.TRAINJOBS, ns, name)
+                    self.kick(R.TRAINJOBS, ns, name, due - time.monotonic() + 0.001)
                     continue
             st['attempts'][i] = st['attempts'].get(i, 0) + 1
             pod = self.make_node_pod(job, i, num, container)
@@ -566,7 +586,7 @@ class Simulator:
                 status['jobsStatus'] = [js]
                 self.write(R.TRAINJOBS, new)
                 return
-            self.later(left + 0.01, self.reconcile, R.TRAINJOBS, ns, name)
+            self.kick(R.TRAINJOBS, ns, name, left + 0.01)
         if failed:
             js['failed'] = 1
             set_metacond(status, 'Failed', 'True', 'FailedJobs', 'jobset failed due to one or more job failures', now)
