@@ -164,23 +164,31 @@ static int set_param(struct render_job *j, const struct jobparam *p, const char 
 		return jobparams_set_text(j->params, p, str->valuestring, e);
 	if (map || p->type == JP_LIST)
 		return jobparams_set_value(j->params, p, map ? map : arr, e);
-	/* a list of objects (env, volumes, ...): each item in its text form */
-	cJSON_DeleteItemFromObjectCaseSensitive(j->params, p->name);
+	/*
+	 * A list of objects (env, volumes, ...): each item in its text form
+	 * (NAME=VALUE, name=pvc:claim) or as a JSON object; the whole list is
+	 * then set at once, checked like a job file's list.
+	 */
+	cJSON *list = cJSON_CreateArray();
 	const cJSON *it;
-	struct buf wrapped = BUF_INIT;
 	int rc = 0;
 	cJSON_ArrayForEach(it, arr) {
-		if (!cJSON_IsString(it)) {
+		cJSON *obj = NULL;
+		if (!cJSON_IsString(it))
 			rc = err_set(e, ERR_INPUT, "array items must be strings");
+		else if (it->valuestring[0] == '{' && !cJSON_IsObject(obj = cJSON_Parse(it->valuestring)))
+			rc = err_set(e, ERR_INPUT, "item %s is not a JSON object", it->valuestring);
+		else if (!obj)
+			rc = p->item_text(p, it->valuestring, &obj, e);
+		if (rc) {
+			cJSON_Delete(obj);
 			break;
 		}
-		buf_reset(&wrapped);
-		buf_addf(&wrapped, it->valuestring[0] == '{' ? "[%s]" : "%s", it->valuestring);
-		rc = jobparams_set_text(j->params, p, wrapped.data, e);
-		if (rc)
-			break;
+		cJSON_AddItemToArray(list, obj);
 	}
-	buf_free(&wrapped);
+	if (rc == 0)
+		rc = jobparams_set_value(j->params, p, list, e);
+	cJSON_Delete(list);
 	return rc;
 }
 

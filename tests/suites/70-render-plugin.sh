@@ -88,7 +88,7 @@ PJSON=$(python3 -c 'import json,sys,yaml; print(json.dumps(yaml.safe_load(open(s
 EJSON=$(python3 -c 'import sys,yaml; print(" ".join("ARGOCD_ENV_%s=%s" % (e["name"], e["value"]) for e in yaml.safe_load(open(sys.argv[1]))["spec"]["source"]["plugin"]["env"]))' "$P/application.yaml")
 # shellcheck disable=SC2086
 cmp_render "$W/repo/examples/gitops" "${ARGO_ENV[@]}" $EJSON "ARGOCD_APP_PARAMETERS=$PJSON" --
-[ "$rc" -eq 0 ] && [ "$(grep -c 'argocd.argoproj.io/sync-options: Prune=false' "$T/out")" -eq 4 ] &&
+[ "$rc" -eq 0 ] && [ "$(grep -c 'argocd.argoproj.io/sync-options: Prune=false' "$T/out")" -eq 5 ] &&
 	grep -q -- '--epochs=300' "$T/out" && grep -q 'imagePullPolicy: IfNotPresent' "$T/out"
 report 'the Application example renders with its env and parameters' $?
 

@@ -19,15 +19,15 @@ cp "$T/out" "$W/base.yaml"
 [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && cmp -s "$T/out" "$EXPECTED/gitops.yaml"
 report 'generate in the app dir renders exactly tests/render/expected/gitops.yaml' $?
 
-[ "$(grep -c '^kind: JAXJob$' "$W/base.yaml")" -eq 5 ] &&
-	[ "$(grep -c '^---$' "$W/base.yaml")" -eq 5 ] &&
+[ "$(grep -c '^kind: JAXJob$' "$W/base.yaml")" -eq 6 ] &&
+	[ "$(grep -c '^---$' "$W/base.yaml")" -eq 6 ] &&
 	grep -Eq "jaxjob.dev/source-revision: \"?$FIXED_REV" "$W/base.yaml" &&
 	grep -q 'jaxjob.dev/source-path: examples/gitops/vision/resnet50.jaxjob.yaml' "$W/base.yaml" &&
 	! grep -q "name: .*${FIXED_REV:0:7}" "$W/base.yaml"
-report 'five jobs, stamped with revision and source path, commit never in a name' $?
+report 'six jobs, stamped with revision and source path, commit never in a name' $?
 
 grep -q '^  namespace: training$' "$W/base.yaml" &&
-	[ "$(grep -c '^  namespace: training$' "$W/base.yaml")" -eq 5 ]
+	[ "$(grep -c '^  namespace: training$' "$W/base.yaml")" -eq 6 ]
 report 'ARGOCD_APP_NAMESPACE is the namespace of jobs that set none' $?
 
 # --- the same with .git, and no ARGOCD_APP_REVISION: revision from HEAD ---
@@ -167,8 +167,8 @@ else
 	python3 "$JAXJOB_TOP/tests/tools/crd_validate.py" \
 		"$JAXJOB_SHARED/reference/crds/kubeflow.org_jaxjobs.yaml" "$W/all.yaml" >"$T/out" 2>"$T/err"
 	rc=$?
-	[ "$rc" -eq 0 ] && [ "$(grep -c '^ok ' "$T/out")" -eq 15 ]
-	report 'every rendered manifest (15) validates against the JAXJob CRD schema, strictly' $?
+	[ "$rc" -eq 0 ] && [ "$(grep -c '^ok ' "$T/out")" -eq 18 ]
+	report 'every rendered manifest (18) validates against the JAXJob CRD schema, strictly' $?
 fi
 
 # --- --params: the dynamic parameter announcements ---------------------------
@@ -190,6 +190,13 @@ for p in a:
     assert set(p) == {"name", "title", "tooltip", "collectionType", p["collectionType"]}, p
 EOF
 report '--params is a JSON array of announcements with current values and collection types' $?
+
+# Argo CD's UI sends back what it was shown: every announcement as a
+# parameter must render exactly the same jobs
+RT=$(python3 -c 'import json,sys; print(json.dumps([{"name": a["name"], a["collectionType"]: a[a["collectionType"]]} for a in json.load(open(sys.argv[1]))]))' "$EXPECTED/params.json")
+cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV "ARGOCD_APP_PARAMETERS=$RT" --
+[ "$rc" -eq 0 ] && cmp -s "$T/out" "$W/base.yaml"
+report 'every announced value sent back as a parameter renders the same bytes' $?
 
 cmp_render "$APP" 'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"7"}]' -- --params
 python3 -c 'import json,sys; a={p["name"]:p for p in json.load(open(sys.argv[1]))}; assert a["resnet50.workers"]["string"]=="7"' "$T/out"

@@ -56,7 +56,11 @@ static void precedence_env_then_parameters(void **state)
 	make_set(&s);
 	assert_int_equal(apply(&s, env, "[{\"name\":\"a.workers\",\"string\":\"7\"},"
 				  "{\"name\":\"args\",\"array\":[\"--y\",\"--z\"]},"
-				  "{\"name\":\"a.labels\",\"map\":{\"k\":\"v\"}}]", &e), 0);
+				  "{\"name\":\"a.labels\",\"map\":{\"k\":\"v\"}},"
+				  "{\"name\":\"b.env\",\"array\":[\"X=1\",\"{\\\"name\\\":\\\"Y\\\",\\\"value\\\":\\\"2\\\"}\"]}]", &e), 0);
+	/* a list of objects from text items and JSON items, in order, whole */
+	assert_int_equal(cJSON_GetArraySize(param(&s, 1, "env")), 2);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(param(&s, 1, "env"), 1), "name")->valuestring, "Y");
 	assert_int_equal(param(&s, 0, "workers")->valueint, 7);	/* parameter wins */
 	assert_int_equal(param(&s, 1, "workers")->valueint, 3);	/* env for every job */
 	assert_string_equal(param(&s, 1, "image-pull-policy")->valuestring, "Always");
