@@ -122,13 +122,14 @@ static int parse_duration(const char *flag, const char *s, double *out, struct e
 	double total = 0;
 	int units = 0;
 	while (*p) {
-		char *end;
-		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+		/* digits [. digits] only: strtod alone would take 1e3, 0x10, inf */
+		size_t n = strspn(p, "0123456789");
+		if (p[n] == '.')
+			n += 1 + strspn(p + n + 1, "0123456789");
+		if (n == 0 || (n == 1 && *p == '.'))
 			goto bad;
-		double v = strtod(p, &end);
-		if (end == p)
-			goto bad;
-		p = end;
+		double v = strtod(p, NULL);
+		p += n;
 		if (!*p && !units) {
 			total = v;	/* plain seconds */
 			break;

@@ -1,0 +1,156 @@
+/* test_launch_opts.c - the command line of `jaxjob launch`: what each flag sets. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "component/launch_opts.h"
+
+/* Parse a NULL-terminated argument list (without "launch"). */
+static int parse(struct launch_opts *o, struct err *e, ...)
+{
+	char *argv[64] = { "launch" };
+	int argc = 1;
+	va_list ap;
+	va_start(ap, e);
+	for (char *a = va_arg(ap, char *); a && argc < 63; a = va_arg(ap, char *))
+		argv[argc++] = a;
+	va_end(ap);
+	return launch_opts_parse(o, argc, argv, e);
+}
+
+static void defaults_when_nothing_is_given(void **state)
+{
+	(void)state;
+	struct launch_opts o;
+	struct err e = ERR_INIT;
+	assert_int_equal(parse(&o, &e, NULL), 0);
+	assert_int_equal(o.api, API_JAXJOB);
+	assert_int_equal(o.format, OUTPUT_YAML);
+	assert_int_equal(o.logs, LOGS_ALL);
+	assert_int_equal(o.delete_after, DELETE_NEVER);
+	assert_int_equal(o.on_cancel, CANCEL_DELETE);
+	assert_int_equal(o.adopt, 1);
+	assert_int_equal(o.dry_run, 0);
+	assert_true(o.timeout_s == 0 && o.fail_fast_s == 300 && o.delete_wait_s == 30);
+	assert_null(o.template_path);
+	assert_null(o.patch);
+	assert_non_null(o.params);
+	assert_null(o.params->child);
+	launch_opts_free(&o);
+}
+
+static void durations_take_units_and_plain_seconds(void **state)
+{
+	(void)state;
+	static const struct { const char *text; double s; } ok[] = {
+		{ "90s", 90 }, { "30m", 1800 }, { "2h", 7200 }, { "1h30m", 5400 },
+		{ "1.5h", 5400 }, { "3600", 3600 }, { "0", 0 }, { "1h0m30s", 3630 },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct launch_opts o;
+		struct err e = ERR_INIT;
+		char arg[64];
+		snprintf(arg, sizeof(arg), "--timeout=%s", ok[i].text);
+		assert_int_equal(parse(&o, &e, arg, NULL), 0);
+		assert_true(o.timeout_s == ok[i].s);
+		launch_opts_free(&o);
+	}
+	static const char *const bad[] = { "2 hours", "1d", "-5s", "h", "", "5x", "1e3", "inf" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct launch_opts o;
+		struct err e = ERR_INIT;
+		assert_int_equal(parse(&o, &e, "--fail-fast-after", bad[i], NULL), -1);
+		assert_non_null(strstr(e.msg, "--fail-fast-after"));
+		launch_opts_free(&o);
+	}
+}
+
+static void run_flags_fill_their_fields(void **state)
+{
+	(void)state;
+	struct launch_opts o;
+	struct err e = ERR_INIT;
+	assert_int_equal(parse(&o, &e, "--dry-run", "-o", "json", "--logs=first", "--delete-after",
+			       "success", "--on-cancel", "suspend", "--adopt=false", "--quiet",
+			       "--kubeconfig", "/k", "--context", "c", "--insecure-skip-tls-verify",
+			       "--identity", "run-1", "--api", "auto", "--server-dry-run",
+			       "--delete-timeout", "1m", "--out-state", "/o/state", "--out-job-json",
+			       "/o/job.json", "--out-exit-code=/o/rc", "--template", "t.yaml", NULL), 0);
+	assert_true(o.dry_run && o.server_dry_run && o.quiet && o.insecure_skip_tls_verify);
+	assert_int_equal(o.format, OUTPUT_JSON);
+	assert_int_equal(o.logs, LOGS_FIRST);
+	assert_int_equal(o.delete_after, DELETE_ON_SUCCESS);
+	assert_int_equal(o.on_cancel, CANCEL_SUSPEND);
+	assert_int_equal(o.api, API_AUTO);
+	assert_int_equal(o.adopt, 0);
+	assert_true(o.delete_wait_s == 60);
+	assert_string_equal(o.kubeconfig, "/k");
+	assert_string_equal(o.context, "c");
+	assert_string_equal(o.identity, "run-1");
+	assert_string_equal(o.out.state, "/o/state");
+	assert_string_equal(o.out.job_json, "/o/job.json");
+	assert_string_equal(o.out.exit_code, "/o/rc");
+	assert_null(o.out.summary);
+	assert_string_equal(o.template_path, "t.yaml");
+	launch_opts_free(&o);
+}
+
+static void job_flags_fill_params_and_namespace(void **state)
+{
+	(void)state;
+	struct launch_opts o;
+	struct err e = ERR_INIT;
+	assert_int_equal(parse(&o, &e, "-n", "team-a", "--name=x", "--workers", "3", "--env", "A=1",
+			       "--param", "k=v", "--patch", "{\"spec\":{}}", "--suspend", "--",
+			       "python", "--not-a-flag", NULL), 0);
+	assert_string_equal(o.namespace_flag, "team-a");
+	char *json = cJSON_PrintUnformatted(o.params);
+	assert_string_equal(json, "{\"namespace\":\"team-a\",\"name\":\"x\",\"workers\":3,"
+			    "\"env\":[{\"name\":\"A\",\"value\":\"1\"}],\"k\":\"v\",\"suspend\":true,"
+			    "\"command\":[\"python\",\"--not-a-flag\"]}");
+	free(json);
+	assert_true(cJSON_IsObject(o.patch));
+	launch_opts_free(&o);
+}
+
+static void bad_flags_say_what_is_wrong(void **state)
+{
+	(void)state;
+	static const struct { const char *a, *b, *msg; } bad[] = {
+		{ "--nope", NULL, "unknown option --nope" },
+		{ "-x", NULL, "unknown option -x" },
+		{ "--workers", NULL, "--workers needs a value" },
+		{ "--logs", "some", "--logs \"some\" is not valid; use one of all, first, none" },
+		{ "--adopt=perhaps", NULL, "--adopt must be true or false" },
+		{ "train.py", NULL, "unexpected argument \"train.py\"" },
+		{ "--", NULL, "nothing after --" },
+		{ "--patch", "[]", "--patch must be a mapping" },
+		{ "--kubeconfig=", NULL, "--kubeconfig needs a value" },
+		{ "--workers", "0", "workers must be at least 1, got 0" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct launch_opts o;
+		struct err e = ERR_INIT;
+		assert_int_equal(parse(&o, &e, bad[i].a, bad[i].b, NULL), -1);
+		if (!strstr(e.msg, bad[i].msg))
+			fail_msg("%s: got \"%s\"", bad[i].a, e.msg);
+		launch_opts_free(&o);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults_when_nothing_is_given),
+		cmocka_unit_test(durations_take_units_and_plain_seconds),
+		cmocka_unit_test(run_flags_fill_their_fields),
+		cmocka_unit_test(job_flags_fill_params_and_namespace),
+		cmocka_unit_test(bad_flags_say_what_is_wrong),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
