@@ -20,6 +20,17 @@
 
 #include "launch_state.h"
 
+/*
+ * Stop the wait for the deletion - only while we are in it: stopping the
+ * loop during a blocking call (the DELETE itself, whose DELETED event can
+ * arrive before its answer) would cancel that call instead.
+ */
+void launch_cleanup_wake(struct launch_state *st)
+{
+	if (st->in_delete_wait)
+		kube_loop_stop(st->c);
+}
+
 static void on_delete_wait_over(void *ud)
 {
 	struct launch_state *st = ud;
@@ -56,7 +67,9 @@ static void delete_job(struct launch_state *st, struct buf *note)
 						  st->o->delete_wait_s : 20,
 						  on_delete_wait_over, st);
 		err_clear(&e);
+		st->in_delete_wait = 1;
 		kube_loop_run(st->c, &e);
+		st->in_delete_wait = 0;
 		kube_timer_cancel(st->delete_timer);
 		st->delete_timer = NULL;
 	}

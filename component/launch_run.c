@@ -127,13 +127,42 @@ static int on_conflict(struct launch_state *st, struct launch_result *r)
 	return -1;
 }
 
-/* A signal cut the create short: did it happen? Then it is ours to clean. */
+/*
+ * A signal cut the create short: did it happen? The POST may still be in the
+ * server's hands (a slow admission webhook, a loaded apiserver), so a 404
+ * right now proves nothing: look, then watch the name for a bounded while.
+ * A job that shows up with our identity is ours to clean up.
+ */
+#define CREATE_SETTLE_S 5.0
+
+static void on_settle_event(void *ud, enum kube_event_type type, const cJSON *obj)
+{
+	struct launch_state *st = ud;
+
+	if (type == KUBE_DELETED || !launch_identity_matches(obj, &st->id) || st->job)
+		return;
+	st->job = cJSON_Duplicate(obj, 1);
+	kube_loop_stop(st->c);
+}
+
+static void on_settle_timer(void *ud)
+{
+	struct launch_state *st = ud;
+	st->delete_timer = NULL;
+	kube_loop_stop(st->c);
+}
+
 static void after_cancelled_create(struct launch_state *st)
 {
 	struct err e = ERR_INIT;
+	struct kube_watch_opts wo;
+	struct kube_watch *w;
+	struct buf sel = BUF_INIT;
 	cJSON *job = NULL;
+	double wait_s = st->o->delete_wait_s > 0 && st->o->delete_wait_s < CREATE_SETTLE_S ?
+		st->o->delete_wait_s : CREATE_SETTLE_S;
 
-	st->phase = RUN_CLEANING;	/* further signals must not cancel this GET */
+	st->phase = RUN_CLEANING;	/* further signals must not cancel this */
 	if (!st->name)
 		return;
 	if (kube_get(st->c, st->res, st->ns, st->name, &job, &e) == 0 &&
@@ -142,6 +171,29 @@ static void after_cancelled_create(struct launch_state *st)
 		return;
 	}
 	cJSON_Delete(job);
+	if (e.code != ERR_NOTFOUND && e.code != ERR_OK)
+		return;		/* it exists but is not ours, or we cannot look */
+	memset(&wo, 0, sizeof(wo));
+	buf_addf(&sel, "metadata.name=%s", st->name);
+	wo.res = st->res;
+	wo.ns = st->ns;
+	wo.sel.field_selector = sel.data;
+	wo.on_event = on_settle_event;
+	wo.ud = st;
+	w = kube_watch_start(st->c, &wo, &e);
+	buf_free(&sel);
+	if (!w)
+		return;
+	st->delete_timer = kube_timer_add(st->c, wait_s, on_settle_timer, st);
+	kube_loop_run(st->c, &e);
+	kube_timer_cancel(st->delete_timer);
+	st->delete_timer = NULL;
+	kube_watch_stop(w);
+	if (st->job) {
+		job = st->job;
+		st->job = NULL;
+		adopt(st, job, "the create went through after the signal:");
+	}
 }
 
 /* generateName jobs cannot 409: look for ours by label before creating. */

@@ -94,6 +94,7 @@ struct launch_state {
 
 	/* cleanup */
 	int delete_confirmed;
+	int in_delete_wait;		/* inside the loop waiting for DELETED */
 	struct kube_timer *delete_timer;
 	int delete_requested;
 
@@ -128,5 +129,7 @@ enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };
  * (for outputs) in `note`. Never fails the run: problems are warnings. */
 void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
 		    struct buf *note);
+/* The job watch saw the deletion (or failed): end the wait for it. */
+void launch_cleanup_wake(struct launch_state *st);
 
 #endif

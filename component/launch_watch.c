@@ -96,7 +96,7 @@ static void on_job_event(void *ud, enum kube_event_type type, const cJSON *obj)
 	}
 	st->delete_confirmed = 1;
 	if (st->phase == RUN_CLEANING) {
-		kube_loop_stop(st->c);
+		launch_cleanup_wake(st);
 		return;
 	}
 	/* Gone while we waited: finished if its last state was terminal
@@ -121,7 +121,7 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 			launch_stop(st, END_DELETED);
 		else if (!st->saw_job && st->phase == RUN_CLEANING) {
 			st->delete_confirmed = 1;
-			kube_loop_stop(st->c);
+			launch_cleanup_wake(st);
 		}
 		break;
 	case KUBE_WATCH_RETRYING:
@@ -137,7 +137,7 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 		if (e)
 			st->end_err = *e;
 		if (st->phase == RUN_CLEANING)
-			kube_loop_stop(st->c);
+			launch_cleanup_wake(st);
 		else
 			launch_stop(st, END_API);
 		break;

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# jaxjob launch against the Kubernetes API test server: a job that succeeds,
+# one that fails, log streaming of every worker, outputs, and no polling.
+. "$JAXJOB_TOP/tests/suites/60-launch.lib"
+ks_start
+
+O=$T/outputs
+outs() { # DIR: every output flag into DIR (in nested directories, like KFP)
+	local d=$1 n
+	for n in state reason message job-json manifest job-name job-namespace job-uid \
+		start-time completion-time duration workers summary exit-code; do
+		printf -- '--out-%s=%s/%s/data ' "$n" "$d" "$n"
+	done
+}
+
+ks_mark
+# shellcheck disable=SC2046
+expect_run 0 'a 4-worker job that succeeds exits 0' ok4 \
+	launch --name ok4 --image x/jax:1 --workers 4 --env SIM_LINES=3 \
+	--env SIM_LATE_WORKER=3 --env SIM_LATE_DELAY=1.5 $(outs "$O/ok4") -- python train.py
+expect 'every worker'"'"'s log lines are on stdout, prefixed [worker-N], the late worker included' '
+	for w in 0 1 2 3; do
+		test "$(grep -c "^\[worker-$w\] step [0-9]/3 " "$T/ok4.out")" -eq 3 || exit 1
+		grep -q "^\[worker-$w\] INFO:sim:worker $w finished" "$T/ok4.out" || exit 1
+	done'
+expect 'no log line is printed twice and nothing but worker lines is on stdout' '
+	test -z "$(sort "$T/ok4.out" | uniq -d)" && ! grep -v "^\[worker-[0-3]\] " "$T/ok4.out"'
+expect 'progress goes to stderr: phases with worker counts' '
+	grep -q "Running: [0-9]/4 workers active" "$T/ok4.err" &&
+	grep -q "Succeeded: 4/4 workers succeeded" "$T/ok4.err"'
+expect 'outputs: state, reason, exit code, name, namespace, uid' '
+	test "$(cat $O/ok4/state/data)" = Succeeded &&
+	test "$(cat $O/ok4/reason/data)" = JAXJobSucceeded &&
+	test "$(cat $O/ok4/exit-code/data)" = 0 &&
+	test "$(cat $O/ok4/job-name/data)" = ok4 &&
+	test "$(cat $O/ok4/job-namespace/data)" = team-a &&
+	grep -Eq "^[0-9a-f-]{36}$" $O/ok4/job-uid/data'
+expect 'outputs: times, duration, worker counts, full job JSON, manifest with our identity, summary' '
+	grep -q "^20[0-9][0-9]-.*Z$" $O/ok4/start-time/data &&
+	grep -q "^20[0-9][0-9]-.*Z$" $O/ok4/completion-time/data &&
+	grep -Eq "^[0-9]+\.[0-9]{3}$" $O/ok4/duration/data &&
+	test "$(cat $O/ok4/workers/data)" = "{\"active\":0,\"failed\":0,\"replicas\":4,\"succeeded\":4}" &&
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j[\"metadata\"][\"name\"]==\"ok4\" and j[\"status\"][\"conditions\"]" $O/ok4/job-json/data &&
+	grep -q "jaxjob.dev/launch-id:" $O/ok4/manifest/data &&
+	grep -q "^### JAXJob team-a/ok4: Succeeded" $O/ok4/summary/data'
+requests >"$T/ok4.requests"
+expect 'the job was followed by watch, not polling: one POST, no repeated GETs of the job' "python3 - '$T/ok4.requests' <<'PY'
+import json, sys
+reqs = [r for r in json.load(open(sys.argv[1])) if '/jaxjobs' in r['path']]
+posts = [r for r in reqs if r['method'] == 'POST']
+gets = [r for r in reqs if r['method'] == 'GET' and r['path'].endswith('/jaxjobs/ok4')]
+watches = [r for r in reqs if r['watch']]
+assert len(posts) == 1, posts
+assert len(gets) == 0, gets
+assert 1 <= len(watches) <= 3, watches
+assert len(reqs) <= 6, [(r['method'], r['path'], r['query']) for r in reqs]
+PY"
+expect 'the worker logs were followed once per worker (log follow, not repeated reads)' "python3 - '$T/ok4.requests' <<'PY'
+import json, sys
+logs = [r for r in json.load(open(sys.argv[1])) if r['path'].endswith('/log')]
+assert len(logs) == 4 and all(r['follow'] for r in logs), [(r['path'], r['query']) for r in logs]
+PY"
+
+expect_run 1 'a job whose worker fails exits 1' bad3 \
+	launch --name bad3 --image x/jax:1 --workers 3 --env SIM_FAIL_WORKER=1 --env SIM_EXIT=3 \
+	--out-state="$O/bad3/state" --out-reason="$O/bad3/reason" --out-message="$O/bad3/message" \
+	--out-exit-code="$O/bad3/exit" -- python train.py
+expect 'the failure is reported with reason and message, in the outputs and on stderr' '
+	test "$(cat $O/bad3/state)" = Failed && test "$(cat $O/bad3/reason)" = JAXJobFailed &&
+	grep -q "Worker replica(s) failed" $O/bad3/message && test "$(cat $O/bad3/exit)" = 1 &&
+	grep -q "Failed: JAXJobFailed" "$T/bad3.err"'
+expect 'stderr says which worker failed with which exit code' \
+	'grep -q "worker-1 (bad3-worker-1) exited with code 3" "$T/bad3.err"'
+expect 'the failed job is kept by default (--delete-after=never)' 'test "$(job_state bad3)" = Created,Failed'
+
+expect_run 0 '--logs=first streams worker 0 only' first2 \
+	launch --name first2 --image x/jax:1 --workers 2 --logs first -- python train.py
+expect '... and nothing of worker 1' 'grep -q "^\[worker-0\] " $T/first2.out && ! grep -q "^\[worker-1\]" $T/first2.out'
+expect_run 0 '--logs=none --quiet prints nothing at all' none2 \
+	launch --name none2 --image x/jax:1 --workers 2 --logs none --quiet -- python train.py
+expect '... stdout and stderr empty' 'test ! -s $T/none2.out && test ! -s $T/none2.err'
+
+expect_exit 0 '--delete-after=success deletes a succeeded job and waits for it' \
+	launch --name del1 --image x/jax:1 --workers 1 --delete-after success -- python train.py
+expect '... the job is gone' 'test "$(job_state del1)" = absent'
+expect_exit 1 '--delete-after=success keeps a failed job' \
+	launch --name del2 --image x/jax:1 --workers 1 --delete-after success --env SIM_FAIL_WORKER=0 --env SIM_EXIT=1 -- python t.py
+expect '... the failed job is still there' 'test "$(job_state del2)" = Created,Failed'
+expect_exit 1 '--delete-after=always deletes a failed job too' \
+	launch --name del3 --image x/jax:1 --workers 1 --delete-after always --env SIM_FAIL_WORKER=0 --env SIM_EXIT=1 -- python t.py
+expect '... gone' 'test "$(job_state del3)" = absent'
+
+expect_run 0 'a restarted worker'"'"'s new container log is streamed too (restartPolicy OnFailure)' rs1 \
+	launch --name rs1 --image x/jax:1 --workers 2 --restart-policy OnFailure --env SIM_RESTART=1 \
+	--env SIM_LINES=2 --timeout 60s -- python train.py
+expect '... each worker'"'"'s lines of both containers are there, each once (crash after step 1)' '
+	for w in 0 1; do
+		test "$(grep -c "^\[worker-$w\] step 1/2 " $T/rs1.out)" -eq 2 &&
+		test "$(grep -c "^\[worker-$w\] step 2/2 " $T/rs1.out)" -eq 1 &&
+		grep -q "^\[worker-$w\] ERROR:sim:worker $w crashed" $T/rs1.out || exit 1
+	done'
