@@ -4,6 +4,7 @@
  */
 #include "jaxjob.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,13 +43,23 @@ static int want(const char *path, const cJSON *v, int (*is)(const cJSON *const),
 	return 0;
 }
 
+/* A whole number within long long, so that the cast below is defined. */
+static int whole(double d)
+{
+	return d >= -9.2e18 && d <= 9.2e18 && d == floor(d);
+}
+
 /* An optional whole number in [min, max]. */
 static int check_int(const char *path, const cJSON *v, long long min, long long max,
 		     struct err *e)
 {
 	if (!v)
 		return 0;
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long long)v->valuedouble)
+	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && !whole(v->valuedouble))
+		return err_set(e, ERR_INPUT, "%s must be at %s %lld, got %g", path,
+			       v->valuedouble < 0 ? "least" : "most", v->valuedouble < 0 ? min : max,
+			       v->valuedouble);
+	if (!cJSON_IsNumber(v) || !whole(v->valuedouble))
 		return err_set(e, ERR_INPUT, "%s must be a whole number, got %s", path,
 			       cJSON_IsNumber(v) ? "a fraction" : type_name(v));
 	long long n = (long long)v->valuedouble;
@@ -389,7 +400,9 @@ int jaxjob_workers(const cJSON *job)
 	const cJSON *r = member(w, "replicas");
 	if (!w)
 		return -1;
-	return cJSON_IsNumber(r) ? (int)r->valuedouble : 1;
+	if (!cJSON_IsNumber(r))
+		return 1;
+	return r->valuedouble >= 0 && r->valuedouble <= 2147483647.0 ? (int)r->valuedouble : -1;
 }
 
 const cJSON *jaxjob_container(const cJSON *job)
@@ -409,7 +422,7 @@ int jaxjob_coordinator_port(const cJSON *job)
 	cJSON_ArrayForEach(p, member(jaxjob_container(job), "ports")) {
 		const cJSON *n = member(p, "name"), *port = member(p, "containerPort");
 		if (cJSON_IsString(n) && !strcmp(n->valuestring, JAXJOB_PORT_NAME) &&
-		    cJSON_IsNumber(port))
+		    cJSON_IsNumber(port) && port->valuedouble >= 1 && port->valuedouble <= 65535)
 			return (int)port->valuedouble;
 	}
 	return JAXJOB_DEFAULT_PORT;

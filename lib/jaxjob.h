@@ -51,7 +51,8 @@ const char *jaxjob_name(const cJSON *job);
 const char *jaxjob_namespace(const cJSON *job);
 /* spec.jaxReplicaSpecs.Worker, or NULL. */
 const cJSON *jaxjob_worker_spec(const cJSON *job);
-/* Worker replicas (1 when unset, as the operator defaults), -1 if no Worker. */
+/* Worker replicas (1 when unset, as the operator defaults); -1 if there is no
+ * Worker or replicas is out of int range (validate first). */
 int jaxjob_workers(const cJSON *job);
 /* The container named jax in the Worker pod template, or NULL. */
 const cJSON *jaxjob_container(const cJSON *job);

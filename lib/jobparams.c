@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,9 @@ static int check_count(const char *what, const char *s, struct err *e)
 	double v;
 	if (quantity_parse(what, s, &v, e) < 0)
 		return -1;
-	if (v != (double)(long long)v)
+	if (v > 9.2e18)
+		return err_set(e, ERR_INPUT, "%s \"%s\" is too large", what, s);
+	if (!jobparams_is_whole(v))
 		return err_set(e, ERR_INPUT, "%s \"%s\" must be a whole number: extended "
 			       "resources cannot be split", what, s);
 	return 0;
@@ -261,6 +264,11 @@ static int parse_int(const struct jobparam *p, const char *text, long long *out,
 	return int_in_range(p, n, e);
 }
 
+int jobparams_is_whole(double d)
+{
+	return d >= -9.2e18 && d <= 9.2e18 && d == floor(d);
+}
+
 int jobparams_parse_bool(const char *text, int *out)
 {
 	if (!strcasecmp(text, "true") || !strcmp(text, "1"))
@@ -308,7 +316,7 @@ static int scalar_text(const char *what, const cJSON *v, struct buf *out, struct
 		buf_adds(out, v->valuestring);
 	else if (cJSON_IsBool(v))
 		buf_adds(out, cJSON_IsTrue(v) ? "true" : "false");
-	else if (cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble)
+	else if (cJSON_IsNumber(v) && jobparams_is_whole(v->valuedouble))
 		buf_addf(out, "%lld", (long long)v->valuedouble);
 	else if (cJSON_IsNumber(v))
 		buf_addf(out, "%.17g", v->valuedouble);

@@ -86,6 +86,9 @@ struct jobparam {
 	const char *item_key;	/* JP_OBJLIST: member that identifies an item (replace, not append) */
 };
 
+/* Is d a whole number within long long (so that a cast is defined)? */
+int jobparams_is_whole(double d);
+
 /* "true"/"false" in any case, or 1/0 (KFP passes Python's "True"): 0, else -1. */
 int jobparams_parse_bool(const char *text, int *out);
 

@@ -116,7 +116,7 @@ int jp_env_from_map(const cJSON *map, cJSON **out, struct err *e)
 		else if (cJSON_IsBool(it))
 			v = cJSON_IsTrue(it) ? "true" : "false";
 		else if (cJSON_IsNumber(it)) {
-			if (it->valuedouble == (double)(long long)it->valuedouble)
+			if (jobparams_is_whole(it->valuedouble))
 				snprintf(num, sizeof(num), "%lld", (long long)it->valuedouble);
 			else
 				snprintf(num, sizeof(num), "%.17g", it->valuedouble);
@@ -176,7 +176,7 @@ int jp_toleration_check(const struct jobparam *p, const cJSON *item, struct err 
 	if (effect && *effect && check_effect(effect, e) < 0)
 		return -1;
 	if (secs && (!cJSON_IsNumber(secs) ||
-		     secs->valuedouble != (double)(long long)secs->valuedouble))
+		     !jobparams_is_whole(secs->valuedouble)))
 		return err_set(e, ERR_INPUT, "toleration %s: tolerationSeconds must be a whole "
 			       "number", key ? key : "");
 	return 0;
