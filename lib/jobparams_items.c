@@ -200,9 +200,10 @@ int jp_toleration_text(const struct jobparam *p, const char *text, cJSON **out, 
 	if (colon)
 		cJSON_AddStringToObject(t, "effect", colon + 1);
 	int rc = 0;
-	if (!*s)
-		rc = err_set(e, ERR_INPUT, "toleration \"%s\" has no key; write "
-			     "key=value:NoSchedule, key:NoExecute or key", text);
+	if (!*s || (colon && !colon[1]))
+		rc = err_set(e, ERR_INPUT, "toleration \"%s\" names no %s; write "
+			     "key=value:NoSchedule, key:NoExecute or key", text,
+			     *s ? "effect after ':'" : "key");
 	else if (jp_toleration_check(p, t, e) < 0)
 		rc = -1;
 	free(s);
