@@ -69,7 +69,7 @@ report 'sidecar: uid 999 non-root, argocd-cmp-server entrypoint, plugin.yaml by 
 # Application: plugin name, path, parameters that exist
 cmp_render "$W/repo/examples/gitops" -- --params
 cp "$T/out" "$W/params.json"
-python3 - "$P/application.yaml" "$P/plugin.yaml" "$W/params.json" "$JAXJOB_TOP" <<'EOF' >"$T/out" 2>&1
+python3 - "$P/application.yaml" "$P/plugin.yaml" "$W/params.json" "$JAXJOB_TOP" "$W/application.json" <<'EOF' >"$T/out" 2>&1
 import json, os, sys, yaml
 a = yaml.safe_load(open(sys.argv[1]))
 p = yaml.safe_load(open(sys.argv[2]))
@@ -79,7 +79,7 @@ assert src["plugin"]["name"] == p["metadata"]["name"]
 assert os.path.isdir(os.path.join(sys.argv[4], src["path"]))
 for prm in src["plugin"]["parameters"]:
     assert prm["name"] in ann or "." not in prm["name"], prm["name"]
-json.dump(a, open(sys.argv[1] + ".json", "w"))
+json.dump(a, open(sys.argv[5], "w"))
 EOF
 report 'Application: uses the plugin by name, a path that exists, parameters the plugin announces' $?
 
@@ -114,12 +114,11 @@ broken.spec.source.plugin.parameters[0].array = "not-a-list";
 try { new Application(broken).validate(); console.log("broken copy accepted"); process.exit(1); }
 catch (e) { console.log("valid; a broken copy is rejected:", e.message.split("\n")[0]); }
 EOF
-		(cd "$NPM_DIR" && node validate.mjs "$P/application.yaml.json") >"$T/out" 2>"$T/err"
+		(cd "$NPM_DIR" && node validate.mjs "$W/application.json") >"$T/out" 2>"$T/err"
 		rc=$?
 		report 'Application validates against @kubernetes-models/argo-cd (and a broken copy does not)' $rc
 	fi
 fi
-rm -f "$P/application.yaml.json"
 
 python3 - "$P/argocd-cm-diffing.yaml" "$EXPECTED/gitops.yaml" <<'EOF' >"$T/out" 2>&1
 import sys, yaml
