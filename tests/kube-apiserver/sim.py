@@ -121,6 +121,7 @@ class Simulator:
     def kick(self, res, ns, name, delay=0.0):
         """Queue a reconcile of a job; requests for the same job coalesce (like a workqueue)."""
         key = (res.plural, ns, name)
+        delay += float(self.app.faults.get('operatorDelay') or 0)   # fault: slow operator
         due = time.monotonic() + delay
         with self.cv:
             cur = self.pending.get(key)
@@ -179,7 +180,7 @@ class Simulator:
         return self.app.cfg.operator
 
     def op_delay(self):
-        return self.scale(0.05) + float(self.app.faults.get('operatorDelay') or 0)
+        return self.scale(0.05)
 
     # --- store helpers ----------------------------------------------------------------------
     def event(self, obj, etype, reason, message, component=OPERATOR, host=None, field_path=None):
@@ -217,6 +218,13 @@ class Simulator:
 
     # --- webhook ----------------------------------------------------------------------------
     def webhook(self, op, res, obj, old):
+        if self.enabled and res is R.TRAINJOBS:
+            ref = (obj.get('spec') or {}).get('runtimeRef') or {}
+            if ref.get('apiGroup') != 'trainer.kubeflow.org' or \
+                    ref.get('kind') not in ('ClusterTrainingRuntime', 'TrainingRuntime'):
+                raise err(403, 'admission webhook "validator.trainjob.trainer.kubeflow.org" denied the request: '
+                          f'unsupported runtime: {ref.get("kind")}.{ref.get("apiGroup")}', details=None)
+            return
         if not self.enabled or res is not R.JAXJOBS:
             return
         errs = []
@@ -515,6 +523,12 @@ class Simulator:
             return
         trainer = spec.get('trainer') or {}
         num = trainer.get('numNodes') or (((rt.get('spec') or {}).get('mlPolicy') or {}).get('numNodes') or 1)
+        if len(f'{name}-node-0-{num - 1}-abcde') > 63:
+            self.once(st, job, 'Warning', 'TrainJobResourcesCreationFailed',
+                      'admission webhook "vjobset.kb.io" denied the request: spec.replicatedJobs[0].name: Invalid '
+                      'value: "node": JobSet name is too long, pod names generated for this JobSet will exceed 63 '
+                      'characters')
+            return
         new = copy.deepcopy(job)
         status = new.setdefault('status', {})
         now = now_iso()
