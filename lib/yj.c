@@ -104,6 +104,13 @@ static void smap_free(struct smap *m)
 	m->cap = m->n = 0;
 }
 
+static cJSON *xcheck(cJSON *n)
+{
+	if (!n)
+		abort();	/* cJSON fails only when malloc does */
+	return n;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Scalar resolution (YAML 1.2 core schema).                              */
 
@@ -249,7 +256,6 @@ struct frame {
 	int height;		/* 1 + tallest child */
 	struct smap keys;	/* mapping: keys seen (borrowed from cJSON) */
 	cJSON *merges;		/* mapping: values of "<<" keys, in order */
-	yaml_mark_t mark;
 };
 
 struct anchor {
@@ -326,7 +332,7 @@ static void reset_document(struct ctx *c)
 static void keep_node(struct ctx *c, cJSON *n)
 {
 	if (!c->keep)
-		c->keep = cJSON_CreateArray();
+		c->keep = xcheck(cJSON_CreateArray());
 	cJSON_AddItemToArray(c->keep, n);
 }
 
@@ -380,7 +386,7 @@ static int add_merge_source(struct ctx *c, struct frame *f, cJSON *n,
 			       "merge key \"<<\" needs a mapping or a sequence of mappings; quote it to use \"<<\" as a plain key");
 	}
 	if (!f->merges)
-		f->merges = cJSON_CreateArray();
+		f->merges = xcheck(cJSON_CreateArray());
 	cJSON_AddItemToArray(f->merges, n);
 	return 0;
 }
@@ -400,52 +406,35 @@ static int key_seen(struct frame *f, const char *key)
 	return 0;
 }
 
-/*
- * Place a completed node. Takes ownership of `n` (also on error).
- * `plain_merge` is set when `n` is the plain scalar "<<" (a merge key).
- */
-static int attach(struct ctx *c, cJSON *n, size_t nodes, int height,
-		  const char *anchor, int plain_merge, yaml_mark_t m)
+/* A completed scalar (or alias copy) in key position becomes f->key. */
+static int attach_key(struct ctx *c, struct frame *f, cJSON *n, int anchored,
+		      int plain_merge, yaml_mark_t m)
 {
-	struct frame *f = c->depth ? &c->stack[c->depth - 1] : NULL;
-	int used_as_key = f && f->is_map && !f->key;
+	char *key = NULL;
+	int rc = key_from_node(c, n, m, &key);
+	if (anchored)
+		keep_node(c, n);	/* aliases may copy it later */
+	else
+		cJSON_Delete(n);
+	if (rc)
+		return -1;
+	f->key = key;
+	f->key_is_merge = plain_merge;
+	f->key_mark = m;
+	return 0;
+}
 
-	/* an anchored key or merge source stays out of the tree: see keep */
-	if (anchor)
-		add_anchor(c, anchor, n, nodes, height);
-	if (!f) {
-		c->root = n;
-		c->have_root = 1;
-		return 0;
-	}
-	if (used_as_key) {
-		char *key = NULL;
-		int rc = key_from_node(c, n, m, &key);
-		if (anchor)
-			keep_node(c, n);
-		else
-			cJSON_Delete(n);
-		if (rc)
-			return -1;
-		f->key = key;
-		f->key_is_merge = plain_merge;
-		f->key_mark = m;
-		return 0;
-	}
-	f->nodes += nodes;
-	if (height + 1 > f->height)
-		f->height = height + 1;
-	if (!f->is_map) {
-		cJSON_AddItemToArray(f->node, n);
-		return 0;
-	}
+/* A completed value under f->key: a member, or a "<<" merge source. */
+static int attach_value(struct ctx *c, struct frame *f, cJSON *n, int anchored,
+			yaml_mark_t m)
+{
 	char *key = f->key;
 	f->key = NULL;
 	if (f->key_is_merge) {
 		f->key_is_merge = 0;
 		free(key);
-		if (anchor) {
-			cJSON *copy = cJSON_Duplicate(n, 1);
+		if (anchored) {	/* the anchor keeps the original */
+			cJSON *copy = xcheck(cJSON_Duplicate(n, 1));
 			keep_node(c, n);
 			n = copy;
 		}
@@ -464,6 +453,38 @@ static int attach(struct ctx *c, cJSON *n, size_t nodes, int height,
 	if (f->keys.cap)
 		smap_put(&f->keys, f->node->child->prev->string, n);
 	return 0;
+}
+
+/*
+ * Place a completed node: document root, sequence element, mapping key or
+ * mapping value. Takes ownership of `n` (also on error). `plain_merge` is
+ * set when `n` is the plain scalar "<<" (a merge key).
+ */
+static int attach(struct ctx *c, cJSON *n, size_t nodes, int height,
+		  const char *anchor, int plain_merge, yaml_mark_t m)
+{
+	struct frame *f = c->depth ? &c->stack[c->depth - 1] : NULL;
+
+	if (anchor)
+		add_anchor(c, anchor, n, nodes, height);
+	if (!f) {
+		c->root = n;
+		c->have_root = 1;
+		return 0;
+	}
+	if (f->is_map && !f->key)
+		return attach_key(c, f, n, anchor != NULL, plain_merge, m);
+	if (!f->is_map || !f->key_is_merge) {
+		/* merge sources are counted by apply_merges, key by key */
+		f->nodes += nodes;
+		if (height + 1 > f->height)
+			f->height = height + 1;
+	}
+	if (!f->is_map) {
+		cJSON_AddItemToArray(f->node, n);
+		return 0;
+	}
+	return attach_value(c, f, n, anchor != NULL, m);
 }
 
 static size_t count_nodes(const cJSON *n)
@@ -508,7 +529,7 @@ static int apply_merges(struct ctx *c, struct frame *f, yaml_mark_t m)
 				if (charge_alias(c, k, m))
 					return -1;
 				cJSON_AddItemToObject(f->node, it->string,
-						      cJSON_Duplicate(it, 1));
+						      xcheck(cJSON_Duplicate(it, 1)));
 				if (f->keys.cap)
 					smap_put(&f->keys, f->node->child->prev->string,
 						 f->node->child->prev);
@@ -536,14 +557,11 @@ static int start_collection(struct ctx *c, int is_map, yaml_char_t *anchor,
 			       YJ_MAX_DEPTH);
 	struct frame *f = &c->stack[c->depth++];
 	memset(f, 0, sizeof(*f));
-	f->node = is_map ? cJSON_CreateObject() : cJSON_CreateArray();
-	if (!f->node)
-		abort();
+	f->node = xcheck(is_map ? cJSON_CreateObject() : cJSON_CreateArray());
 	f->is_map = is_map;
 	f->anchor = anchor ? xstrdup((char *)anchor) : NULL;
 	f->nodes = 1;
 	f->height = 1;
-	f->mark = m;
 	return 0;
 }
 
@@ -568,64 +586,65 @@ static int tag_is(const yaml_char_t *tag, const char *name)
 	return tag && strcmp((const char *)tag, name) == 0;
 }
 
-static int scalar_event(struct ctx *c, yaml_event_t *ev)
+/* The typed node for a scalar in value position, or NULL after fail_at. */
+static cJSON *typed_scalar(struct ctx *c, yaml_event_t *ev)
 {
 	const char *s = (const char *)ev->data.scalar.value;
 	const yaml_char_t *tag = ev->data.scalar.tag;
-	int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 	yaml_mark_t m = ev->start_mark;
 	int b = 0;
 	double num = 0;
 	enum scalar_kind k = SK_STRING;
+	int want = tag_is(tag, YAML_INT_TAG) || tag_is(tag, YAML_FLOAT_TAG) ? SK_NUMBER :
+		   tag_is(tag, YAML_BOOL_TAG) ? SK_BOOL :
+		   tag_is(tag, YAML_NULL_TAG) ? SK_NULL : -1;
+
+	if (tag_is(tag, YAML_STR_TAG) || tag_is(tag, "!"))
+		k = SK_STRING;
+	else if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE || want >= 0)
+		k = resolve_plain(s, &b, &num);	/* other tags are ignored */
+	if (want >= 0 && ((int)k != want ||
+			  (tag_is(tag, YAML_INT_TAG) && num != floor(num)))) {
+		fail_at(c, ERR_INPUT, m,
+			"\"%.40s\" is not a valid !!%s; fix the value or drop the tag",
+			s, (const char *)tag + strlen("tag:yaml.org,2002:"));
+		return NULL;
+	}
+	if (k == SK_AMBIGUOUS) {
+		fail_at(c, ERR_INPUT, m,
+			"%s has a leading zero: YAML 1.1 tools (kubectl) read it as octal, YAML 1.2 as decimal; write 0o%s for octal, or quote it for a string",
+			s, s + strspn(s, "+-0"));
+		return NULL;
+	}
+	switch (k) {
+	case SK_NULL:
+		return xcheck(cJSON_CreateNull());
+	case SK_BOOL:
+		return xcheck(cJSON_CreateBool(b));
+	case SK_NUMBER:
+		return xcheck(cJSON_CreateNumber(num));
+	default:
+		return xcheck(cJSON_CreateString(s));
+	}
+}
+
+static int scalar_event(struct ctx *c, yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	const char *anchor = (const char *)ev->data.scalar.anchor;
+	yaml_mark_t m = ev->start_mark;
 
 	if (strlen(s) != ev->data.scalar.length)
 		return fail_at(c, ERR_INPUT, m, "NUL character in a scalar; remove it");
 	/* keys are JSON strings: take them as written ("0x10" stays "0x10") */
 	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
 	if (top && top->is_map && !top->key) {
-		cJSON *key = cJSON_CreateString(s);
-		if (!key)
-			abort();
-		int merge = plain && !tag && strcmp(s, "<<") == 0;
-		return attach(c, key, 1, 0, (const char *)ev->data.scalar.anchor,
-			      merge, m);
+		int merge = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+			    !ev->data.scalar.tag && strcmp(s, "<<") == 0;
+		return attach(c, xcheck(cJSON_CreateString(s)), 1, 0, anchor, merge, m);
 	}
-	int want = tag_is(tag, YAML_INT_TAG) || tag_is(tag, YAML_FLOAT_TAG) ? SK_NUMBER :
-		   tag_is(tag, YAML_BOOL_TAG) ? SK_BOOL :
-		   tag_is(tag, YAML_NULL_TAG) ? SK_NULL : -1;
-	if (tag_is(tag, YAML_STR_TAG) || tag_is(tag, "!"))
-		k = SK_STRING;
-	else if (plain || want >= 0)	/* other tags are ignored */
-		k = resolve_plain(s, &b, &num);
-	if (want >= 0 && ((int)k != want ||
-			  (tag_is(tag, YAML_INT_TAG) && num != floor(num))))
-		return fail_at(c, ERR_INPUT, m,
-			       "\"%.40s\" is not a valid !!%s; fix the value or drop the tag",
-			       s, (const char *)tag + strlen("tag:yaml.org,2002:"));
-	if (k == SK_AMBIGUOUS)
-		return fail_at(c, ERR_INPUT, m,
-			       "%s has a leading zero: YAML 1.1 tools (kubectl) read it as octal, YAML 1.2 as decimal; write 0o%s for octal, or quote it for a string",
-			       s, s + strspn(s, "+-0"));
-
-	cJSON *n;
-	switch (k) {
-	case SK_NULL:
-		n = cJSON_CreateNull();
-		break;
-	case SK_BOOL:
-		n = cJSON_CreateBool(b);
-		break;
-	case SK_NUMBER:
-		n = cJSON_CreateNumber(num);
-		break;
-	default:
-		n = cJSON_CreateString(s);
-		break;
-	}
-	if (!n)
-		abort();
-	int merge = plain && !tag && strcmp(s, "<<") == 0;
-	return attach(c, n, 1, 0, (const char *)ev->data.scalar.anchor, merge, m);
+	cJSON *n = typed_scalar(c, ev);
+	return n ? attach(c, n, 1, 0, anchor, 0, m) : -1;
 }
 
 static int alias_event(struct ctx *c, yaml_event_t *ev)
@@ -643,9 +662,7 @@ static int alias_event(struct ctx *c, yaml_event_t *ev)
 			       name, YJ_MAX_DEPTH);
 	if (charge_alias(c, a->nodes, m))
 		return -1;
-	cJSON *copy = cJSON_Duplicate(a->node, 1);
-	if (!copy)
-		abort();
+	cJSON *copy = xcheck(cJSON_Duplicate(a->node, 1));
 	return attach(c, copy, a->nodes, a->height, NULL, 0, m);
 }
 
@@ -755,7 +772,7 @@ int yj_parse_stream(const char *data, size_t len, const char *source,
 	if (!yaml_parser_initialize(&p))
 		abort();
 	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
-	cJSON *docs = cJSON_CreateArray();
+	cJSON *docs = xcheck(cJSON_CreateArray());
 	int rc = 0;
 	while (rc == 0) {
 		yaml_event_t ev;
