@@ -695,9 +695,9 @@ static int parser_error(struct ctx *c, yaml_parser_t *p)
 	yaml_mark_t m = p->problem_mark;
 	const char *hint = "";
 	if (m.index < c->len && c->data[m.index] == '\t')
-		hint = " (tabs are not allowed for indentation; use spaces)";
+		hint = "; tabs are not allowed for indentation, use spaces";
 	if (p->context)
-		return err_set(c->e, ERR_PARSE, "%s:%zu:%zu: %s %s at line %zu%s",
+		return err_set(c->e, ERR_PARSE, "%s:%zu:%zu: %s (%s started at line %zu)%s",
 			       c->source, m.line + 1, m.column + 1, problem,
 			       p->context, p->context_mark.line + 1, hint);
 	return err_set(c->e, ERR_PARSE, "%s:%zu:%zu: %s%s", c->source,
@@ -762,6 +762,8 @@ int yj_parse_stream(const char *data, size_t len, const char *source,
 	*docs_out = NULL;
 	if (!source)
 		source = "<input>";
+	if (!data)	/* memchr and libyaml want a pointer even for 0 bytes */
+		data = "";
 	if (check_input(data, len, source, e))
 		return -1;
 

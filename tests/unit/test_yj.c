@@ -474,6 +474,13 @@ static void multi_document_streams_drop_empty_documents(void **state)
 	assert_int_equal(yj_parse_stream("", 0, "s", &docs, &e), 0);
 	assert_int_equal(cJSON_GetArraySize(docs), 0);
 	cJSON_Delete(docs);
+	assert_int_equal(yj_parse_stream(NULL, 0, "s", &docs, &e), 0);
+	assert_int_equal(cJSON_GetArraySize(docs), 0);
+	cJSON_Delete(docs);
+	/* a UTF-8 byte order mark is not content */
+	assert_int_equal(yj_parse_stream("\xef\xbb\xbfk: v\n", 8, "s", &docs, &e), 0);
+	assert_canon(docs, "[{\"k\":\"v\"}]");
+	cJSON_Delete(docs);
 
 	cJSON *one = NULL;
 	assert_int_equal(yj_parse_one(in, strlen(in), "jobs.yaml", &one, &e), -1);
