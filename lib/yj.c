@@ -1155,6 +1155,33 @@ static void indent_to(struct buf *out, int indent)
 }
 
 /*
+ * Write a mapping key and its ':'. YAML caps implicit keys at 1024
+ * characters (libyaml gives up looking for the ':' after that), so a longer
+ * key becomes an explicit one: "? key" then ":" on its own line. Returns 1
+ * for an explicit key, 0 for an implicit one, -1 on error.
+ */
+static int emit_key(struct emitter *em, const char *key, int indent)
+{
+	size_t start = em->out->len;
+	em->path_hint = key;
+	if (emit_string(em, key))
+		return -1;
+	if (em->out->len - start < 1000) {
+		buf_addch(em->out, ':');
+		return 0;
+	}
+	buf_grow(em->out, 2);
+	memmove(em->out->data + start + 2, em->out->data + start,
+		em->out->len - start + 1);
+	memcpy(em->out->data + start, "? ", 2);
+	em->out->len += 2;
+	buf_addch(em->out, '\n');
+	indent_to(em->out, indent);
+	buf_addch(em->out, ':');
+	return 1;
+}
+
+/*
  * Emit the non-empty collection `n` in block style at column `indent`. With
  * `inline_first` the cursor already sits after "- " at that column.
  */
@@ -1173,30 +1200,29 @@ static int emit_block(struct emitter *em, const cJSON *n, int indent,
 	int rc = 0;
 	for (size_t i = 0; i < k && rc == 0; i++) {
 		const cJSON *c = v[i];
+		int explicit_key = 0;
 		if (i > 0 || !inline_first)
 			indent_to(em->out, indent);
 		if (is_map) {
-			em->path_hint = c->string;
-			rc = emit_string(em, c->string);
-			if (rc)
+			explicit_key = emit_key(em, c->string, indent);
+			if (explicit_key < 0) {
+				rc = -1;
 				break;
-			buf_addch(em->out, ':');
+			}
 		} else {
 			buf_addch(em->out, '-');
 		}
-		if (is_collection(c) && c->child) {
-			if (!is_map)	/* "- - x" and "- key: v" */
-				rc = emit_block(em, c, (buf_addch(em->out, ' '), indent + 2),
-						1, depth + 1);
-			else {
-				buf_addch(em->out, '\n');
-				/* kubectl style: a sequence sits at its key's column */
-				rc = emit_block(em, c, cJSON_IsArray(c) ? indent : indent + 2,
-						0, depth + 1);
-			}
+		if (is_collection(c) && c->child && !is_map) {
+			/* "- - x" and "- key: v" */
+			buf_addch(em->out, ' ');
+			rc = emit_block(em, c, indent + 2, 1, depth + 1);
+		} else if (is_collection(c) && c->child) {
+			/* kubectl style: a sequence sits at its key's column */
+			int at = cJSON_IsArray(c) && !explicit_key ? indent : indent + 2;
+			buf_addch(em->out, '\n');
+			rc = emit_block(em, c, at, 0, depth + 1);
 		} else {
 			buf_addch(em->out, ' ');
-			em->path_hint = is_map ? c->string : em->path_hint;
 			rc = emit_inline(em, c, indent + 2);
 			buf_addch(em->out, '\n');
 		}

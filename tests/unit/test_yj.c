@@ -354,6 +354,30 @@ static void non_utf8_strings_cannot_be_emitted(void **state)
 	cJSON_Delete(doc);
 }
 
+static void keys_past_the_1024_character_limit_become_explicit(void **state)
+{
+	(void)state;
+	char key[2001];
+	memset(key, 'k', 2000);
+	key[2000] = '\0';
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddNumberToObject(doc, key, 1);
+	cJSON *list = cJSON_AddArrayToObject(doc, "list");
+	cJSON *item = cJSON_CreateObject();
+	cJSON_AddItemToArray(list, item);
+	key[0] = 'a';
+	cJSON *m = cJSON_AddObjectToObject(item, key);
+	key[0] = 'b';
+	cJSON_AddItemToObject(m, key, cJSON_Parse("[1, {\"x\": \"y\"}]"));
+	key[0] = '1';	/* quoted as well */
+	cJSON_AddStringToObject(m, key, "v");
+	char *y = round_trip(doc);
+	assert_memory_equal(y, "? kkkk", 6);
+	assert_non_null(strstr(y, "\n: 1\n"));
+	free(y);
+	cJSON_Delete(doc);
+}
+
 static void trees_with_duplicate_keys_cannot_be_emitted(void **state)
 {
 	(void)state;
@@ -847,6 +871,7 @@ int main(void)
 		cmocka_unit_test(multi_line_strings_use_literal_blocks_when_safe),
 		cmocka_unit_test(numbers_print_as_integers_or_shortest_round_trip),
 		cmocka_unit_test(non_utf8_strings_cannot_be_emitted),
+		cmocka_unit_test(keys_past_the_1024_character_limit_become_explicit),
 		cmocka_unit_test(trees_with_duplicate_keys_cannot_be_emitted),
 		cmocka_unit_test(emission_is_kubectl_style_block_yaml),
 		cmocka_unit_test(empty_collections_and_scalar_documents),
