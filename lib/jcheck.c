@@ -1,0 +1,196 @@
+/*
+ * jcheck.c - see jcheck.h.
+ */
+#include "jcheck.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "k8sname.h"
+
+const cJSON *jcheck_member(const cJSON *o, const char *k)
+{
+	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
+}
+
+const char *jcheck_type_name(const cJSON *v)
+{
+	if (cJSON_IsArray(v))
+		return "a list";
+	if (cJSON_IsObject(v))
+		return "a mapping";
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	return "null";
+}
+
+int jcheck_want(const char *path, const cJSON *v, int (*is)(const cJSON *const),
+		const char *what, struct err *e)
+{
+	if (!v)
+		return err_set(e, ERR_INPUT, "%s is required", path);
+	if (!is(v))
+		return err_set(e, ERR_INPUT, "%s must be %s, got %s", path, what,
+			       jcheck_type_name(v));
+	return 0;
+}
+
+/* A whole number within long long, so that a cast is defined. */
+static int whole(double d)
+{
+	return d >= -9.2e18 && d <= 9.2e18 && d == floor(d);
+}
+
+int jcheck_int(const char *path, const cJSON *v, long long min, long long max, struct err *e)
+{
+	if (!v)
+		return 0;
+	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && !whole(v->valuedouble))
+		return err_set(e, ERR_INPUT, "%s must be at %s %lld, got %g", path,
+			       v->valuedouble < 0 ? "least" : "most", v->valuedouble < 0 ? min : max,
+			       v->valuedouble);
+	if (!cJSON_IsNumber(v) || !whole(v->valuedouble))
+		return err_set(e, ERR_INPUT, "%s must be a whole number, got %s", path,
+			       cJSON_IsNumber(v) ? "a fraction" : jcheck_type_name(v));
+	long long n = (long long)v->valuedouble;
+	if (n < min)
+		return err_set(e, ERR_INPUT, "%s must be at least %lld, got %lld", path, min, n);
+	if (n > max)
+		return err_set(e, ERR_INPUT, "%s must be at most %lld, got %lld", path, max, n);
+	return 0;
+}
+
+int jcheck_enum(const char *path, const cJSON *v, const char *const *choices, struct err *e)
+{
+	char all[256] = "";
+	if (!v)
+		return 0;
+	if (!cJSON_IsString(v))
+		return err_set(e, ERR_INPUT, "%s must be a string, got %s", path,
+			       jcheck_type_name(v));
+	for (const char *const *c = choices; *c; c++) {
+		if (!strcmp(*c, v->valuestring))
+			return 0;
+		snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s",
+			 c == choices ? "" : ", ", *c);
+	}
+	return err_set(e, ERR_INPUT, "%s \"%s\" is not valid; use one of %s", path,
+		       v->valuestring, all);
+}
+
+int jcheck_string(const char *path, const cJSON *v, size_t min, size_t max, struct err *e)
+{
+	if (!v)
+		return 0;
+	if (!cJSON_IsString(v))
+		return err_set(e, ERR_INPUT, "%s must be a string, got %s", path,
+			       jcheck_type_name(v));
+	size_t n = strlen(v->valuestring);
+	if (n < min)
+		return err_set(e, ERR_INPUT, "%s must not be empty", path);
+	if (n > max)
+		return err_set(e, ERR_INPUT, "%s must be at most %zu characters, got %zu", path,
+			       max, n);
+	return 0;
+}
+
+int jcheck_only_fields(const char *path, const cJSON *o, const char *const *fields,
+		       struct err *e)
+{
+	const cJSON *m;
+	cJSON_ArrayForEach(m, o) {
+		const char *const *f = fields;
+		while (*f && strcmp(*f, m->string))
+			f++;
+		if (!*f)
+			return err_set(e, ERR_INPUT, "%s.%s is not a field of %s", path, m->string,
+				       path);
+	}
+	return 0;
+}
+
+int jcheck_string_map(const char *path, const cJSON *map, int labels, struct err *e)
+{
+	const cJSON *m;
+	char what[320];
+	if (!map)
+		return 0;
+	if (!cJSON_IsObject(map))
+		return err_set(e, ERR_INPUT, "%s must be a mapping, got %s", path,
+			       jcheck_type_name(map));
+	cJSON_ArrayForEach(m, map) {
+		snprintf(what, sizeof(what), "%s key", path);
+		if (k8s_check_qualified_name(what, m->string, e) < 0)
+			return -1;
+		snprintf(what, sizeof(what), "%s.%s", path, m->string);
+		if (!cJSON_IsString(m))
+			return err_set(e, ERR_INPUT, "%s must be a string, got %s", what,
+				       jcheck_type_name(m));
+		if (labels && k8s_check_label_value(what, m->valuestring, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int check_items(const char *path, const cJSON *list, int max_items, struct err *e)
+{
+	if (jcheck_want(path, list, cJSON_IsArray, "a list", e) < 0)
+		return -1;
+	int n = cJSON_GetArraySize(list);
+	if (max_items > 0 && n > max_items)
+		return err_set(e, ERR_INPUT, "%s must have at most %d items, got %d", path,
+			       max_items, n);
+	return 0;
+}
+
+int jcheck_strings(const char *path, const cJSON *list, int max_items, struct err *e)
+{
+	const cJSON *it;
+	int i = 0;
+	if (!list)
+		return 0;
+	if (check_items(path, list, max_items, e) < 0)
+		return -1;
+	cJSON_ArrayForEach(it, list) {
+		if (!cJSON_IsString(it))
+			return err_set(e, ERR_INPUT, "%s[%d] must be a string, got %s; quote it or put "
+				       "it inside a string", path, i, jcheck_type_name(it));
+		i++;
+	}
+	return 0;
+}
+
+int jcheck_env(const char *path, const cJSON *env, int max_items, struct err *e)
+{
+	const cJSON *it;
+	int i = 0;
+	if (!env)
+		return 0;
+	if (check_items(path, env, max_items, e) < 0)
+		return -1;
+	cJSON_ArrayForEach(it, env) {
+		const cJSON *name = jcheck_member(it, "name"), *value = jcheck_member(it, "value");
+		if (!cJSON_IsString(name))
+			return err_set(e, ERR_INPUT, "%s[%d].name must be a string", path, i);
+		if (value && !cJSON_IsString(value))
+			return err_set(e, ERR_INPUT, "%s[%d].value (%s) must be a string, got %s", path,
+				       i, name->valuestring, jcheck_type_name(value));
+		i++;
+	}
+	return 0;
+}
+
+int jcheck_digits(long long n)
+{
+	int d = 1;
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
