@@ -3,8 +3,8 @@
  * into deterministic YAML.
  *
  * Every manifest, template, job file and kubeconfig enters the program
- * through yj_parse(); every YAML we print leaves through yj_emit(). Inside,
- * the program only ever handles cJSON trees.
+ * through yj_parse_stream()/yj_parse_one(); every YAML we print leaves
+ * through yj_emit(). Inside, the program only ever handles cJSON trees.
  *
  * Scalars are typed by the YAML 1.2 core schema: null (~, null/Null/NULL,
  * empty), booleans (true/True/TRUE, false/False/FALSE), integers (decimal,
@@ -23,17 +23,26 @@
  * Anchors/aliases are resolved by deep copy. Against "billion laughs" input
  * the total number of nodes created by alias expansion is bounded
  * (YJ_MAX_ALIAS_NODES); documents nest at most YJ_MAX_DEPTH levels (the
- * parser is iterative over libyaml events but cJSON's printers recurse), and
- * the input is at most YJ_MAX_INPUT bytes. NUL bytes in the input are an
- * error. Mapping keys must be scalars; duplicate keys are an error (as in
- * kubectl), so a parameter can never shadow a key silently.
+ * parser is iterative over libyaml events, but cJSON_Delete/Duplicate and our
+ * emitters recurse, so the bound protects them), and the input is at most
+ * YJ_MAX_INPUT bytes. NUL bytes in the input are an error. Mapping keys
+ * must be scalars; duplicate keys are an error (as in kubectl), so a
+ * parameter can never shadow a key silently.
  *
  * Emission: block style, 2-space indentation, a sequence under a key starts
- * at the key's column ("containers:\n- name: x", as kubectl prints), mapping keys in the order given by `flags` (sorted, or as
- * in the tree), strings quoted whenever a plain scalar would read back as
- * another type under YAML 1.1 or 1.2 (so "yes", "on", "0777", "1e3" stay
- * strings for every Kubernetes tool), multi-line strings as double-quoted
- * escapes. No timestamps, no comments: the same tree gives the same bytes.
+ * at the key's column ("containers:\n- name: x", as kubectl prints), mapping
+ * keys in the order given by `flags` (sorted, or as in the tree). Strings are
+ * double-quoted whenever a plain scalar could read back as another type under
+ * YAML 1.1 or 1.2 ("yes", "on", "y", "~", "0777", "1e3", "2024-01-01" and
+ * anything starting with a digit), or starts with an indicator, has
+ * leading/trailing spaces, ": " or " #". Multi-line strings are literal
+ * blocks ("|", "|-", "|+") when that is unambiguous, else double-quoted
+ * escapes, as are control and line-separator characters. Keys longer than
+ * YAML's 1024-character implicit-key limit become explicit ("? key"). A tree
+ * with duplicate keys (cJSON_Parse keeps them) or non-UTF-8 strings cannot be
+ * emitted (ERR_INPUT). No timestamps, no comments, no line folding: the same
+ * tree gives the same bytes.
+ *
  * Numbers: integral values within +-2^53 print as integers, others as the
  * shortest of %.15g/%.16g/%.17g that reads back exactly; NaN/Inf as
  * .nan/.inf/-.inf. yj_parse(yj_emit(t)) equals t for every tree yj_parse can
@@ -41,11 +50,13 @@
  * says NaN != NaN).
  *
  * Errors: "source:line:col: problem" (line and column 1-based), ERR_PARSE for
- * malformed YAML, ERR_INPUT for well-formed YAML we refuse (duplicate or
- * non-scalar keys, bad tags, unknown aliases), ERR_LIMIT for the bounds.
+ * malformed YAML, NUL bytes or non-UTF-8 input; ERR_INPUT for well-formed
+ * YAML we refuse (duplicate or non-scalar keys, bad tags, unknown aliases,
+ * 0644); ERR_LIMIT for the bounds.
  *
- * Ownership: trees returned through `out` belong to the caller
- * (cJSON_Delete). Input buffers are never retained.
+ * Ownership: trees returned through `*_out` belong to the caller
+ * (cJSON_Delete); on failure they are set to NULL. Input buffers are never
+ * retained. No global state: safe to use from several threads.
  */
 #ifndef JAXJOB_YJ_H
 #define JAXJOB_YJ_H
@@ -77,10 +88,17 @@ int yj_parse_stream(const char *data, size_t len, const char *source,
 int yj_parse_one(const char *data, size_t len, const char *source,
 		 cJSON **doc_out, struct err *e);
 
-/* Read a whole file (at most YJ_MAX_INPUT bytes) into `out`. "-" is stdin. */
+/*
+ * Append a whole file (at most YJ_MAX_INPUT bytes) to `out`; "-" is stdin.
+ * A larger file is ERR_LIMIT with its name and the limit; `out` is left as
+ * it was on any failure.
+ */
 int yj_read_file(const char *path, struct buf *out, struct err *e);
 
-/* Emit one document as YAML (no leading "---"), appended to `out`. */
+/*
+ * Emit one document as YAML (no leading "---"), appended to `out`; on
+ * failure nothing is appended.
+ */
 int yj_emit(const cJSON *doc, unsigned flags, struct buf *out, struct err *e);
 
 /*
