@@ -210,3 +210,14 @@ $(FUZZ_BUILD)/fuzz_watch_decoder: fuzz/fuzz_watch_decoder.c $(FUZZ_WATCH_OBJ)
 
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_BUILD)/libjaxjob-fuzz.a
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+# --- valgrind (issue #8; owned by tests/valgrind/) ---------------------------
+# The unit tests and the CLI suites under valgrind memcheck, against a
+# non-sanitizer -O0 build in build/vg/ (ASan and valgrind do not mix).
+# Memory errors and definite/indirect leaks fail the run (exit status 99 of
+# the program, plus one failure per process with a report); see
+# tests/valgrind/run.sh. Slow (valgrind costs 20-50x): not part of `make check`.
+.PHONY: check-valgrind
+check-valgrind:
+	$(MAKE) BUILD=build/vg OPT='-O0 -g' all unit
+	tests/valgrind/run.sh build/vg $(VG_SUITES)
