@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# No token, key or client certificate ever appears in any output of any test.
+#
+# Runs LAST (99-). Secrets: $JAXJOB_TMP/secrets.list, one string a line,
+# written by every suite that starts the Kubernetes API test server and
+# calls register_secrets (tests/suites/90-reliability.lib): its tokens, the
+# base64 lines of its client keys and certificates, and the start of their
+# base64 encoding (what *-data fields hold). Searched: everything under
+# $JAXJOB_TMP - the stdout/stderr of every suite that ran before
+# (tests/run-all.sh keeps them as NAME.out/.err) and every file the suites
+# left there (launch stdout/stderr and --out-* files under kept/) - except
+# the server state directories themselves (they hold the secrets: any
+# directory with an admin.token) and the list.
+set -u
+list=$JAXJOB_TMP/secrets.list
+if [ ! -s "$list" ]; then
+	echo "ok - no test secret in any test output # SKIP no suite registered secrets (run the whole suite)"
+	exit 0
+fi
+pat=$JAXJOB_TMP/secrets.patterns
+sort -u "$list" | awk 'length($0) >= 16' >"$pat"
+nsecrets=$(wc -l <"$pat")
+# the files to search
+files=$JAXJOB_TMP/secrets.files
+find "$JAXJOB_TMP" -type d -exec test -e '{}/admin.token' ';' -prune -o -type f -print |
+	grep -v -e "^$list\$" -e "^$pat\$" -e "^$files\$" -e "/99-secrets.sh\.\(out\|err\)\$" >"$files"
+nfiles=$(wc -l <"$files")
+bytes=$(tr '\n' '\0' <"$files" | xargs -0 cat 2>/dev/null | wc -c)
+suites=$(ls "$JAXJOB_TMP" | sed -n 's/\.out$//p' | grep -vc '^99-secrets.sh$')
+hits=$(tr '\n' '\0' <"$files" | xargs -0 grep -lF -f "$pat" 2>/dev/null)
+if [ -z "$hits" ]; then
+	echo "ok - none of $nsecrets test secrets (tokens, client key/certificate lines) in $nfiles output files ($bytes bytes) of $suites suites"
+else
+	echo "not ok - test secrets found in outputs"
+	for f in $hits; do
+		echo "--- $f:" >&2
+		# say where, never print the secret itself
+		grep -nF -f "$pat" "$f" | cut -d: -f1 | head -n 5 | sed 's/^/line /' >&2
+	done
+fi
+# the files that would matter most must exist, or the test proves nothing
+kept=$(find "$JAXJOB_TMP/kept" -type f 2>/dev/null | wc -l)
+if [ "$kept" -gt 0 ]; then
+	echo "ok - the search covered $kept launch output files kept by the reliability suites"
+else
+	echo "ok - the search covered launch output files # SKIP no reliability suite ran before (kept/ is empty)"
+fi
+# a canary: a secret planted in a file is found (the search itself works)
+canary=$(head -n 1 "$pat")
+mkdir -p "$JAXJOB_TMP/secrets-canary"
+printf 'log line with %s inside\n' "$canary" >"$JAXJOB_TMP/secrets-canary/out"
+if grep -qF -f "$pat" "$JAXJOB_TMP/secrets-canary/out"; then
+	echo "ok - the secret search finds a planted secret (canary)"
+else
+	echo "not ok - the secret search finds a planted secret (canary)"
+fi
+rm -rf "$JAXJOB_TMP/secrets-canary"
+exit 0
