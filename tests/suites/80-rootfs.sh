@@ -103,6 +103,17 @@ version=$(sed -n 's/^#define JAXJOB_VERSION "\(.*\)"/\1/p' "$top/lib/version.h")
 expect "the images named in component.yaml and the sidecar are jaxjob:$version, the tag make image builds" \
 	'grep -q "image: jaxjob:$version\$" "$top/component/component.yaml" && grep -q "image: jaxjob:$version\$" "$top/argocd-plugin/repo-server-sidecar.yaml" &&
 	 [ "$(env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" --eval "print-image: ; @echo \$(IMAGE)" print-image)" = "jaxjob:$version" ]'
+expect 'the commands plugin.yaml (generate, parameters) and component.yaml run are executables in the rootfs' \
+	'python3 - "$top" "$built" <<"PY"
+import os, sys, yaml
+top, root = sys.argv[1], sys.argv[2]
+p = yaml.safe_load(open(top + "/argocd-plugin/plugin.yaml"))["spec"]
+c = yaml.safe_load(open(top + "/component/component.yaml"))["implementation"]["container"]
+cmds = [p["generate"]["command"][0], p["parameters"]["dynamic"]["command"][0], c["command"][0]]
+for cmd in cmds:
+    f = root + cmd
+    assert os.path.isfile(f) and os.access(f, os.X_OK), cmd
+PY'
 engine=
 for e in docker podman; do
 	if command -v "$e" >/dev/null 2>&1 && "$e" info >/dev/null 2>&1; then engine=$e; fi
