@@ -749,6 +749,21 @@ static void s_signal(void)
 	CHECK(got == SIGTERM, "signal %d", got);
 }
 
+static void s_signal_cancels_blocking_call(void)
+{
+	int got = 0;
+	struct err e = ERR_INIT;
+	CHECK(kube_loop_catch_signals(admin, on_signal, &got, &e) == 0, "%s", e.msg);
+	faults("{\"errors\":{\"count\":1000,\"code\":503,\"match\":\"jaxjobs/kc-retry$\"}}");
+	kube_timer_add(admin, 0.3, send_term, NULL);
+	CHECK(kube_get(admin, &KUBE_JAXJOB, "team-a", "kc-retry", NULL, &e) == -1, "cancelled");
+	CHECK(e.code == ERR_CANCELLED, "code %d: %s", e.code, e.msg);
+	CHECK(got == SIGTERM, "signal %d", got);
+	faults(NULL);
+	/* the stop request was consumed: the next blocking call runs normally */
+	CHECK(kube_get(admin, &KUBE_JAXJOB, "team-a", "kc-retry", NULL, &e) == 0, "%s", e.msg);
+}
+
 struct deleting {
 	struct follow f;
 	int started, delete_done;
@@ -964,6 +979,7 @@ int main(int argc, char **argv)
 		{ "watch: forbidden watch falls back to polling with the same events", s_watch_polling },
 		{ "loop: pod watch + log follow of every worker, long line truncated and marked", s_pods_and_logs },
 		{ "loop: SIGTERM wakes the loop and reaches the signal callback", s_signal },
+		{ "loop: SIGTERM during a blocking call (retrying 503s) cancels it", s_signal_cancels_blocking_call },
 		{ "loop: async delete from a watch callback; DELETED arrives; blocking calls refused there", s_async_delete },
 		{ "watch: 500 bursts on list and watch back off and recover", s_watch_errors },
 		{ "watch: events of a job by involvedObject (fail-fast input)", s_events },
