@@ -175,6 +175,11 @@ struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_reque
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "jaxjob/" JAXJOB_VERSION);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	/*
+	 * HTTP/1.1, one connection per stream: what the recordings and the test
+	 * server speak, and pausing one HTTP/2 stream of a shared connection
+	 * (our backpressure) has had bugs in the curl versions we ship with.
+	 */
 	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http");
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, KUBE_CONNECT_TIMEOUT_S);
