@@ -3,9 +3,9 @@
  * requests with retries, blocking or asynchronous, all on ONE curl multi.
  *
  * A struct kube_client owns the configuration, the credentials, one curl
- * multi handle (so every request, watch and log stream shares one
- * connection pool, and HTTP/2 multiplexes them when the server offers it)
- * and the event loop's state (kube_loop.h). There are no threads: blocking
+ * multi handle (every request, watch and log stream shares its connection
+ * pool; HTTP/1.1, so each open stream holds one connection) and the event
+ * loop's state (kube_loop.h). There are no threads: blocking
  * calls drive the same loop until their own request is done.
  *
  * Resources are plain descriptors, so JAXJob and TrainJob (or any CRD) go
