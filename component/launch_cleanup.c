@@ -20,6 +20,8 @@
 
 #include "launch_state.h"
 
+#define CLEANUP_RETRY_S 8.0
+
 /*
  * Stop the wait for the deletion - only while we are in it: stopping the
  * loop during a blocking call (the DELETE itself, whose DELETED event can
@@ -110,6 +112,12 @@ void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
 		    struct buf *note)
 {
 	st->phase = RUN_CLEANING;
+	/*
+	 * After SIGTERM the kubelet kills us terminationGracePeriodSeconds
+	 * (30 s by default) later: keep each request's retries short so the
+	 * delete gets its turn.
+	 */
+	kube_client_set_retry(st->c, CLEANUP_RETRY_S);
 	switch (action) {
 	case CLEAN_NONE:
 		break;

@@ -163,6 +163,7 @@ static void after_cancelled_create(struct launch_state *st)
 		st->o->delete_wait_s : CREATE_SETTLE_S;
 
 	st->phase = RUN_CLEANING;	/* further signals must not cancel this */
+	kube_client_set_retry(st->c, 8.0);
 	if (!st->name)
 		return;
 	if (kube_get(st->c, st->res, st->ns, st->name, &job, &e) == 0 &&

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# jaxjob launch: timeout and SIGTERM/SIGINT at any point (during create, while
+# waiting, during cleanup) clean up per --on-cancel and exit 3 / 5; no job is
+# left running against the policy.
+. "$JAXJOB_TOP/tests/suites/60-launch.lib"
+ks_start
+O=$T/outputs
+HANG="--image x/jax:1 --workers 2 --env SIM_HANG=1"
+
+expect_run 3 '--timeout ends the wait with exit 3' to1 \
+	launch --name to1 $HANG --timeout 2s --out-state="$O/to1/state" --out-message="$O/to1/message" \
+	--out-job-uid="$O/to1/uid" -- python t.py
+expect '... and the job was deleted (default --on-cancel=delete), confirmed before exit' '
+	test "$(job_state to1)" = absent && grep -q "deleted JAXJob team-a/to1" $T/to1.err'
+expect '... the outputs say Timeout and still name the job' '
+	test "$(cat $O/to1/state)" = Timeout && grep -q "timeout of 2s" $O/to1/message && test -s $O/to1/uid'
+expect '... the worker logs were streamed until then' 'grep -q "^\[worker-1\] INFO:sim:still running" $T/to1.out'
+
+# wait until the job runs, then signal
+signal_when_running() { # NAME SIGNAL
+	wait_for grep -q "Running:" "$T/$1.err" && kill -"$2" "$(eval echo \$BG_$1)"
+}
+
+bg_launch sg1 --name sg1 $HANG --out-state="$O/sg1/state"
+signal_when_running sg1 TERM
+bg_wait sg1
+rc=$?
+expect "SIGTERM while waiting exits 5 (got $rc)" "test $rc -eq 5"
+expect '... the job was deleted' 'test "$(job_state sg1)" = absent && grep -q "deleted JAXJob team-a/sg1" $T/sg1.err'
+expect '... the outputs say Cancelled' 'test "$(cat $O/sg1/state)" = Cancelled'
+
+bg_launch sg2 --name sg2 $HANG --on-cancel suspend
+signal_when_running sg2 INT
+bg_wait sg2
+rc=$?
+expect "SIGINT with --on-cancel=suspend exits 5 (got $rc)" "test $rc -eq 5"
+expect '... the job is kept, suspended' 'case "$(job_state sg2)" in *Suspended*) ;; *) exit 1 ;; esac'
+expect '... spec.runPolicy.suspend is true on the server' \
+	'ctl GET /apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/sg2 | grep -q "\"suspend\": *true"'
+
+bg_launch sg3 --name sg3 $HANG --on-cancel leave
+signal_when_running sg3 TERM
+bg_wait sg3
+rc=$?
+expect "SIGTERM with --on-cancel=leave exits 5 (got $rc)" "test $rc -eq 5"
+expect '... the job is left running' 'test "$(job_state sg3)" = Created,Running'
+ctl DELETE /apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/sg3 >/dev/null
+
+# SIGTERM while the POST is in the server's hands (slow admission): the job
+# appears after we gave up on the request; it must still be deleted.
+ctl POST /_test/faults '{"delayMs": 1500, "delayMatch": "/jaxjobs$"}' >/dev/null
+bg_launch sc1 --name sc1 $HANG
+sleep 0.5
+kill -TERM "$BG_sc1"
+bg_wait sc1
+rc=$?
+ctl DELETE /_test/faults >/dev/null
+expect "SIGTERM during the create exits 5 (got $rc)" "test $rc -eq 5"
+expect '... and no job is left behind' 'wait_for test "$(job_state sc1)" = absent'
+
+# SIGTERM again while deleting: the deletion still completes.
+ctl POST /_test/faults '{"delayMs": 1000, "delayMatch": "/jaxjobs/sd1$"}' >/dev/null
+bg_launch sd1 --name sd1 $HANG
+wait_for grep -q "Running:" "$T/sd1.err"
+kill -TERM "$BG_sd1"
+wait_for grep -q "deleting\|SIGTERM" "$T/sd1.err"
+sleep 0.3
+kill -TERM "$BG_sd1" 2>/dev/null
+bg_wait sd1
+rc=$?
+ctl DELETE /_test/faults >/dev/null
+expect "a second SIGTERM during cleanup does not abort it: exit 5 (got $rc)" "test $rc -eq 5"
+expect '... the job is gone' 'test "$(job_state sd1)" = absent'
