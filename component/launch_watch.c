@@ -205,7 +205,7 @@ static int stuck_cause(struct launch_state *st, char *reason, size_t rn, char *m
 	}
 	if (st->event_stuck[0] && (strcmp(phase, "Created") == 0 || strcmp(phase, "Pending") == 0)) {
 		snprintf(reason, rn, "%s", st->event_stuck);
-		snprintf(msg, mn, "%s: %s", st->event_stuck, st->event_stuck_msg);
+		snprintf(msg, mn, "%s (event %s)", st->event_stuck_msg, st->event_stuck);
 		return 1;
 	}
 	return 0;

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# jaxjob launch under faults: stuck jobs fail fast (exit 7), API errors are
+# exit 4 with the server's words, an unreliable API server (dropped watches,
+# 410 Gone, 5xx bursts, 429, a short outage) still ends correctly, and a job
+# deleted by someone else is exit 6.
+. "$JAXJOB_TOP/tests/suites/60-launch.lib"
+ks_start
+O=$T/outputs
+J=/apis/kubeflow.org/v1/namespaces/team-a/jaxjobs
+
+# ---- states that never finish ---------------------------------------------------
+expect_run 7 'an image that cannot be pulled fails fast with exit 7 after --fail-fast-after' ip1 \
+	launch --name ip1 --image sim/image-pull-error:1 --workers 2 --fail-fast-after 2s \
+	--out-state="$O/ip1/state" --out-reason="$O/ip1/reason" --out-message="$O/ip1/message"
+expect '... outputs: Stuck, the kubelet reason, the worker and the image' '
+	test "$(cat $O/ip1/state)" = Stuck &&
+	grep -Eq "^(ErrImagePull|ImagePullBackOff)$" $O/ip1/reason &&
+	grep -q "worker-[01]" $O/ip1/message && grep -q "image-pull-error" $O/ip1/message'
+expect '... and the job was deleted (--on-cancel=delete)' 'test "$(job_state ip1)" = absent'
+expect_run 7 'an unschedulable worker fails fast with exit 7' un1 \
+	launch --name un1 --image x/jax:1 --workers 2 --env SIM_UNSCHEDULABLE=1 --fail-fast-after 2s \
+	--out-reason="$O/un1/reason"
+expect '... reason Unschedulable, with the scheduler'"'"'s message on stderr' '
+	test "$(cat $O/un1/reason)" = Unschedulable && grep -q "nodes are available" $T/un1.err'
+expect_run 7 'a Service that cannot be created (job stuck in Created, seen as an event) fails fast' fs1 \
+	launch --name fs1 --image x/jax:1 --workers 2 --env SIM_FAIL_SERVICE=1 --fail-fast-after 2s \
+	--out-reason="$O/fs1/reason" --on-cancel leave
+expect '... reason FailedCreateService; --on-cancel=leave kept the job' '
+	test "$(cat $O/fs1/reason)" = FailedCreateService && test "$(job_state fs1)" = Created'
+ctl DELETE $J/fs1 >/dev/null
+
+# ---- API errors: exit 4 with the server's words ------------------------------------
+kubeconfig_as "$KS/nocreate.token" "$T/kc-nocreate"
+expect_run 4 '403 on create: exit 4' f403 \
+	"$JAXJOB" launch --kubeconfig "$T/kc-nocreate" --name f403 --image x/jax:1 --out-state="$O/f403/state"
+expect '... the message names the verb and the resource, and points at the RBAC example' '
+	grep -q "^error: .*cannot create resource \"jaxjobs\" in API group \"kubeflow.org\"" $T/f403.err &&
+	grep -q "examples/rbac.yaml" $T/f403.err && test "$(cat $O/f403/state)" = Error'
+expect '... nothing on stdout, one line on stderr' 'test ! -s $T/f403.out && test "$(wc -l <$T/f403.err)" -eq 1'
+
+ctl POST /_test/config '{"crds": []}' >/dev/null
+expect_run 4 'CRD not installed: exit 4' nocrd launch --name nocrd --image x/jax:1
+expect '... and it says the CRD is not installed' 'grep -q "jaxjobs.kubeflow.org is not installed" $T/nocrd.err'
+ctl POST /_test/config '{"crds": ["kubeflow.org", "trainer.kubeflow.org"]}' >/dev/null
+
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/other.key" -out "$T/other-ca.pem" \
+	-days 1 -subj /CN=other-ca >/dev/null 2>&1
+sed "s|certificate-authority: .*|certificate-authority: $T/other-ca.pem|" "$KS/kubeconfig" >"$T/kc-wrongca"
+expect_run 4 'a server certificate not signed by the configured CA: exit 4' wca \
+	"$JAXJOB" launch --kubeconfig "$T/kc-wrongca" --name wca --image x/jax:1
+expect '... a TLS verification error naming the cluster, and no job was created' '
+	grep -q "TLS verification of https://.* failed" $T/wca.err && test "$(job_state wca)" = absent'
+
+# ---- an unreliable API server --------------------------------------------------------
+ok_run() { # NAME DESCRIPTION [launch args]
+	local name=$1 desc=$2
+	shift 2
+	expect_run 0 "$desc" "$name" launch --name "$name" --image x/jax:1 --workers 3 \
+		--env SIM_LINES=4 --env SIM_DURATION=2 --out-state="$O/$name/state" "$@"
+	expect "... every worker's 6 lines exactly once ($name)" "
+		test \"\$(grep -c '^\[worker-[012]\] ' $T/$name.out)\" -eq 18 &&
+		test -z \"\$(sort $T/$name.out | uniq -d)\" && test \"\$(cat $O/$name/state)\" = Succeeded"
+}
+ctl POST /_test/faults '{"watchDropAfter": 2}' >/dev/null
+ok_run wd1 'every watch dropped after 2 events: the job is still followed to Succeeded'
+ctl DELETE /_test/faults >/dev/null
+ctl POST /_test/faults '{"watchGone": 3}' >/dev/null
+ok_run wg1 '410 Gone on the watches: re-list and still Succeeded'
+ctl DELETE /_test/faults >/dev/null
+ctl POST /_test/faults '{"errors": {"code": 503, "count": 4, "match": "jaxjobs"}}' >/dev/null
+ok_run e503 'a burst of 503 on the job API (create included) is retried: Succeeded, one job'
+expect '... one POST created it (no duplicate after the retried create)' \
+	'test "$(ctl GET $J | grep -c "\"name\": *\"e503\"")" -eq 1'
+ctl DELETE /_test/faults >/dev/null
+ctl POST /_test/faults '{"errors": {"code": 500, "count": 3, "match": "/pods"}}' >/dev/null
+ok_run e500 'a burst of 500 on pods and logs is retried: Succeeded, logs complete'
+ctl DELETE /_test/faults >/dev/null
+ks_mark
+ctl POST /_test/faults '{"throttle": {"count": 2, "retryAfter": 1, "match": "jaxjobs"}}' >/dev/null
+ok_run t429 '429 with Retry-After is honoured: Succeeded'
+ctl DELETE /_test/faults >/dev/null
+expect '... the throttled request was retried after Retry-After (the 429s are in the log, then a 201)' "
+	requests | python3 -c '
+import json, sys
+r = [e for e in json.load(sys.stdin) if e[\"path\"].endswith(\"/jaxjobs\") and e[\"method\"] == \"POST\"]
+codes = [e.get(\"code\") for e in r]
+assert codes[-1] == 201 and 429 in codes, codes
+assert r[-1][\"time\"] - r[0][\"time\"] >= 0.9, [e[\"time\"] for e in r]
+'"
+
+bg_launch dn1 --name dn1 --image x/jax:1 --workers 2 --env SIM_LINES=4 --env SIM_DURATION=4 --out-state="$O/dn1/state"
+wait_for grep -q "Running:" "$T/dn1.err"
+ctl POST /_test/faults '{"down": 1.5}' >/dev/null
+bg_wait dn1
+rc=$?
+expect "the API server down for 1.5 s mid-run: the job is still followed to Succeeded (exit $rc)" \
+	"test $rc -eq 0 && test \"\$(cat $O/dn1/state)\" = Succeeded"
+expect '... and both workers'"'"' lines are all there, once' "
+	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/dn1.out)\" -eq 8 && test -z \"\$(sort $T/dn1.out | uniq -d)\""
+
+kubeconfig_as "$KS/nowatch.token" "$T/kc-nowatch"
+expect_run 0 'watch forbidden: falls back to polling with a warning, still Succeeded' nw1 \
+	"$JAXJOB" launch --kubeconfig "$T/kc-nowatch" --name nw1 --image x/jax:1
+expect '... the warning says what to grant' 'grep -q "forbidden; polling instead (grant the watch verb)" $T/nw1.err'
+
+# ---- deleted under us --------------------------------------------------------------------
+bg_launch gone --name gone --image x/jax:1 --env SIM_HANG=1 --out-state="$O/gone/state" \
+	--out-message="$O/gone/message"
+wait_for grep -q "Running:" "$T/gone.err"
+ctl DELETE $J/gone >/dev/null
+bg_wait gone
+rc=$?
+expect "a job deleted by someone else while we wait: exit 6 (got $rc)" "test $rc -eq 6"
+expect '... the outputs say so' '
+	test "$(cat $O/gone/state)" = Deleted && grep -q "deleted by someone else" $O/gone/message'
