@@ -44,13 +44,16 @@ static const char *const cancel_names[] = { "delete", "suspend", "leave", NULL }
 
 static const struct run_flag run_flags[] = {
 	{ "template", "FILE", "template", RF_STR, OFF(template_path), NULL,
-	  "JAXJob template with ((placeholders)) (default: the built-in templates/jaxjob.yaml)" },
+	  "job template with ((placeholders)) (default: the built-in templates/jaxjob.yaml, "
+	  "or templates/trainjob.yaml with --api trainjob)" },
 	{ "param", "NAME=VALUE", "template", RF_SPECIAL, 0, NULL,
 	  "value of a user template's own ((NAME)); NAME:=JSON for a typed value (repeatable)" },
 	{ "patch", "JSON|@FILE", "template", RF_SPECIAL, 0, NULL,
 	  "JSON merge patch (RFC 7386) applied to the rendered job last; @FILE reads JSON or YAML" },
 	{ "api", "API", "template", RF_ENUM, OFF(api), api_names,
-	  "job API: jaxjob (kubeflow.org/v1 JAXJob), trainjob, auto (default jaxjob)" },
+	  "job API: jaxjob (kubeflow.org/v1 JAXJob), trainjob (trainer.kubeflow.org/v1alpha1 "
+	  "TrainJob on a training runtime), auto (what the cluster serves; jaxjob when both) "
+	  "(default jaxjob)" },
 
 	{ "dry-run", NULL, "what to do", RF_BOOL, OFF(dry_run), NULL,
 	  "print the job that would be created and exit; touch no cluster" },

@@ -13,23 +13,6 @@
 #define I32MAX JCHECK_I32MAX
 #define JSON_INT_MAX JCHECK_JSON_INT_MAX
 
-static int check_metadata(const cJSON *md, struct err *e)
-{
-	if (jcheck_want("metadata", md, cJSON_IsObject, "a mapping", e) < 0)
-		return -1;
-	const cJSON *name = jcheck_member(md, "name"), *ns = jcheck_member(md, "namespace");
-	if (jcheck_want("metadata.name", name, cJSON_IsString, "a string", e) < 0 ||
-	    k8s_check_dns1035("metadata.name", name->valuestring, e) < 0)
-		return -1;
-	if (ns && (jcheck_want("metadata.namespace", ns, cJSON_IsString, "a string", e) < 0 ||
-		   k8s_check_dns1123_label("metadata.namespace", ns->valuestring, e) < 0))
-		return -1;
-	if (jcheck_string_map("metadata.labels", jcheck_member(md, "labels"), 1, e) < 0 ||
-	    jcheck_string_map("metadata.annotations", jcheck_member(md, "annotations"), 0, e) < 0)
-		return -1;
-	return 0;
-}
-
 static int check_run_policy(const cJSON *rp, struct err *e)
 {
 	static const char *const fields[] = {
@@ -197,7 +180,7 @@ int jaxjob_validate(const cJSON *job, struct err *e)
 		return err_set(e, ERR_INPUT, "kind must be %s, got %s%s%s", JAXJOB_KIND,
 			       cJSON_IsString(kind) ? "\"" : "", cJSON_IsString(kind) ?
 			       kind->valuestring : jcheck_type_name(kind), cJSON_IsString(kind) ? "\"" : "");
-	if (check_metadata(jcheck_member(job, "metadata"), e) < 0)
+	if (jcheck_metadata(jcheck_member(job, "metadata"), e) < 0)
 		return -1;
 	const cJSON *spec = jcheck_member(job, "spec");
 	if (jcheck_want("spec", spec, cJSON_IsObject, "a mapping", e) < 0 ||

@@ -194,3 +194,20 @@ int jcheck_digits(long long n)
 	}
 	return d;
 }
+
+int jcheck_metadata(const cJSON *md, struct err *e)
+{
+	if (jcheck_want("metadata", md, cJSON_IsObject, "a mapping", e) < 0)
+		return -1;
+	const cJSON *name = jcheck_member(md, "name"), *ns = jcheck_member(md, "namespace");
+	if (jcheck_want("metadata.name", name, cJSON_IsString, "a string", e) < 0 ||
+	    k8s_check_dns1035("metadata.name", name->valuestring, e) < 0)
+		return -1;
+	if (ns && (jcheck_want("metadata.namespace", ns, cJSON_IsString, "a string", e) < 0 ||
+		   k8s_check_dns1123_label("metadata.namespace", ns->valuestring, e) < 0))
+		return -1;
+	if (jcheck_string_map("metadata.labels", jcheck_member(md, "labels"), 1, e) < 0 ||
+	    jcheck_string_map("metadata.annotations", jcheck_member(md, "annotations"), 0, e) < 0)
+		return -1;
+	return 0;
+}

@@ -63,6 +63,13 @@ int jcheck_strings(const char *path, const cJSON *list, int max_items, struct er
 /* An optional list of EnvVar objects (name a string, value a string). */
 int jcheck_env(const char *path, const cJSON *env, int max_items, struct err *e);
 
+/*
+ * metadata of a namespaced object whose name is a DNS-1035 label (JAXJob,
+ * TrainJob): name required, namespace a DNS-1123 label, labels with label
+ * values, annotations with string values.
+ */
+int jcheck_metadata(const cJSON *md, struct err *e);
+
 /* Decimal digits of n >= 0 (for the lengths of generated names). */
 int jcheck_digits(long long n);
 

@@ -90,6 +90,7 @@ static int check_resource_name(const char *what, const char *s, struct err *e)
 static const char *const restart_policies[] = { "Never", "OnFailure", "Always", "ExitCode", NULL };
 static const char *const clean_pod_policies[] = { "None", "Running", "All", NULL };
 static const char *const pull_policies[] = { "Always", "IfNotPresent", "Never", NULL };
+static const char *const runtime_kinds[] = { "ClusterTrainingRuntime", "TrainingRuntime", NULL };
 
 #define P(...) { __VA_ARGS__ }
 
@@ -210,6 +211,20 @@ static const struct jobparam table[] = {
 	P(.name = "schedule-timeout-seconds", .flag = "schedule-timeout-seconds",
 	  .type = JP_INT, .metavar = "N", .group = "scheduling",
 	  .help = "gang scheduling: give up scheduling after N seconds", .min = 0, .max = I32MAX),
+
+	P(.name = "runtime", .flag = "runtime", .type = JP_STRING, .metavar = "NAME",
+	  .group = "trainjob (--api trainjob)",
+	  .help = "the training runtime the TrainJob runs on (spec.runtimeRef.name)",
+	  .def = "\"jax-distributed\"", .check = k8s_check_subdomain),
+	P(.name = "runtime-kind", .flag = "runtime-kind", .type = JP_ENUM, .metavar = "KIND",
+	  .group = "trainjob (--api trainjob)",
+	  .help = "ClusterTrainingRuntime (cluster-wide) or TrainingRuntime (in the job's "
+		  "namespace)",
+	  .def = "\"ClusterTrainingRuntime\"", .choices = runtime_kinds),
+	P(.name = "procs-per-node", .flag = "procs-per-node", .type = JP_INT, .metavar = "N",
+	  .group = "trainjob (--api trainjob)",
+	  .help = "processes per node (trainer.numProcPerNode); the jax-distributed runtime "
+		  "runs one JAX process per node and ignores it", .min = 1, .max = I32MAX),
 	P(.name = NULL),
 };
 

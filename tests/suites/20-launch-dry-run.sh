@@ -198,7 +198,7 @@ bad_run 'a mount naming no volume' jj launch "${base[@]}" --mount data:/data
 bad_run 'a bad toleration effect' jj launch "${base[@]}" --toleration gpu=true:NoScheduel
 bad_run 'a fractional extended resource' jj launch "${base[@]}" --resource example.com/fpga=0.5
 bad_run 'a built-in name through --param' jj launch "${base[@]}" --param image=x
-bad_run '--api trainjob (not available yet)' jj launch "${base[@]}" --api trainjob
+bad_run '--api auto needs a cluster, so not with --dry-run' jj launch "${base[@]}" --api auto
 
 # --- help -------------------------------------------------------------------------------
 ok_run 'launch --help' jj launch --help

@@ -1,0 +1,102 @@
+/*
+ * jobapi.h - the job APIs jaxjob speaks, as data: Training Operator v1's
+ * JAXJob (kubeflow.org/v1) and Kubeflow Trainer v2's TrainJob
+ * (trainer.kubeflow.org/v1alpha1) on the jax-distributed runtime.
+ *
+ * The same job parameters (lib/jobparams.h) become either object through
+ * the API's built-in template; everything that differs between the two is a
+ * field of struct jobapi, so launch, render and their tests run one flow
+ * over both instead of two copies of it:
+ *
+ *   what                 JAXJob                          TrainJob
+ *   template             templates/jaxjob.yaml           templates/trainjob.yaml
+ *   validation           jaxjob_validate()               trainjob_validate()
+ *   worker pods          training.kubeflow.org/job-name  jobset.sigs.k8s.io/jobset-name
+ *                                                        + replicatedjob-name=node
+ *   worker index label   training.kubeflow.org/          batch.kubernetes.io/
+ *                          replica-index                   job-completion-index
+ *   worker container     jax                             node
+ *   suspend              spec.runPolicy.suspend          spec.suspend
+ *   longest child name   {name}-worker-{N-1} (Service)   {name}-node-0-{N-1}-xxxxx (pod)
+ *
+ * Parameters without a place in an API are refused with the reason (a
+ * TrainJob has no restart policy or coordinator port: the runtime decides);
+ * jobapi_check_params() says which and why, instead of the template's
+ * generic "has no ((placeholder))".
+ *
+ * Ownership: everything here is static and read-only.
+ */
+#ifndef JAXJOB_JOBAPI_H
+#define JAXJOB_JOBAPI_H
+
+#include <cJSON.h>
+
+#include "buf.h"
+#include "err.h"
+#include "kube_client.h"
+
+/* A parameter an API has no field for, and why. */
+struct jobapi_refusal {
+	const char *param;
+	const char *why;
+};
+
+struct jobapi {
+	const char *name;		/* "jaxjob" | "trainjob": --api and job files' `api:` */
+	const char *kind;		/* "JAXJob" */
+	const char *api_version;	/* "kubeflow.org/v1" */
+	const struct kube_resource *res;
+	const char *tmpl;		/* its built-in template (tmpl_builtin name) */
+	const char *tmpl_source;	/* the same as named in messages */
+	int (*validate)(const cJSON *job, struct err *e);
+	void (*tidy)(cJSON *job);	/* after rendering a template, or NULL */
+	int (*workers)(const cJSON *job);	/* worker pods wanted, -1 unknown */
+	/* characters the operator adds to the job name in its longest child name */
+	int (*name_overhead)(int workers);
+	const char *const *suspend_path;	/* NULL-terminated keys of the suspend flag */
+
+	/* the worker pods */
+	const char *pod_job_label;	/* a label whose value is the job name */
+	const char *pod_selector_more;	/* ANDed to the selector, or NULL */
+	const char *pod_index_label;	/* the worker index */
+	const char *container;		/* the worker container (logs, exit codes) */
+
+	const struct jobapi_refusal *refused;	/* ended by a NULL param */
+};
+
+extern const struct jobapi JOBAPI_JAXJOB;
+extern const struct jobapi JOBAPI_TRAINJOB;
+
+/* By name ("jaxjob", "trainjob"), or NULL. */
+const struct jobapi *jobapi_find(const char *name);
+/* By the object's apiVersion group and kind, or NULL. */
+const struct jobapi *jobapi_of(const cJSON *obj);
+/* "jaxjob, trainjob" for messages. */
+const char *jobapi_names(void);
+
+/*
+ * Every parameter set in `params` must have a place in `api`: one the API
+ * refuses is an error naming it, the reason, and the other API when that
+ * one has it.
+ */
+int jobapi_check_params(const struct jobapi *api, const cJSON *params, struct err *e);
+
+/*
+ * The template for `api`: the file `path`, or the API's built-in template
+ * when `path` is NULL. *source (may be NULL) gets its name for messages
+ * (`path` or static storage); *out is the caller's.
+ */
+int jobapi_template(const struct jobapi *api, const char *path, cJSON **out,
+		    const char **source, struct err *e);
+
+/* The label selector of the job's worker pods, appended to `out`. */
+void jobapi_pod_selector(const struct jobapi *api, const char *job_name, struct buf *out);
+
+/* The suspend flag of `job` (read), or NULL; and a merge patch setting it. */
+const cJSON *jobapi_suspend_flag(const struct jobapi *api, const cJSON *job);
+cJSON *jobapi_suspend_patch(const struct jobapi *api, int suspend);
+
+/* The longest name `api` allows for a job with `workers` workers. */
+int jobapi_name_budget(const struct jobapi *api, int workers);
+
+#endif
