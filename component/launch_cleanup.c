@@ -10,8 +10,9 @@
  * we may take after SIGTERM, hence the bound. A signal during cleanup does
  * not interrupt it (launch_watch.c on_signal).
  *
- * Suspend is a JSON merge patch {"spec":{"runPolicy":{"suspend":true}}}:
- * the operator deletes the pods and keeps the job, to be resumed later.
+ * Suspend is a JSON merge patch of the API's suspend flag (JAXJob
+ * spec.runPolicy.suspend, TrainJob spec.suspend; lib/jobapi.h): the
+ * operator deletes the pods and keeps the job, to be resumed later.
  *
  * Nothing here fails the run: the exit code says how the job ended; a
  * cleanup problem is a warning on stderr and a note in the outputs.
@@ -88,7 +89,7 @@ static void delete_job(struct launch_state *st, struct buf *note)
 static void suspend_job(struct launch_state *st, struct buf *note)
 {
 	struct err e = ERR_INIT;
-	cJSON *patch = cJSON_Parse("{\"spec\":{\"runPolicy\":{\"suspend\":true}}}");
+	cJSON *patch = jobapi_suspend_patch(st->api, 1);
 	cJSON *answer = NULL;
 
 	if (kube_patch(st->c, st->res, st->ns, st->name, KUBE_PATCH_MERGE, patch, 0,
@@ -97,8 +98,8 @@ static void suspend_job(struct launch_state *st, struct buf *note)
 				     st->ns, st->name, e.msg);
 		buf_addf(note, "suspend failed: %s", e.msg);
 	} else {
-		launch_progress_note(&st->prog, "suspended %s %s/%s (resume: patch "
-				     "spec.runPolicy.suspend=false)", st->kind, st->ns, st->name);
+		launch_progress_note(&st->prog, "suspended %s %s/%s (resume: set its suspend "
+				     "flag back to false)", st->kind, st->ns, st->name);
 		buf_addf(note, "suspended");
 		cJSON_Delete(st->job);
 		st->job = answer;

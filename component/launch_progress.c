@@ -79,6 +79,14 @@ void launch_progress_job(struct launch_progress *p, const char *phase, const cJS
 	struct launch_workers w;
 
 	launch_workers_of(job, &w);
+	launch_progress_counts(p, phase, &w);
+}
+
+void launch_progress_counts(struct launch_progress *p, const char *phase,
+			    const struct launch_workers *wp)
+{
+	struct launch_workers w = *wp;
+
 	if (p->printed && strcmp(phase, p->phase) == 0 && w.replicas == p->replicas &&
 	    w.active == p->active && w.succeeded == p->succeeded && w.failed == p->failed)
 		return;
@@ -88,7 +96,7 @@ void launch_progress_job(struct launch_progress *p, const char *phase, const cJS
 	p->succeeded = w.succeeded;
 	p->failed = w.failed;
 	p->printed = 1;
-	if (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Complete") == 0)
+	if ((strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Complete") == 0) && w.succeeded)
 		launch_progress_note(p, "%s: %d/%d workers succeeded", phase, w.succeeded, w.replicas);
 	else if (w.failed)
 		launch_progress_note(p, "%s: %d/%d workers active, %d failed", phase,

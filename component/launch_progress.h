@@ -39,6 +39,12 @@ void launch_progress_note(struct launch_progress *p, const char *fmt, ...)
  * phase (launch_phase_of). */
 void launch_progress_job(struct launch_progress *p, const char *phase, const cJSON *job);
 
+/* The same with counts from elsewhere (a TrainJob's status has none: they
+ * come from its pods). */
+struct launch_workers;
+void launch_progress_counts(struct launch_progress *p, const char *phase,
+			    const struct launch_workers *w);
+
 /*
  * The phase to show for a JAXJob: the operator's precedence over conditions
  * with status "True" (Failed, Succeeded, Suspended, Restarting, Running,

@@ -401,8 +401,11 @@ static int prepare(struct launch_state *st, const cJSON *manifest, struct launch
 	const char *name = jstr(cJSON_GetObjectItemCaseSensitive(manifest, "metadata"), "name");
 
 	st->manifest = cJSON_Duplicate(manifest, 1);
-	st->res = kind && strcmp(kind, "TrainJob") == 0 ? &KUBE_TRAINJOB : &KUBE_JAXJOB;
-	st->kind = st->res->kind;
+	st->api = jobapi_of(manifest);
+	if (!st->api)
+		st->api = kind && strcmp(kind, "TrainJob") == 0 ? &JOBAPI_TRAINJOB : &JOBAPI_JAXJOB;
+	st->res = st->api->res;
+	st->kind = st->api->kind;
 	st->name = name && *name ? xstrdup(name) : NULL;
 	if (connect_client(st, r))
 		return -1;

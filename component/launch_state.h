@@ -23,10 +23,12 @@
 
 #include <cJSON.h>
 
+#include "jobapi.h"
 #include "kube.h"
 #include "launch_identity.h"
 #include "launch_logs.h"
 #include "launch_opts.h"
+#include "launch_outputs.h"
 #include "launch_progress.h"
 
 /* Why the wait stopped. */
@@ -67,8 +69,9 @@ struct launch_pod {
 struct launch_state {
 	const struct launch_opts *o;
 	struct kube_client *c;
-	const struct kube_resource *res;
-	const char *kind;		/* "JAXJob" / "TrainJob" for messages */
+	const struct jobapi *api;	/* JAXJob or TrainJob: paths, labels, container, suspend */
+	const struct kube_resource *res;	/* api->res */
+	const char *kind;		/* api->kind, for messages */
 	char *ns, *name;
 	char *uid;			/* of the job we created or adopted */
 	cJSON *manifest;		/* stamped copy we send */
@@ -105,6 +108,8 @@ struct launch_state {
 };
 
 /* launch_watch.c */
+/* Print the progress line for the current job and pods, if it changed. */
+void launch_show_progress(struct launch_state *st);
 /* The health judge's verdict: 1 when finished; *succeeded (may be NULL). */
 int launch_judge(const cJSON *job, int *succeeded);
 int launch_catch_signals(struct launch_state *st, struct err *e);
@@ -122,6 +127,8 @@ void launch_workers_settle(struct launch_state *st);
 void launch_workers_report(struct launch_state *st);
 /* The first worker that is stuck (image pull, unschedulable), or NULL. */
 const struct launch_pod *launch_workers_stuck(const struct launch_state *st);
+/* Worker counts from the pods we saw (for jobs whose status has none). */
+void launch_workers_count(const struct launch_state *st, struct launch_workers *w);
 
 /* launch_cleanup.c */
 enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };

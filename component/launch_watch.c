@@ -65,11 +65,37 @@ static void on_drain_timeout(void *ud)
 	launch_stop(st, END_FINISHED);
 }
 
+/*
+ * A JAXJob's status counts its workers; a TrainJob's counts child Jobs, not
+ * pods, so for it the counts come from the pods we watch, and "Running" is
+ * shown when a worker runs (it has no Running condition).
+ */
+void launch_show_progress(struct launch_state *st)
+{
+	struct launch_workers w;
+	const char *phase;
+	const cJSON *rs;
+
+	if (!st->job || st->phase != RUN_WAITING)
+		return;
+	phase = launch_phase_of(st->job);
+	rs = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(st->job, "status"), "replicaStatuses");
+	launch_workers_of(st->job, &w);
+	if (!rs) {
+		launch_workers_count(st, &w);
+		if ((w.active || w.succeeded || w.failed) &&
+		    (!strcmp(phase, "Pending") || !strcmp(phase, "Created")))
+			phase = "Running";
+	}
+	launch_progress_counts(&st->prog, phase, &w);
+}
+
 static void job_seen(struct launch_state *st, const cJSON *obj)
 {
 	cJSON_Delete(st->job);
 	st->job = cJSON_Duplicate(obj, 1);
-	launch_progress_job(&st->prog, launch_phase_of(st->job), st->job);
+	launch_show_progress(st);
 	launch_stuck_check(st);
 	if (!launch_judge(st->job, NULL) || st->draining)
 		return;

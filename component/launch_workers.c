@@ -23,22 +23,15 @@
 #define REFOLLOW_DELAY_S 0.5
 #define MAX_DROPS 20
 
-/* Labels that tell which worker a pod is, per API. */
-static const char *job_label(const struct launch_state *st)
-{
-	return st->res == &KUBE_TRAINJOB ? "jobset.sigs.k8s.io/jobset-name"
-					 : "training.kubeflow.org/job-name";
-}
-
+/* Which worker a pod is, and its container, per API (lib/jobapi.h). */
 static const char *index_label(const struct launch_state *st)
 {
-	return st->res == &KUBE_TRAINJOB ? "batch.kubernetes.io/job-completion-index"
-					 : "training.kubeflow.org/replica-index";
+	return st->api->pod_index_label;
 }
 
 static const char *worker_container(const struct launch_state *st)
 {
-	return st->res == &KUBE_TRAINJOB ? "node" : "jax";
+	return st->api->container;
 }
 
 static const char *jstr(const cJSON *o, const char *k)
@@ -273,6 +266,7 @@ static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
 	} else {
 		pod_update(st, pod);
 	}
+	launch_show_progress(st);
 	launch_stuck_check(st);
 }
 
@@ -294,7 +288,7 @@ int launch_workers_start(struct launch_state *st, struct err *e)
 	struct buf sel = BUF_INIT;
 
 	memset(&wo, 0, sizeof(wo));
-	buf_addf(&sel, "%s=%s", job_label(st), st->name);
+	jobapi_pod_selector(st->api, st->name, &sel);
 	wo.res = &KUBE_POD;
 	wo.ns = st->ns;
 	wo.sel.label_selector = sel.data;
@@ -338,6 +332,22 @@ const struct launch_pod *launch_workers_stuck(const struct launch_state *st)
 		if (!st->pods[i]->gone && st->pods[i]->stuck[0])
 			return st->pods[i];
 	return NULL;
+}
+
+void launch_workers_count(const struct launch_state *st, struct launch_workers *w)
+{
+	w->active = w->succeeded = w->failed = 0;
+	for (int i = 0; i < st->npods; i++) {
+		const struct launch_pod *p = st->pods[i];
+		if (p->gone)
+			continue;
+		if (p->running)
+			w->active++;
+		else if (p->terminated && p->exit_code == 0)
+			w->succeeded++;
+		else if (p->terminated)
+			w->failed++;
+	}
 }
 
 /* On stderr: how each worker that did not succeed ended. */

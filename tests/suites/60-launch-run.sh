@@ -99,3 +99,13 @@ expect '... each worker'"'"'s lines of both containers are there, each once (cra
 		test "$(grep -c "^\[worker-$w\] step 2/2 " $T/rs1.out)" -eq 1 &&
 		grep -q "^\[worker-$w\] ERROR:sim:worker $w crashed" $T/rs1.out || exit 1
 	done'
+
+# ---- the same flow for a Trainer v2 TrainJob (jax-distributed runtime) ----------------
+expect_run 0 '--api trainjob: a 2-node TrainJob that completes exits 0' tj1 \
+	launch --api trainjob --name tj1 --image x/jax:1 --workers 2 --env SIM_LINES=2 \
+	--out-state="$O/tj1/state" --out-reason="$O/tj1/reason" -- python train.py
+expect '... both nodes'"'"' logs are streamed with their completion index as worker number' '
+	for w in 0 1; do test "$(grep -c "^\[worker-$w\] step [12]/2 " $T/tj1.out)" -eq 2 || exit 1; done'
+expect '... the outputs carry the TrainJob condition (Complete -> Succeeded)' '
+	test "$(cat $O/tj1/state)" = Succeeded && test "$(cat $O/tj1/reason)" = AllJobsCompleted'
+expect '... progress shows running nodes counted from the pods' 'grep -q "Running: [12]/2 workers active" $T/tj1.err'
