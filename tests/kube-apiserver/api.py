@@ -10,7 +10,6 @@ import heapq
 import json
 import queue
 import random
-import string
 import threading
 import time
 import uuid
@@ -283,6 +282,8 @@ class Api:
         rv = self.parse_rv(q)
         with self.s.lock:
             items, cur = self.s.list(res, ns)
+            if rv is not None and q.get('resourceVersionMatch') == 'Exact' and rv < self.s.compacted:
+                raise err(410, f'too old resource version: {rv} ({self.s.compacted + 1})', reason='Expired')
             if rv is not None and rv > cur and q.get('resourceVersionMatch') != 'Exact':
                 raise ApiError(504, R.status(504, f'Timeout: Too large resource version: {rv}, current: {cur}',
                                              details={'causes': [{'reason': 'ResourceVersionTooLarge',
@@ -294,9 +295,16 @@ class Api:
         start_key = None
         if cont:
             try:
-                _, start_key = decode_continue(cont)
+                tok_rv, start_key = decode_continue(cont)
             except ValueError as e:
                 raise err(400, f'invalid continue token: {e}')
+            if tok_rv < self.s.compacted:
+                raise err(410, 'The provided continue parameter is too old to display a consistent list result. '
+                               'You can start a new list without the continue parameter, or use the continue token '
+                               'in this response to retrieve the remainder of the results. Continuing with the '
+                               'provided token results in an inconsistent list - objects that were created, '
+                               'modified, or deleted between the time the first chunk was returned and now may show '
+                               'up in the list.', reason='Expired')
         key = (lambda o: f'{o["metadata"].get("namespace", "")}/{o["metadata"]["name"]}') if ns is None or not res.namespaced \
             else (lambda o: o['metadata']['name'])
         if start_key is not None:

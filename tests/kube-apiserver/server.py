@@ -12,8 +12,7 @@ client-certificate auth, simple RBAC, watch streams, pod logs, a simulated train
 Usually started through start.sh DIR, which waits until it is ready.
 """
 import argparse
-import copy
-import datetime
+import base64
 import email.utils
 import http.server
 import json
@@ -27,6 +26,7 @@ import ssl
 import sys
 import threading
 import time
+import traceback
 import urllib.parse
 import uuid
 
@@ -35,7 +35,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import certs          # noqa: E402
 import gojson         # noqa: E402
 import resources as R  # noqa: E402
-from api import Api, now_iso  # noqa: E402
+import sim            # noqa: E402
+from api import Api  # noqa: E402
 from resources import ApiError, err  # noqa: E402
 from store import Store  # noqa: E402
 
@@ -359,7 +360,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except (ConnectionError, ssl.SSLError, socket.timeout, BrokenPipeError):
             self.close_connection = True
         except Exception as e:  # noqa: BLE001 - a test server must answer, not die
-            import traceback
             traceback.print_exc()
             if self.status_sent is None:
                 self.send_error_obj(err(500, f'Internal error occurred: {e}'))
@@ -551,21 +551,16 @@ class App:
             group, version, rest = '', parts[1], parts[2:]
         else:
             group, version, rest = parts[1], parts[2], parts[3:]
+        # /.../namespaces/NS/PLURAL[/NAME[/SUB]] or /.../PLURAL[/NAME[/SUB]] (cluster scope, and the
+        # namespaces themselves: /api/v1/namespaces/NS is the Namespace object)
         ns = None
-        if rest[0] == 'namespaces' and len(rest) >= 3 and not (group == '' and len(rest) == 3 and False):
+        if rest[0] == 'namespaces' and len(rest) >= 3:
             ns, rest = rest[1], rest[2:]
-            plural = rest[0]
-        else:
-            plural = rest[0]
+        plural = rest[0]
         name = rest[1] if len(rest) > 1 else None
         sub = rest[2] if len(rest) > 2 else None
         if len(rest) > 3:
             raise NotFoundPage()
-        # /api/v1/namespaces/X (the namespace itself) and /api/v1/namespaces/X/status
-        if group == '' and plural == 'namespaces' and ns is None:
-            pass
-        elif ns is not None and group == '' and plural in ('status', 'finalize') and False:
-            pass
         watch = q.get('watch') in ('1', 'true')
         if method == 'GET':
             verb = 'get' if name else ('watch' if watch else 'list')
@@ -750,8 +745,6 @@ def write_kubeconfigs(d, port, admin_token):
     _atomic_write(os.path.join(d, 'kubeconfig-cert'),
                   kc(f'    client-certificate: {os.path.join(d, "admin.crt")}\n'
                      f'    client-key: {os.path.join(d, "admin.key")}\n'))
-    import base64
-
     def b64(p):
         with open(os.path.join(d, p), 'rb') as f:
             return base64.b64encode(f.read()).decode()
@@ -825,7 +818,6 @@ def main(argv=None):
     httpd = TLSServer((a.host, a.port), Handler)
     httpd.app = app
     cfg.port = httpd.server_address[1]
-    import sim
     app.sim = sim.Simulator(app)
     app.api.webhooks.append(app.sim.webhook)
     seed(app)

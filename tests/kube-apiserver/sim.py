@@ -17,6 +17,7 @@ import re
 import secrets
 import threading
 import time
+import uuid
 
 import resources as R
 from api import now_iso, rand_suffix
@@ -643,7 +644,7 @@ class Simulator:
             {'name': 'JAX_COORDINATOR_ADDRESS', 'value': f'{name}-node-0-0.{name}:29500'}]
         c.setdefault('ports', []).append({'containerPort': 29500})
         job_name = f'{name}-node-0'
-        job_uid = self.jobs.get(m['uid'], {}).setdefault('job_uid', str(__import__('uuid').uuid4()))
+        job_uid = self.jobs.get(m['uid'], {}).setdefault('job_uid', str(uuid.uuid4()))
         labels = {'batch.kubernetes.io/controller-uid': job_uid, 'batch.kubernetes.io/job-completion-index': str(i),
                   'batch.kubernetes.io/job-name': job_name, 'controller-uid': job_uid, 'job-name': job_name,
                   'jobset.sigs.k8s.io/global-replicas': '1', 'jobset.sigs.k8s.io/job-global-index': '0',
