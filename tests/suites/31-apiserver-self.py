@@ -241,6 +241,38 @@ def _(c):
     check(list(conds(o))[-1] == 'Running', list(conds(o)))
 
 
+@test('a JAXJob created suspended gets Created and Suspended, no pods and no startTime')
+def _(c):
+    create(c, job('born-susp', replicas=2, run_policy={'suspend': True}))
+    o = c.wait_for(NS + '/born-susp', true_cond('Suspended'))
+    check(list(conds(o)) == ['Created', 'Suspended'] and 'startTime' not in o['status']
+          and conds(o)['Suspended']['message'] == 'JAXJob born-susp is suspended.', o['status'])
+    check(not c.get(PODS + '?labelSelector=training.kubeflow.org%2Fjob-name%3Dborn-susp')['items'], 'pods exist')
+
+
+@test('cleanPodPolicy All deletes the pods of a finished job; ttlSecondsAfterFinished deletes the job')
+def _(c):
+    create(c, job('ttl', replicas=2, env={'SIM_DURATION': 0.3},
+                  run_policy={'cleanPodPolicy': 'All', 'ttlSecondsAfterFinished': 1}))
+    c.wait_for(NS + '?fieldSelector=metadata.name%3Dttl',
+               lambda b: b['items'] and true_cond('Succeeded')(b['items'][0]))
+    c.wait_for(PODS + '?labelSelector=training.kubeflow.org%2Fjob-name%3Dttl', lambda b: not b['items'])
+    c.wait_for(NS + '?fieldSelector=metadata.name%3Dttl', lambda b: not b['items'])
+
+
+@test('fault operatorDelay holds back every status transition of the simulated operator')
+def _(c):
+    c.req('POST', '/_test/faults', {'operatorDelay': 2})
+    try:
+        create(c, job('slowop', replicas=1, env={'SIM_DURATION': 0.3}))
+        time.sleep(0.8)
+        check('status' not in c.get(NS + '/slowop'), 'status written before the delay')
+        c.wait_for(NS + '/slowop', true_cond('Created'))
+    finally:
+        c.req('POST', '/_test/faults', {'operatorDelay': None})
+    c.wait_for(NS + '/slowop', true_cond('Succeeded'))
+
+
 @test('deleting a running JAXJob garbage-collects its pods and ends their follow streams')
 def _(c):
     create(c, job('gc', replicas=2, env={'SIM_HANG': 1}))
@@ -500,6 +532,26 @@ def _(c):
     st, _, _ = c.req('DELETE', TJ + '/tjfail')
     check(st == 200, st)
     c.wait_for(PODS + '?labelSelector=jobset.sigs.k8s.io%2Fjobset-name%3Dtjfail', lambda b: not b['items'])
+
+
+@test('a TrainJob suspended and resumed: Suspended=True (pods deleted), then Suspended=False Resumed')
+def _(c):
+    tj = {'apiVersion': 'trainer.kubeflow.org/v1alpha1', 'kind': 'TrainJob',
+          'metadata': {'name': 'tjsusp', 'namespace': 'team-a'},
+          'spec': {'runtimeRef': {'name': 'jax-distributed'},
+                   'trainer': {'numNodes': 2, 'env': [{'name': 'SIM_HANG', 'value': '1'}]}}}
+    create(c, tj, TJ)
+    sel = PODS + '?labelSelector=jobset.sigs.k8s.io%2Fjobset-name%3Dtjsusp'
+    c.wait_for(sel, lambda b: len(b['items']) == 2)
+    c.req('PATCH', TJ + '/tjsusp', {'spec': {'suspend': True}}, 'application/merge-patch+json')
+    o = c.wait_for(TJ + '/tjsusp', true_cond('Suspended'))
+    check(conds(o)['Suspended']['message'] == 'TrainJob is suspended', conds(o))
+    c.wait_for(sel, lambda b: not b['items'])
+    c.req('PATCH', TJ + '/tjsusp', {'spec': {'suspend': False}}, 'application/merge-patch+json')
+    o = c.wait_for(TJ + '/tjsusp', lambda o: conds(o).get('Suspended', {}).get('reason') == 'Resumed')
+    check(conds(o)['Suspended']['status'] == 'False', conds(o))
+    c.wait_for(sel, lambda b: len(b['items']) == 2)
+    c.req('DELETE', TJ + '/tjsusp')
 
 
 @test('fault rotateCert: a client that trusts the old CA fails the handshake (fail closed), the new CA works')
