@@ -6,7 +6,8 @@
  *                     all-or-nothing output
  *   render_repo.c     the repository format: find job files under the app
  *                     directory, apply jaxjob-defaults.yaml files, split
- *                     documents into jobs (concise or plain JAXJob)
+ *                     documents into jobs (concise, or a plain JAXJob or
+ *                     TrainJob manifest); `api:` picks JAXJob or TrainJob
  *   render_params.c   Argo CD's environment: ARGOCD_ENV_* and
  *                     ARGOCD_APP_PARAMETERS overrides, and the parameter
  *                     announcements of --params
@@ -16,7 +17,7 @@
  *
  * A job goes through three stages, all kept in struct render_job:
  * `doc` (the merged job document: defaults, then the file), `params`
- * (jobparams after overrides), `manifest` (the rendered JAXJob).
+ * (jobparams after overrides), `manifest` (the rendered JAXJob or TrainJob).
  *
  * Ownership: a struct render_set owns its jobs and everything in them;
  * render_set_free() releases all of it.
@@ -30,12 +31,14 @@
 #include "buf.h"
 #include "err.h"
 #include "gitsrc.h"
+#include "jobapi.h"
 
 /* The names of the repository format. */
 #define RENDER_JOB_SUFFIX ".jaxjob.yaml"
 #define RENDER_DEFAULTS_FILE "jaxjob-defaults.yaml"
 #define RENDER_KEY_TEMPLATE "template"
 #define RENDER_KEY_NAME_SUFFIX "nameSuffix"
+#define RENDER_KEY_API "api"		/* jaxjob (default) | trainjob, lib/jobapi.h */
 #define RENDER_MAX_FILE (1024u * 1024)	/* bytes per job, defaults or template file */
 #define RENDER_MAX_JOBS 10000
 
@@ -54,6 +57,7 @@ struct render_job {
 	cJSON *doc;		/* merged concise job document, or NULL (plain) */
 	cJSON *params;		/* jobparams object (concise jobs) */
 	char *tmpl;		/* repository-relative template, NULL = built-in */
+	const struct jobapi *api;	/* JAXJob or TrainJob (static descriptor) */
 	int hash_name;		/* nameSuffix: hash */
 	cJSON *manifest;	/* plain input, then the rendered manifest */
 	char *final_name;	/* name after the suffix */

@@ -1,17 +1,21 @@
 /*
- * render_job.c - one job to one validated JAXJob, and the sorted set.
+ * render_job.c - one job to one validated JAXJob or TrainJob, and the
+ * sorted set.
  *
  * Concise jobs go through the same path as `jaxjob launch`: jobparams
- * values -> template (lib/tmpl.h, the built-in templates/jaxjob.yaml or a
+ * values -> template (lib/tmpl.h, the built-in template of the job's API -
+ * templates/jaxjob.yaml or templates/trainjob.yaml, lib/jobapi.h - or a
  * template kept in the repository) -> every set parameter must have reached
- * the template -> jaxjob_validate(). Plain manifests only get the default
- * namespace and the stamps.
+ * the template (with a built-in template, a parameter the API has no field
+ * for is refused first, with the reason) -> the API's validation. Plain
+ * manifests only get the default namespace and the stamps.
  *
  * Naming. A finished JAXJob ignores spec changes, so a changed spec must be
  * a new object: with `nameSuffix: hash` (the default for concise jobs) the
  * name is `<name>-<first 8 hex of sha256(canonical JSON of .spec)>`, like
- * kustomize's generated names. Only the spec (without runPolicy.suspend,
- * which must act on the running job) is hashed: labels, annotations
+ * kustomize's generated names. Only the spec (without the suspend flag -
+ * spec.runPolicy.suspend or spec.suspend - which must act on the running
+ * job) is hashed: labels, annotations
  * and the stamps below can change in place without re-running anything,
  * and the commit is never part of the name (an unrelated commit must not
  * re-run every job). The hashed name is validated like any name; when the
@@ -29,6 +33,7 @@
 #include <string.h>
 
 #include "jaxjob.h"
+#include "jobapi.h"
 #include "jobparams.h"
 #include "jtree.h"
 #include "render.h"
@@ -36,50 +41,65 @@
 #include "yj.h"
 
 struct tmpl_cache {
-	cJSON *trees;		/* path ("" = built-in) -> parsed template */
+	cJSON *trees;		/* path ("\n" + API name = built-in) -> parsed template */
+	cJSON *sources;		/* "\n" + API name -> "templates/X.yaml (built in)" */
 	const char **known;	/* NULL-terminated vocabulary */
 };
 
 /*
- * sha256 of the canonical JSON of .spec without runPolicy.suspend: suspending
- * or resuming a job (by hand or by Kueue) must act on the running job, not
- * start a new one.
+ * sha256 of the canonical JSON of .spec without the suspend flag:
+ * suspending or resuming a job (by hand or by Kueue) must act on the
+ * running job, not start a new one.
  */
-static void spec_hash(const cJSON *manifest, char hex[65])
+static void spec_hash(const struct jobapi *api, const cJSON *manifest, char hex[65])
 {
-	cJSON *spec = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(manifest, "spec"), 1);
-	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(spec, "runPolicy"),
-						"suspend");
-	jtree_sha256_hex(spec, hex);
-	cJSON_Delete(spec);
+	cJSON *job = cJSON_CreateObject();
+	cJSON_AddItemToObject(job, "spec",
+			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(manifest, "spec"), 1));
+	jobapi_drop_suspend(api, job);
+	jtree_sha256_hex(cJSON_GetObjectItemCaseSensitive(job, "spec"), hex);
+	cJSON_Delete(job);
 }
 
-/* A copy of the template for `j` (built-in or from the repository). */
+/*
+ * A copy of the template for `j` (the API's built-in one or from the
+ * repository). Built-ins are cached under "\n" + API name, which no
+ * repository path can be; their message name is kept in c->sources.
+ */
 static int template_for(struct tmpl_cache *c, struct gitsrc *src, const struct render_job *j,
 			cJSON **out, const char **source, struct err *e)
 {
-	const char *key = j->tmpl ? j->tmpl : "";
-	cJSON *hit = cJSON_GetObjectItemCaseSensitive(c->trees, key);
-	if (!hit) {
-		int rc;
-		if (j->tmpl) {
-			struct buf text = BUF_INIT;
-			rc = gitsrc_read(src, j->tmpl, RENDER_MAX_FILE, &text, e);
-			if (rc)
-				err_prefix(e, "template");
-			else
-				rc = tmpl_parse(text.data, text.len, j->tmpl, &hit, e);
-			buf_free(&text);
-		} else {
-			rc = tmpl_load(NULL, &hit, NULL, e);
-		}
+	struct buf key = BUF_INIT;
+	if (j->tmpl)
+		buf_adds(&key, j->tmpl);
+	else
+		buf_addf(&key, "\n%s", j->api->name);
+	cJSON *hit = cJSON_GetObjectItemCaseSensitive(c->trees, key.data);
+	int rc = 0;
+	if (!hit && j->tmpl) {
+		struct buf text = BUF_INIT;
+		rc = gitsrc_read(src, j->tmpl, RENDER_MAX_FILE, &text, e);
 		if (rc)
-			return -1;
-		cJSON_AddItemToObject(c->trees, key, hit);
+			err_prefix(e, "template");
+		else
+			rc = tmpl_parse(text.data, text.len, j->tmpl, &hit, e);
+		buf_free(&text);
+	} else if (!hit) {
+		struct buf name = BUF_INIT;
+		buf_addf(&name, "%s (built in)", j->api->tmpl_source);
+		cJSON_AddStringToObject(c->sources, key.data, name.data);
+		buf_free(&name);
+		rc = jobapi_template(j->api, NULL, &hit, NULL, e);
 	}
-	*out = cJSON_Duplicate(hit, 1);
-	*source = j->tmpl ? j->tmpl : "templates/" TMPL_DEFAULT " (built in)";
-	return 0;
+	if (rc == 0 && !cJSON_GetObjectItemCaseSensitive(c->trees, key.data))
+		cJSON_AddItemToObject(c->trees, key.data, hit);
+	if (rc == 0) {
+		*out = cJSON_Duplicate(hit, 1);
+		*source = j->tmpl ? j->tmpl :
+			cJSON_GetObjectItemCaseSensitive(c->sources, key.data)->valuestring;
+	}
+	buf_free(&key);
+	return rc;
 }
 
 static int render_concise(struct render_job *j, struct tmpl_cache *c, struct gitsrc *src,
@@ -88,12 +108,17 @@ static int render_concise(struct render_job *j, struct tmpl_cache *c, struct git
 	cJSON *values = NULL, *tree = NULL, *used = cJSON_CreateObject();
 	const char *source = NULL;
 	int rc = -1;
+	/* the built-in template has a place for everything its API can express */
+	if (!j->tmpl && jobapi_check_params(j->api, j->params, e))
+		goto out;
 	if (jobparams_values(j->params, &values, e) ||
 	    template_for(c, src, j, &tree, &source, e))
 		goto out;
 	struct tmpl_ctx ctx = { source, values, c->known, used };
 	if (tmpl_render(tree, &ctx, e) || jobparams_check_used(j->params, used, source, e))
 		goto out;
+	if (j->api->tidy)
+		j->api->tidy(tree);
 	j->manifest = tree;
 	tree = NULL;
 	rc = 0;
@@ -121,21 +146,25 @@ static void set_string(cJSON *obj, const char *key, const char *value)
 }
 
 /*
- * The operator names worker i's Service `<name>-worker-<i>`, a 63-character
- * DNS label. jaxjob_validate() checks that too, but only we know the name
- * grew by the suffix, so only we can say how long `name` may be.
+ * The operator derives longer names from the job's: the Service
+ * `<name>-worker-<i>` of a JAXJob, the JobSet pod `<name>-node-0-<i>-xxxxx`
+ * of a TrainJob (lib/jobapi.h). The validators check that too, but only we
+ * know the name grew by the suffix, so only we can say how long `name` may be.
  */
 static int hashed_name_too_long(const struct render_job *j, struct err *e)
 {
-	int workers = jaxjob_workers(j->manifest), digits = 1;
-	for (int n = workers - 1; n >= 10; n /= 10)
-		digits++;
-	size_t fixed = strlen("-worker-") + (size_t)digits + 1 + RENDER_HASH_LEN;
-	if (strlen(j->final_name) + fixed - 1 - RENDER_HASH_LEN <= 63)
+	int workers = j->api->workers(j->manifest);
+	size_t budget = (size_t)jobapi_name_budget(j->api, workers);
+	size_t suffix = 1 + RENDER_HASH_LEN;
+	if (strlen(j->final_name) <= budget)
 		return 0;
-	return err_set(e, ERR_INPUT, "name: %s is too long with its -%.*s hash suffix for %d worker%s (Service %s-worker-%d must fit in 63 characters); shorten `name` to at most %zu characters or set nameSuffix: none",
-		       j->name, RENDER_HASH_LEN, j->spec_hash, workers, workers == 1 ? "" : "s",
-		       j->final_name, workers - 1, 63 - fixed);
+	struct buf child = BUF_INIT;
+	j->api->longest_child(j->final_name, workers, &child);
+	err_set(e, ERR_INPUT, "name: %s is too long with its -%.*s hash suffix for %d worker%s (%s must fit in 63 characters); shorten `name` to at most %zu characters or set nameSuffix: none",
+		j->name, RENDER_HASH_LEN, j->spec_hash, workers, workers == 1 ? "" : "s",
+		child.data, budget > suffix ? budget - suffix : 0);
+	buf_free(&child);
+	return -1;
 }
 
 /* Hash name, namespace default, stamps; then validate the result. */
@@ -145,7 +174,7 @@ static int finish(struct render_job *j, const struct render_env *env, struct err
 	if (env->app_namespace && *env->app_namespace &&
 	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(md, "namespace")))
 		set_string(md, "namespace", env->app_namespace);
-	spec_hash(j->manifest, j->spec_hash);
+	spec_hash(j->api, j->manifest, j->spec_hash);
 	struct buf name = BUF_INIT;
 	buf_adds(&name, j->name);
 	if (j->hash_name)
@@ -160,7 +189,7 @@ static int finish(struct render_job *j, const struct render_env *env, struct err
 	set_string(object_at(md, "labels"), RENDER_LABEL_JOB, j->name);
 	if (j->hash_name && hashed_name_too_long(j, e))
 		return -1;
-	return jaxjob_validate(j->manifest, e);
+	return j->api->validate(j->manifest, e);
 }
 
 static int cmp_rendered(const void *a, const void *b)
@@ -195,7 +224,7 @@ static int check_duplicates(struct render_set *s, struct err *e)
 int render_jobs(struct render_set *s, struct gitsrc *src, const struct render_env *env,
 		struct err *e)
 {
-	struct tmpl_cache c = { cJSON_CreateObject(), NULL };
+	struct tmpl_cache c = { cJSON_CreateObject(), cJSON_CreateObject(), NULL };
 	size_t n = 0;
 	for (const struct jobparam *p = jobparams_all(); p->name; p++)
 		n++;
@@ -211,6 +240,7 @@ int render_jobs(struct render_set *s, struct gitsrc *src, const struct render_en
 			rc = render_job_err(j, e);
 	}
 	cJSON_Delete(c.trees);
+	cJSON_Delete(c.sources);
 	free(c.known);
 	if (rc)
 		return rc;

@@ -208,8 +208,8 @@ static int apply_one_param(struct render_set *s, const cJSON *item, struct err *
 			continue;
 		if (!j->params) {
 			if (job)
-				rc = err_set(e, ERR_INPUT, "parameter %s: job %s is a plain JAXJob manifest (%s); parameters apply to concise jobs only",
-					     full, j->name, j->file);
+				rc = err_set(e, ERR_INPUT, "parameter %s: job %s is a plain %s manifest (%s); parameters apply to concise jobs only",
+					     full, j->name, j->api->kind, j->file);
 			continue;
 		}
 		int user = !p && j->tmpl && cJSON_GetObjectItemCaseSensitive(j->params, pname);

@@ -6,8 +6,8 @@
  *                                    and below (root first, nearest last)
  *
  * A document is either a concise job (the keys of lib/jobparams.h, plus
- * `template:` and `nameSuffix:`) or a plain JAXJob manifest (it has `kind`),
- * passed through after validation. Defaults are merged under the job with
+ * `template:`, `nameSuffix:` and `api:` jaxjob|trainjob) or a plain JAXJob or
+ * TrainJob manifest (it has `kind`), passed through after validation. Defaults are merged under the job with
  * JSON merge-patch rules: mappings (labels, node-selector) merge key by key,
  * anything else is replaced, and `key: null` removes an inherited value.
  *
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jcheck.h"
 #include "jtree.h"
 #include "render.h"
 #include "yj.h"
@@ -145,20 +146,20 @@ static struct render_job *add_job(struct render_set *s)
 	return j;
 }
 
-/* A plain JAXJob document: checked for kind and name; the rest later. */
+/* A plain JAXJob or TrainJob document: checked for kind and name; the rest later. */
 static int load_plain(struct render_job *j, cJSON *doc, struct err *e)
 {
 	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(doc, "kind");
 	const cJSON *api = cJSON_GetObjectItemCaseSensitive(doc, "apiVersion");
-	if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "JAXJob") ||
-	    !cJSON_IsString(api) || strcmp(api->valuestring, "kubeflow.org/v1"))
-		return err_set(e, ERR_INPUT, "kind: only kubeflow.org/v1 JAXJob manifests can be passed through, got %s %s; use a concise job or move other resources out of *.jaxjob.yaml",
+	j->api = jobapi_of(doc);
+	if (!j->api || !cJSON_IsString(api) || strcmp(api->valuestring, j->api->api_version))
+		return err_set(e, ERR_INPUT, "kind: only kubeflow.org/v1 JAXJob and trainer.kubeflow.org/v1alpha1 TrainJob manifests can be passed through, got %s %s; use a concise job or move other resources out of *.jaxjob.yaml",
 			       cJSON_IsString(api) ? api->valuestring : "(no apiVersion)",
 			       cJSON_IsString(kind) ? kind->valuestring : "(no kind)");
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(md, "name");
 	if (!cJSON_IsString(name) || !*name->valuestring)
-		return err_set(e, ERR_INPUT, "metadata.name: missing; give the JAXJob a name");
+		return err_set(e, ERR_INPUT, "metadata.name: missing; give the %s a name", j->api->kind);
 	j->name = xstrdup(name->valuestring);
 	const cJSON *ann = cJSON_GetObjectItemCaseSensitive(md, "annotations");
 	const cJSON *suffix = cJSON_GetObjectItemCaseSensitive(ann, RENDER_ANN_SUFFIX);
@@ -195,6 +196,14 @@ static int load_concise(struct render_job *j, cJSON *doc, const cJSON *defaults,
 	else if (ns)
 		j->hash_name = !strcmp(ns->valuestring, "hash");
 	cJSON_Delete(ns);
+	/* `api: null` never gets here: the merge removed the key, so the default holds */
+	cJSON *api = cJSON_DetachItemFromObjectCaseSensitive(j->doc, RENDER_KEY_API);
+	j->api = api ? jobapi_find(cJSON_GetStringValue(api)) : &JOBAPI_JAXJOB;
+	if (!j->api && rc == 0)
+		rc = err_set(e, ERR_INPUT, "api: must be one of %s, got %s%s%s", jobapi_names(),
+			     cJSON_IsString(api) ? "\"" : "", cJSON_IsString(api) ? api->valuestring :
+			     jcheck_type_name(api), cJSON_IsString(api) ? "\"" : "");
+	cJSON_Delete(api);
 	return rc;
 }
 
@@ -223,7 +232,7 @@ static int load_file(struct loader *l, const char *path, struct err *e)
 		int bad;
 		if (!cJSON_IsObject(doc)) {
 			cJSON_Delete(doc);
-			bad = err_set(e, ERR_INPUT, "must be a mapping of job parameters or a JAXJob manifest");
+			bad = err_set(e, ERR_INPUT, "must be a mapping of job parameters or a JAXJob or TrainJob manifest");
 		} else if (cJSON_GetObjectItemCaseSensitive(doc, "kind") ||
 			   cJSON_GetObjectItemCaseSensitive(doc, "apiVersion")) {
 			bad = load_plain(j, doc, e);

@@ -19,6 +19,12 @@ static int jaxjob_overhead(int workers)
 	return (int)strlen("-worker-") + jcheck_digits(workers > 0 ? workers - 1 : 0);
 }
 
+static void jaxjob_longest(const char *name, int workers, struct buf *out)
+{
+	buf_adds(out, "Service ");
+	jaxjob_worker_name(name, workers > 0 ? workers - 1 : 0, out);
+}
+
 static const char *const jaxjob_suspend[] = { "spec", "runPolicy", "suspend", NULL };
 
 #define TRAINJOB_ONLY "a JAXJob has no training runtime; this is a TrainJob parameter"
@@ -42,6 +48,7 @@ const struct jobapi JOBAPI_JAXJOB = {
 	.tidy = NULL,
 	.workers = jaxjob_workers,
 	.name_overhead = jaxjob_overhead,
+	.longest_child = jaxjob_longest,
 	.suspend_path = jaxjob_suspend,
 	.pod_job_label = "training.kubeflow.org/job-name",
 	.pod_selector_more = NULL,
@@ -51,6 +58,13 @@ const struct jobapi JOBAPI_JAXJOB = {
 };
 
 /* ---- TrainJob ---------------------------------------------------------------- */
+
+static void trainjob_longest(const char *name, int nodes, struct buf *out)
+{
+	buf_adds(out, "JobSet pod ");
+	trainjob_node_name(name, nodes > 0 ? nodes - 1 : 0, out);
+	buf_adds(out, "-xxxxx");
+}
 
 static const char *const trainjob_suspend[] = { "spec", "suspend", NULL };
 
@@ -94,6 +108,7 @@ const struct jobapi JOBAPI_TRAINJOB = {
 	.tidy = trainjob_tidy,
 	.workers = trainjob_nodes,
 	.name_overhead = trainjob_name_overhead,
+	.longest_child = trainjob_longest,
 	.suspend_path = trainjob_suspend,
 	.pod_job_label = "jobset.sigs.k8s.io/jobset-name",
 	.pod_selector_more = "jobset.sigs.k8s.io/replicatedjob-name=" TRAINJOB_REPLICATED_JOB,
@@ -187,6 +202,16 @@ const cJSON *jobapi_suspend_flag(const struct jobapi *api, const cJSON *job)
 	for (const char *const *k = api->suspend_path; v && *k; k++)
 		v = jcheck_member(v, *k);
 	return v;
+}
+
+void jobapi_drop_suspend(const struct jobapi *api, cJSON *job)
+{
+	cJSON *v = job;
+	const char *const *k = api->suspend_path;
+	for (; v && k[1]; k++)
+		v = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, *k) : NULL;
+	if (cJSON_IsObject(v))
+		cJSON_DeleteItemFromObjectCaseSensitive(v, *k);
 }
 
 cJSON *jobapi_suspend_patch(const struct jobapi *api, int suspend)

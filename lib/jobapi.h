@@ -53,6 +53,8 @@ struct jobapi {
 	int (*workers)(const cJSON *job);	/* worker pods wanted, -1 unknown */
 	/* characters the operator adds to the job name in its longest child name */
 	int (*name_overhead)(int workers);
+	/* that name, said for messages: "Service NAME-worker-3" */
+	void (*longest_child)(const char *job_name, int workers, struct buf *out);
 	const char *const *suspend_path;	/* NULL-terminated keys of the suspend flag */
 
 	/* the worker pods */
@@ -95,6 +97,8 @@ void jobapi_pod_selector(const struct jobapi *api, const char *job_name, struct 
 /* The suspend flag of `job` (read), or NULL; and a merge patch setting it. */
 const cJSON *jobapi_suspend_flag(const struct jobapi *api, const cJSON *job);
 cJSON *jobapi_suspend_patch(const struct jobapi *api, int suspend);
+/* Remove the suspend flag from `job` (only the key: its parent stays). */
+void jobapi_drop_suspend(const struct jobapi *api, cJSON *job);
 
 /* The longest name `api` allows for a job with `workers` workers. */
 int jobapi_name_budget(const struct jobapi *api, int workers);

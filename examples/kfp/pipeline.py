@@ -12,6 +12,10 @@ already created instead of starting a second one: KFP v2 runs on Argo
 Workflows, whose ARGO_WORKFLOW_NAME is the same for every attempt of a run.
 If the run is terminated, the step deletes the JAXJob (on_cancel="delete").
 
+On a cluster with Kubeflow Trainer v2 instead of the Training Operator, run
+the same pipeline with api="trainjob": the step creates a TrainJob on the
+jax-distributed runtime from the same inputs (api="auto" asks the cluster).
+
 The step's pod runs as the jaxjob-launcher service account from
 examples/rbac.yaml (kubectl apply -f examples/rbac.yaml in the run's namespace).
 """
@@ -37,10 +41,12 @@ def report(state: str, reason: str, duration: str, workers: dict, summary: str) 
 def jax_mnist(image: str = "ghcr.io/kubeflow/training-v1/jaxjob-dist-spmd-mnist:latest",
               workers: int = 4,
               gpus_per_worker: str = "",
-              timeout: str = "2h"):
+              timeout: str = "2h",
+              api: str = "jaxjob"):
     train = jaxjob_launch(
         # unique per run, DNS-1035, short enough for {name}-worker-{i} Services
         name=f"mnist-{dsl.PIPELINE_JOB_ID_PLACEHOLDER}",
+        api=api,
         image=image,
         command='["python3", "spmd_mnist_classifier_fromscratch.py"]',
         env='{"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}',
@@ -53,7 +59,7 @@ def jax_mnist(image: str = "ghcr.io/kubeflow/training-v1/jaxjob-dist-spmd-mnist:
         on_cancel="delete",
         fail_fast_after="5m",
     )
-    train.set_display_name("train (JAXJob)")
+    train.set_display_name("train (JAX)")
     train.set_retry(num_retries=2)          # a retry re-attaches, never duplicates
     train.set_caching_options(False)        # a training run is not a cacheable function
     kubernetes.set_service_account_name(train, "jaxjob-launcher")

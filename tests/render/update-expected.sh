@@ -16,4 +16,9 @@ cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV "${PARAMS_ENV[
 [ "$rc" -eq 0 ] || { cat "$T/err"; exit 1; }; cp "$T/out" "$EXPECTED/gitops-params.yaml"
 cmp_render "$APP" ARGOCD_APP_NAME=training-jobs -- --params
 [ "$rc" -eq 0 ] || { cat "$T/err"; exit 1; }; cp "$T/out" "$EXPECTED/params.json"
+# examples/gitops-trainjob (api: trainjob), as 71-render-trainjob.sh renders it
+mkdir -p "$T/tj/examples" && cp -R "$top/examples/gitops-trainjob" "$T/tj/examples/"
+cmp_render "$T/tj/examples/gitops-trainjob" ARGOCD_APP_NAME=trainer-jobs ARGOCD_APP_NAMESPACE=training \
+	ARGOCD_APP_SOURCE_PATH=examples/gitops-trainjob ARGOCD_APP_REVISION=$FIXED_REV --
+[ "$rc" -eq 0 ] || { cat "$T/err"; exit 1; }; cp "$T/out" "$EXPECTED/gitops-trainjob.yaml"
 git -C "$top" diff --stat -- tests/render/expected

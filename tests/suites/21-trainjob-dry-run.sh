@@ -146,6 +146,28 @@ bad_run 'a TrainJob template with --api jaxjob is not a JAXJob' \
 	jj launch --dry-run --api jaxjob --template "$T/user.yaml" --name u --param dataset=m
 expect 'and the message says which kind it wanted' "grep -q 'invalid JAXJob: apiVersion must be kubeflow.org/v1' '$T/last.err'"
 
+# --- the pipeline examples switch with one parameter ---------------------------------------
+expect 'the Argo WorkflowTemplate with -p api=trainjob builds a TrainJob from the same step' "python3 - <<'PY'
+import os, re, subprocess, yaml, json
+wt = yaml.safe_load(open('$JAXJOB_TOP/examples/argo/workflowtemplate.yaml'))
+t = [t for t in wt['spec']['templates'] if t['name'] == 'train'][0]
+vals = {'workflow.name': 'jax-train-x7k2p', 'workflow.uid': 'u-1'}
+for p in wt['spec']['arguments']['parameters']:
+    vals['workflow.parameters.' + p['name']] = p['value']
+assert vals['workflow.parameters.api'] == 'jaxjob'
+vals['workflow.parameters.api'] = 'trainjob'
+args = [re.sub(r'\{\{([^}]+)\}\}', lambda m: vals[m.group(1)], a) for a in t['container']['args']]
+args = [a.replace('/tmp/outputs', '$T/argo-out') for a in args]
+r = subprocess.run([os.environ['JAXJOB'], 'launch', '--dry-run', '-o', 'json'] + args, capture_output=True, text=True)
+assert r.returncode == 0, r.stderr
+j = json.loads(r.stdout)
+open('$M/argo-wt.yaml', 'w').write(yaml.safe_dump(j))
+assert j['kind'] == 'TrainJob' and j['metadata']['name'] == 'jax-train-x7k2p-mnist', j
+assert j['spec']['trainer']['numNodes'] == 4 and j['spec']['trainer']['command'] == ['python3', 'spmd_mnist_classifier_fromscratch.py']
+PY"
+expect 'the KFP pipeline passes its api parameter to the component' \
+	"grep -q 'api: str = \"jaxjob\"' '$JAXJOB_TOP/examples/kfp/pipeline.py' && grep -q '^        api=api,' '$JAXJOB_TOP/examples/kfp/pipeline.py'"
+
 # --- the manifests are what the cluster accepts ------------------------------------------------
 mapfile -t manifests < <(ls "$M"/*.yaml)
 expect "all ${#manifests[@]} manifests pass trainjob_validate" \

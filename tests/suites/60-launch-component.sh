@@ -97,6 +97,16 @@ assert \"1\" in json.dumps(c[\"resources\"]), c
 assert w[\"template\"][\"spec\"][\"tolerations\"][0][\"key\"] == \"gpu\"
 assert j[\"spec\"][\"runPolicy\"][\"backoffLimit\"] == 2
 '"
+expect 'api=trainjob: the same inputs render a TrainJob on jax-distributed (--dry-run)' \
+	"run_component_dry $T/o3 name=mnist image=ghcr.io/x/jax:1 workers=4 gpus_per_worker=1 api=trainjob \
+		'command=[\"python3\",\"train.py\"]' 'labels={\"team\":\"a\"}' | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j[\"kind\"] == \"TrainJob\" and j[\"spec\"][\"runtimeRef\"][\"name\"] == \"jax-distributed\", j
+t = j[\"spec\"][\"trainer\"]
+assert t[\"numNodes\"] == 4 and t[\"command\"] == [\"python3\", \"train.py\"], t
+assert t[\"resourcesPerNode\"][\"limits\"] == {\"nvidia.com/gpu\": 1}, t
+'"
 expect 'every output of the component is written by an --out-* flag the binary has' "python3 - <<'PY'
 import subprocess, yaml, os
 spec = yaml.safe_load(open('$COMP'))
