@@ -155,7 +155,6 @@ static void on_settle_timer(void *ud)
 static void after_cancelled_create(struct launch_state *st)
 {
 	struct err e = ERR_INIT;
-	struct kube_watch_opts wo;
 	struct kube_watch *w;
 	struct buf sel = BUF_INIT;
 	cJSON *job = NULL;
@@ -174,14 +173,8 @@ static void after_cancelled_create(struct launch_state *st)
 	cJSON_Delete(job);
 	if (e.code != ERR_NOTFOUND && e.code != ERR_OK)
 		return;		/* it exists but is not ours, or we cannot look */
-	memset(&wo, 0, sizeof(wo));
 	buf_addf(&sel, "metadata.name=%s", st->name);
-	wo.res = st->res;
-	wo.ns = st->ns;
-	wo.sel.field_selector = sel.data;
-	wo.on_event = on_settle_event;
-	wo.ud = st;
-	w = kube_watch_start(st->c, &wo, &e);
+	w = launch_watch_start(st, st->res, NULL, sel.data, on_settle_event, NULL, &e);
 	buf_free(&sel);
 	if (!w)
 		return;

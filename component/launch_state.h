@@ -108,6 +108,15 @@ struct launch_state {
 };
 
 /* launch_watch.c */
+/*
+ * Start a watch in the job's namespace on `res`, selected by a label or a
+ * field selector (either may be NULL), calling back with `st`.
+ */
+struct kube_watch *launch_watch_start(struct launch_state *st,
+				      const struct kube_resource *res,
+				      const char *label_sel, const char *field_sel,
+				      kube_event_fn *on_event, kube_watch_state_fn *on_state,
+				      struct err *e);
 /* Print the progress line for the current job and pods, if it changed. */
 void launch_show_progress(struct launch_state *st);
 /* The health judge's verdict: 1 when finished; *succeeded (may be NULL). */

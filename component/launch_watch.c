@@ -172,7 +172,7 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 
 /* ---- events: creation failures that never become conditions ------------ */
 
-static void on_event(void *ud, enum kube_event_type type, const cJSON *ev)
+static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *ev)
 {
 	struct launch_state *st = ud;
 	const char *reason = jstr(ev, "reason"), *etype = jstr(ev, "type");
@@ -198,18 +198,11 @@ static void on_event_watch_state(void *ud, enum kube_watch_state s, const struct
 
 static int start_event_watch(struct launch_state *st, struct err *e)
 {
-	struct kube_watch_opts wo;
 	struct buf sel = BUF_INIT;
 
-	memset(&wo, 0, sizeof(wo));
 	buf_addf(&sel, "involvedObject.kind=%s,involvedObject.name=%s", st->kind, st->name);
-	wo.res = &KUBE_EVENT;
-	wo.ns = st->ns;
-	wo.sel.field_selector = sel.data;
-	wo.on_event = on_event;
-	wo.on_state = on_event_watch_state;
-	wo.ud = st;
-	st->event_watch = kube_watch_start(st->c, &wo, e);
+	st->event_watch = launch_watch_start(st, &KUBE_EVENT, NULL, sel.data, on_job_k8s_event,
+					     on_event_watch_state, e);
 	buf_free(&sel);
 	return st->event_watch ? 0 : -1;
 }
@@ -308,20 +301,32 @@ int launch_catch_signals(struct launch_state *st, struct err *e)
 
 /* ---- the wait ------------------------------------------------------------ */
 
-int launch_start_job_watch(struct launch_state *st, struct err *e)
+struct kube_watch *launch_watch_start(struct launch_state *st,
+				      const struct kube_resource *res,
+				      const char *label_sel, const char *field_sel,
+				      kube_event_fn *on_event, kube_watch_state_fn *on_state,
+				      struct err *e)
 {
 	struct kube_watch_opts wo;
-	struct buf sel = BUF_INIT;
 
 	memset(&wo, 0, sizeof(wo));
-	buf_addf(&sel, "metadata.name=%s", st->name);
-	wo.res = st->res;
+	wo.res = res;
 	wo.ns = st->ns;
-	wo.sel.field_selector = sel.data;
-	wo.on_event = on_job_event;
-	wo.on_state = on_job_watch_state;
+	wo.sel.label_selector = label_sel;
+	wo.sel.field_selector = field_sel;
+	wo.on_event = on_event;
+	wo.on_state = on_state;
 	wo.ud = st;
-	st->job_watch = kube_watch_start(st->c, &wo, e);
+	return kube_watch_start(st->c, &wo, e);	/* copies the options */
+}
+
+int launch_start_job_watch(struct launch_state *st, struct err *e)
+{
+	struct buf sel = BUF_INIT;
+
+	buf_addf(&sel, "metadata.name=%s", st->name);
+	st->job_watch = launch_watch_start(st, st->res, NULL, sel.data, on_job_event,
+					   on_job_watch_state, e);
 	buf_free(&sel);
 	return st->job_watch ? 0 : -1;
 }

@@ -284,18 +284,11 @@ static void on_pod_watch_state(void *ud, enum kube_watch_state s, const struct e
 
 int launch_workers_start(struct launch_state *st, struct err *e)
 {
-	struct kube_watch_opts wo;
 	struct buf sel = BUF_INIT;
 
-	memset(&wo, 0, sizeof(wo));
 	jobapi_pod_selector(st->api, st->name, &sel);
-	wo.res = &KUBE_POD;
-	wo.ns = st->ns;
-	wo.sel.label_selector = sel.data;
-	wo.on_event = on_pod_event;
-	wo.on_state = on_pod_watch_state;
-	wo.ud = st;
-	st->pod_watch = kube_watch_start(st->c, &wo, e);
+	st->pod_watch = launch_watch_start(st, &KUBE_POD, sel.data, NULL, on_pod_event,
+					   on_pod_watch_state, e);
 	buf_free(&sel);
 	return st->pod_watch ? 0 : -1;
 }
