@@ -41,17 +41,32 @@ static void on_delete_wait_over(void *ud)
 	kube_loop_stop(st->c);
 }
 
+/*
+ * A stop request left over from the signal that ended the wait (two signals
+ * in one loop turn, or one arriving as a blocking call completed) would
+ * cancel the next blocking call: in cleanup, such a call is simply made again
+ * (signals no longer stop the loop in this phase).
+ */
+#define CANCELLED_AGAIN(rc, e, tries) ((rc) && (e).code == ERR_CANCELLED && (tries)++ < 2)
+
 static void delete_job(struct launch_state *st, struct buf *note)
 {
 	struct err e = ERR_INIT;
 	cJSON *answer = NULL;
+	int rc, tries = 0;
 
 	if (!st->job_watch && launch_start_job_watch(st, &e))
 		launch_progress_note(&st->prog, "warning: %s", e.msg);
-	err_clear(&e);
-	if (kube_delete(st->c, st->res, st->ns, st->name, KUBE_PROPAGATE_FOREGROUND, 0,
-			&answer, &e)) {
+	do {
+		cJSON_Delete(answer);
+		answer = NULL;
+		err_clear(&e);
+		rc = kube_delete(st->c, st->res, st->ns, st->name, KUBE_PROPAGATE_FOREGROUND, 0,
+				 &answer, &e);
+	} while (CANCELLED_AGAIN(rc, e, tries));
+	if (rc) {
 		if (e.code == ERR_NOTFOUND) {
+			st->delete_confirmed = 1;
 			buf_addf(note, "already deleted");
 			cJSON_Delete(answer);
 			return;
@@ -71,7 +86,9 @@ static void delete_job(struct launch_state *st, struct buf *note)
 						  on_delete_wait_over, st);
 		err_clear(&e);
 		st->in_delete_wait = 1;
-		kube_loop_run(st->c, &e);
+		while (!st->delete_confirmed && st->delete_timer && !st->job_watch_failed &&
+		       kube_loop_run(st->c, &e) == 0)
+			;	/* a leftover stop request returns at once: wait on */
 		st->in_delete_wait = 0;
 		kube_timer_cancel(st->delete_timer);
 		st->delete_timer = NULL;
@@ -91,9 +108,16 @@ static void suspend_job(struct launch_state *st, struct buf *note)
 	struct err e = ERR_INIT;
 	cJSON *patch = jobapi_suspend_patch(st->api, 1);
 	cJSON *answer = NULL;
+	int rc, tries = 0;
 
-	if (kube_patch(st->c, st->res, st->ns, st->name, KUBE_PATCH_MERGE, patch, 0,
-		       &answer, &e)) {
+	do {
+		cJSON_Delete(answer);
+		answer = NULL;
+		err_clear(&e);
+		rc = kube_patch(st->c, st->res, st->ns, st->name, KUBE_PATCH_MERGE, patch, 0,
+				&answer, &e);
+	} while (CANCELLED_AGAIN(rc, e, tries));
+	if (rc) {
 		launch_progress_note(&st->prog, "warning: could not suspend %s/%s: %s",
 				     st->ns, st->name, e.msg);
 		buf_addf(note, "suspend failed: %s", e.msg);

@@ -93,6 +93,8 @@ static void adopt(struct launch_state *st, cJSON *job, const char *how)
 			     st->name, st->uid);
 }
 
+static void after_cancelled_create(struct launch_state *st);
+
 /* The name is taken (409): ours from an earlier attempt, or someone else's. */
 static int on_conflict(struct launch_state *st, struct launch_result *r)
 {
@@ -101,6 +103,10 @@ static int on_conflict(struct launch_state *st, struct launch_result *r)
 	const char *theirs;
 
 	if (kube_get(st->c, st->res, st->ns, st->name, &existing, &e)) {
+		if (e.code == ERR_CANCELLED) {	/* a signal: nothing of ours to adopt */
+			after_cancelled_create(st);
+			return 0;
+		}
 		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
 				  "%s %s/%s already exists and cannot be read: %s",
 				  st->kind, st->ns, st->name, e.msg);
@@ -160,13 +166,19 @@ static void after_cancelled_create(struct launch_state *st)
 	cJSON *job = NULL;
 	double wait_s = st->o->delete_wait_s > 0 && st->o->delete_wait_s < CREATE_SETTLE_S ?
 		st->o->delete_wait_s : CREATE_SETTLE_S;
+	int rc, tries = 0;
 
 	st->phase = RUN_CLEANING;	/* further signals must not cancel this */
 	kube_client_set_retry(st->c, 8.0);
 	if (!st->name)
 		return;
-	if (kube_get(st->c, st->res, st->ns, st->name, &job, &e) == 0 &&
-	    launch_identity_matches(job, &st->id)) {
+	do {	/* a second signal in the same loop turn left a stop request */
+		cJSON_Delete(job);
+		job = NULL;
+		err_clear(&e);
+		rc = kube_get(st->c, st->res, st->ns, st->name, &job, &e);
+	} while (rc && e.code == ERR_CANCELLED && tries++ < 2);
+	if (rc == 0 && launch_identity_matches(job, &st->id)) {
 		adopt(st, job, "the create went through before the signal:");
 		return;
 	}
@@ -179,7 +191,8 @@ static void after_cancelled_create(struct launch_state *st)
 	if (!w)
 		return;
 	st->delete_timer = kube_timer_add(st->c, wait_s, on_settle_timer, st);
-	kube_loop_run(st->c, &e);
+	while (!st->job && st->delete_timer && kube_loop_run(st->c, &e) == 0)
+		;	/* a leftover stop request returns at once: wait on */
 	kube_timer_cancel(st->delete_timer);
 	st->delete_timer = NULL;
 	kube_watch_stop(w);
@@ -232,6 +245,8 @@ static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 	st->phase = RUN_CREATING;
 	if (!st->name && st->id.adoptable) {
 		if (find_by_identity(st, &created, &e)) {
+			if (e.code == ERR_CANCELLED)
+				return 0;	/* nothing created yet: END_SIGNAL */
 			api_error(r, &e);
 			return -1;
 		}

@@ -92,6 +92,7 @@ struct launch_state {
 	struct kube_timer *deadline, *stuck_timer, *drain_timer;
 	int watch_retry_noted;
 	int saw_job;			/* the job watch delivered our job */
+	int job_watch_failed;		/* it ended for good (KUBE_WATCH_FAILED) */
 	char event_stuck[64];		/* FailedCreatePod/FailedCreateService seen */
 	char event_stuck_msg[512];
 

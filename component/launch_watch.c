@@ -160,6 +160,7 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 				     "polling instead (grant the watch verb)", st->res->plural);
 		break;
 	case KUBE_WATCH_FAILED:
+		st->job_watch_failed = 1;
 		if (e)
 			st->end_err = *e;
 		if (st->phase == RUN_CLEANING)
