@@ -186,9 +186,17 @@ static int is_special_float(const char *s, double *out)
 	return 0;
 }
 
-/* Value of digits in `base`, as a double (exact up to 2^53, rounded above). */
+/*
+ * Value of the digits at p in `base` (16 or 8), rounded once like strtod
+ * does for decimals: through 64-bit integers when they fit, which covers
+ * every value a manifest can mean.
+ */
 static double digits_value(const char *p, int base)
 {
+	errno = 0;
+	unsigned long long u = strtoull(p, NULL, base);
+	if (errno != ERANGE)
+		return (double)u;
 	double v = 0;
 	for (; *p; p++) {
 		int d = *p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10;
@@ -228,9 +236,7 @@ static enum scalar_kind resolve_plain(const char *s, int *b, double *num)
 	if (all_in(d, "0123456789")) {
 		if (d[0] == '0' && d[1])
 			return SK_AMBIGUOUS;
-		*num = digits_value(d, 10);
-		if (s[0] == '-')
-			*num = -*num;
+		*num = strtod(s, NULL);	/* correctly rounded past 2^53 */
 		return SK_NUMBER;
 	}
 	if (is_core_float(s)) {

@@ -137,7 +137,10 @@ static void plain_scalars_follow_the_yaml_1_2_core_schema(void **state)
 		{ "nan", "\"nan\"" }, { "inf", "\"inf\"" },
 		{ "2024-01-01", "\"2024-01-01\"" }, { "1:30", "\"1:30\"" },
 		{ "9007199254740993", "9007199254740992" },
-		{ "12345678901234567890", "1.234567890123457e+19" },
+		{ "12345678901234567890", "1.2345678901234567e+19" },
+		{ "58138187140201144", "58138187140201144" },
+		{ "0xFFFFFFFFFFFFFFFF", "1.8446744073709552e+19" },
+		{ "0x1FFFFFFFFFFFFFFFFF", "5.9029581035870565e+20" },
 		{ "'1'", "\"1\"" }, { "\"true\"", "\"true\"" }, { "'~'", "\"~\"" },
 		{ "!!str 1", "\"1\"" }, { "!!str true", "\"true\"" },
 		{ "!!int \"3\"", "3" }, { "!!float 1", "1" }, { "!!bool 'false'", "false" },
@@ -303,6 +306,8 @@ static void numbers_print_as_integers_or_shortest_round_trip(void **state)
 		{ -9007199254740992.0, "-9007199254740992" },
 		{ 1e20, "1.0e+20" }, { 1e-7, "1.0e-07" }, { 1.0 / 3, "0.3333333333333333" },
 		{ 123456789.125, "123456789.125" },
+		/* past 2^53: %.17g prints digits only, which must read back exactly */
+		{ 58138187140201144.0, "58138187140201144" },
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		cJSON *n = cJSON_CreateNumber(table[i].v);
