@@ -817,6 +817,76 @@ static void json_input_is_yaml(void **state)
 	cJSON_Delete(doc);
 }
 
+/* ---- random trees (a deterministic xorshift, so failures reproduce) ---- */
+
+static uint64_t rnd_state = 88172645463325252ull;
+
+static unsigned rnd(unsigned n)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return (unsigned)(rnd_state % n);
+}
+
+static char *random_string(void)
+{
+	static const char *const frag[] = {
+		"a", " ", ":", ": ", " #", "#", "-", "- ", "?", "\n", "\n\n", "\t",
+		"\r", "'", "\"", "\\", "|", ">", "%", "@", "`", "!", "&", "*", "[",
+		"{", ",", "~", "yes", "on", "null", "true", "0", "0777", "0x1f", "1e3",
+		".5", ".inf", "2024-01-01", "1:30", "<<", "=", "---", "...",
+		"\xc3\xa9", "\xe2\x80\xa8", "\xc2\x85", "\xef\xbb\xbf", "\x01", "\x7f",
+	};
+	struct buf b = BUF_INIT;
+	for (unsigned n = rnd(6); n > 0; n--)
+		buf_adds(&b, frag[rnd(sizeof(frag) / sizeof(frag[0]))]);
+	return buf_detach(&b, NULL);
+}
+
+static cJSON *random_tree(int depth)
+{
+	unsigned kind = rnd(depth > 6 ? 4 : 7);
+	cJSON *n;
+	if (kind == 0)
+		return cJSON_CreateNull();
+	if (kind == 1)
+		return cJSON_CreateBool(rnd(2));
+	if (kind == 2) {
+		double v;
+		memcpy(&v, &rnd_state, sizeof(v));
+		return cJSON_CreateNumber(isnan(v) ? 0.5 : rnd(2) ? v : (double)rnd(1000) - 500);
+	}
+	if (kind == 3) {
+		char *s = random_string();
+		n = cJSON_CreateString(s);
+		free(s);
+		return n;
+	}
+	n = kind < 5 ? cJSON_CreateObject() : cJSON_CreateArray();
+	for (unsigned i = rnd(5); i > 0; i--) {
+		if (cJSON_IsArray(n)) {
+			cJSON_AddItemToArray(n, random_tree(depth + 1));
+			continue;
+		}
+		char *k = random_string();
+		if (!cJSON_GetObjectItemCaseSensitive(n, k))
+			cJSON_AddItemToObject(n, k, random_tree(depth + 1));
+		free(k);
+	}
+	return n;
+}
+
+static void random_trees_round_trip(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 3000; i++) {
+		cJSON *t = random_tree(0);
+		free(round_trip(t));
+		cJSON_Delete(t);
+	}
+}
+
 /* ---- reference files ---- */
 
 static int ref_files;
@@ -894,6 +964,7 @@ int main(void)
 		cmocka_unit_test(unicode_survives_both_ways),
 		cmocka_unit_test(canonical_json_sorts_keys_and_prints_integers),
 		cmocka_unit_test(json_input_is_yaml),
+		cmocka_unit_test(random_trees_round_trip),
 		cmocka_unit_test(reference_files_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
