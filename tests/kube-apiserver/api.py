@@ -17,6 +17,7 @@ import uuid
 import gojson
 import resources as R
 import schema
+import tables
 from resources import ApiError, err
 from store import (SelectorError, decode_continue, encode_continue, field_match, label_match,
                    parse_field_selector, parse_label_selector)
@@ -332,7 +333,7 @@ class Api:
 
     # ------------------------------------------------------------------------------------------
     # watch
-    def watch(self, h, res, ns, q, faults):
+    def watch(self, h, res, ns, q, faults, as_table=False):
         match = self.selectors(res, q)
         rv = self.parse_rv(q)
         try:
@@ -372,12 +373,12 @@ class Api:
             if init:
                 # initial events may share chunks, as the real watch cache does (not when the
                 # drop fault counts events)
-                lines = [self._ev_line(res, 'ADDED', o) for o in init]
+                lines = [self._ev_line(res, 'ADDED', o, as_table) for o in init]
                 step = 1 if drop_after is not None else 2
                 for i in range(0, len(lines), step):
                     emit(''.join(lines[i:i + step]))
             for ev in backlog:
-                line = self._filter(res, ev, match)
+                line = self._filter(res, ev, match, as_table)
                 if line:
                     emit(line)
             interval = self.cfg.bookmark_interval
@@ -399,7 +400,7 @@ class Api:
                 except queue.Empty:
                     ev = None
                 if ev is not None:
-                    line = self._filter(res, ev, match)
+                    line = self._filter(res, ev, match, as_table)
                     if line:
                         emit(line)
                     continue
@@ -421,7 +422,9 @@ class Api:
         finally:
             self.s.unwatch(w)
 
-    def _ev_line(self, res, etype, o):
+    def _ev_line(self, res, etype, o, as_table=False):
+        if as_table and etype in ('ADDED', 'MODIFIED', 'DELETED'):
+            return gojson.dumps({'type': etype, 'object': tables.table(res.kind, [o])})
         if res.custom or o.get('kind') == 'Status':
             body = o if not res.custom else o
             if o.get('kind') == 'Status':
@@ -429,21 +432,21 @@ class Api:
             return gojson.dumps({'type': etype, 'object': body}, sort_keys=True)
         return gojson.dumps({'type': etype, 'object': gojson.builtin_order(o)})
 
-    def _filter(self, res, ev, match):
+    def _filter(self, res, ev, match, as_table=False):
         cur = match(ev.obj)
         if ev.type == 'ADDED':
-            return self._ev_line(res, 'ADDED', ev.obj) if cur else None
+            return self._ev_line(res, 'ADDED', ev.obj, as_table) if cur else None
         if ev.type == 'DELETED':
-            return self._ev_line(res, 'DELETED', ev.obj) if cur else None
+            return self._ev_line(res, 'DELETED', ev.obj, as_table) if cur else None
         was = ev.prev is not None and match(ev.prev)
         if cur and was:
-            return self._ev_line(res, 'MODIFIED', ev.obj)
+            return self._ev_line(res, 'MODIFIED', ev.obj, as_table)
         if cur:
-            return self._ev_line(res, 'ADDED', ev.obj)
+            return self._ev_line(res, 'ADDED', ev.obj, as_table)
         if was:
             o = copy.deepcopy(ev.prev)
             o['metadata']['resourceVersion'] = ev.obj['metadata']['resourceVersion']
-            return self._ev_line(res, 'DELETED', o)
+            return self._ev_line(res, 'DELETED', o, as_table)
         return None
 
     # ------------------------------------------------------------------------------------------

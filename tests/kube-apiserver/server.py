@@ -36,6 +36,7 @@ import certs          # noqa: E402
 import gojson         # noqa: E402
 import resources as R  # noqa: E402
 import sim            # noqa: E402
+import tables         # noqa: E402
 from api import Api  # noqa: E402
 from resources import ApiError, err  # noqa: E402
 from store import Store  # noqa: E402
@@ -588,8 +589,12 @@ class App:
         key_ns = ns or ''
         if name is None:
             if method == 'GET':
+                as_table = tables.wants_table(h.headers.get('Accept'))
                 if watch:
-                    api.watch(h, res, ns, q, self.faults)
+                    api.watch(h, res, ns, q, self.faults, as_table)
+                elif as_table:
+                    lst = api.list(res, ns, q)
+                    h.send_obj(200, tables.table(res.kind, lst['items'], lst['metadata']['resourceVersion']))
                 else:
                     h.send_obj(200, api.list(res, ns, q), res)
                 return
@@ -608,6 +613,9 @@ class App:
             return
         if method == 'GET':
             o = api.get_scale(res, key_ns, name) if sub == 'scale' else api.get(res, key_ns, name)
+            if sub is None and tables.wants_table(h.headers.get('Accept')):
+                h.send_obj(200, tables.table(res.kind, [o], o['metadata'].get('resourceVersion')))
+                return
             h.send_obj(200, o, None if sub == 'scale' else res)
         elif method == 'PUT':
             o = api.update(res, key_ns, name, sub, body, q, h.headers.get('User-Agent'))
