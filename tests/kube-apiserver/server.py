@@ -695,6 +695,8 @@ class App:
         data = dict(data)
         if data.pop('rotateCert', False):
             self.rotate_cert()
+        if data.pop('restoreCert', False):
+            self.load_tls(os.path.join(self.cfg.state_dir, 'pki'))
         for key in ('revokeToken', 'rotateToken'):
             who = data.pop(key, None)
             if not who:

@@ -793,8 +793,14 @@ class Simulator:
             self.logs[(uid, c['name'], instance)] = ContainerLog()
             if c['name'] != main.get('name'):
                 self.logs[(uid, c['name'], instance)].write(f'sidecar {c["name"]} started\n')
+        fp = f'spec.containers{{{main.get("name")}}}'
+        if instance == 0:
+            self.event(pod, 'Normal', 'Pulled', f'Successfully pulled image "{main.get("image")}" in 312.5ms '
+                       '(312.5ms including waiting)', component='kubelet', host=NODE, field_path=fp)
+        self.event(pod, 'Normal', 'Created', f'Created container {main.get("name")}', component='kubelet', host=NODE,
+                   field_path=fp)
         self.event(pod, 'Normal', 'Started', f'Started container {main.get("name")}', component='kubelet', host=NODE,
-                   field_path=f'spec.containers{{{main.get("name")}}}')
+                   field_path=fp)
         self.play(pod, k, instance)
 
     def worker_index(self, pod):

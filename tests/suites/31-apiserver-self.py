@@ -580,6 +580,8 @@ def _(c):
     check(failed is not None, 'old CA still accepted')
     n = Client(DIR, ca=os.path.join(DIR, 'ca-rotated.pem'))
     check(n.req('GET', '/version')[0] == 200, 'new CA')
+    n.req('POST', '/_test/faults', {'restoreCert': True})
+    check(c.req('GET', '/version')[0] == 200, 'restoreCert')
 
 
 def main():
