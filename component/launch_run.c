@@ -17,6 +17,7 @@
  * Every ending after the manifest was accepted as input writes the outputs,
  * including API errors, timeouts and cancellations.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +403,22 @@ static void state_free(struct launch_state *st)
 	free(st->uid);
 }
 
+/*
+ * SIGTERM/SIGINT are held back from the start of the run until our handler
+ * is in place (it needs the client, which needs the configuration): a signal
+ * in that window then cancels the run properly - outputs written, exit 5 -
+ * instead of killing the process with nothing said.
+ */
+static void signals_blocked(int on)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
 static int prepare(struct launch_state *st, const cJSON *manifest, struct launch_result *r)
 {
 	struct err e = ERR_INIT;
@@ -429,6 +446,8 @@ static int prepare(struct launch_state *st, const cJSON *manifest, struct launch
 		launch_result_set(r, "Error", EXIT_API_ERROR, "Internal", "%s", e.msg);
 		return -1;
 	}
+	/* a signal that came while we were getting here is delivered now */
+	signals_blocked(0);
 	return 0;
 }
 
@@ -444,6 +463,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	memset(&r, 0, sizeof(r));
 	st.o = o;
 	st.t0 = launch_now();
+	signals_blocked(1);
 	launch_progress_init(&st.prog, o->quiet ? NULL : stderr, st.t0);
 	r.manifest = manifest;
 
@@ -473,5 +493,6 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 		fprintf(stderr, "warning: %s\n", e.msg);
 	state_free(&st);
 	buf_free(&note);
+	signals_blocked(0);	/* prepare failed before unblocking: default action now */
 	return r.exit_code;
 }
