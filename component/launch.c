@@ -3,11 +3,15 @@
  * TrainJob (--api, lib/jobapi.h) -> merge patch -> validate -> print it
  * (--dry-run) or run it (launch_run.c).
  *
- * Everything before launch_run() is pure: no cluster, no files written, and
- * nothing on stdout until the whole job is built, so bad input always ends
- * as one `error: ...` line on stderr and exit status 2.
+ * Everything before launch_run() is pure - no files written, nothing on
+ * stdout until the whole job is built, so bad input always ends as one
+ * `error: ...` line on stderr and exit status 2 - except two questions for
+ * the cluster (struct preflight): which API it serves (--api auto) and
+ * whether a TrainJob's runtime exists.
  */
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 #include "../commands.h"
 #include "buf.h"
@@ -15,28 +19,131 @@
 #include "jobapi.h"
 #include "jtree.h"
 #include "jobparams.h"
+#include "kube.h"
 #include "launch_opts.h"
+#include "launch_outputs.h"
 #include "launch_run.h"
 #include "tmpl.h"
 #include "yj.h"
 
 /*
- * The API the job is built for. `auto` asks the cluster which API it serves,
- * so it needs one: with --dry-run the user must choose.
+ * Before the run, two questions only the cluster can answer: which API it
+ * serves (--api auto) and whether a TrainJob's runtime exists. They share
+ * one client, made on first use and freed before launch_run() connects for
+ * the run itself.
  */
-static const struct jobapi *chosen_api(const struct launch_opts *o, struct err *e)
+struct preflight {
+	struct kube_client *c;
+	int tried;
+};
+
+static struct kube_client *preflight_client(const struct launch_opts *o, struct preflight *pf,
+					    struct err *e)
 {
+	struct kube_config_opts ko;
+	struct kube_config cfg;
+
+	if (pf->tried)
+		return pf->c;
+	pf->tried = 1;
+	memset(&ko, 0, sizeof(ko));
+	memset(&cfg, 0, sizeof(cfg));
+	ko.kubeconfig = o->kubeconfig;
+	ko.context = o->context;
+	ko.ns = o->namespace_flag;
+	ko.insecure_skip_tls_verify = o->insecure_skip_tls_verify;
+	if (kube_config_load(&ko, &cfg, e) == 0)
+		pf->c = kube_client_new(&cfg, e);
+	kube_config_free(&cfg);
+	return pf->c;
+}
+
+/*
+ * --api auto (lib/jobapi.h, jobapi_discover). A failure here is the
+ * cluster's answer, so it exits 4 like any API error; it comes before a
+ * manifest exists, so no outputs are written.
+ */
+static const struct jobapi *discover(const struct launch_opts *o, struct preflight *pf,
+				     struct err *e)
+{
+	struct kube_client *c = preflight_client(o, pf, e);
+	const struct jobapi *api = NULL;
+	int both = 0;
+
+	if (c && jobapi_discover(c, &api, &both, e) == 0 && !o->quiet)
+		fprintf(stderr, "jaxjob: --api auto: the cluster serves %s; launching a %s%s\n",
+			both ? "both JAXJob and TrainJob" : api->kind, api->kind,
+			both ? " (JAXJob wins; say --api trainjob for Trainer v2)" : "");
+	return api;
+}
+
+/*
+ * The API the job is built for. `auto` asks the cluster which API it serves,
+ * so it needs one: with --dry-run the user must choose. *api_error is set
+ * when the cluster could not tell (exit 4, not 2).
+ */
+static const struct jobapi *chosen_api(const struct launch_opts *o, struct preflight *pf,
+				       int *api_error, struct err *e)
+{
+	const struct jobapi *api;
 	if (o->api == API_TRAINJOB)
 		return &JOBAPI_TRAINJOB;
 	if (o->api == API_JAXJOB)
 		return &JOBAPI_JAXJOB;
-	if (o->dry_run)
+	if (o->dry_run) {
 		err_set(e, ERR_INPUT, "--api auto asks the cluster which API it serves, and "
 			"--dry-run touches no cluster; choose --api jaxjob or --api trainjob");
-	else
-		err_set(e, ERR_INPUT, "--api auto is not available yet; choose --api jaxjob or "
-			"--api trainjob");
-	return NULL;
+		return NULL;
+	}
+	api = discover(o, pf, e);
+	*api_error = !api;
+	return api;
+}
+
+/*
+ * A TrainJob naming a runtime that does not exist is accepted and then never
+ * starts: only an event says why. So it is an error before anything is
+ * created: exit 4, like a cluster without the operator (the cluster lacks
+ * something, whether the name is a typo or the runtime is not installed),
+ * with the outputs written. Not allowed to read runtimes (403), or any other
+ * failure: a warning, and the run goes on (and reports what the create says).
+ * Returns 0 to go on, else the exit code.
+ */
+static int check_runtime(const struct launch_opts *o, const struct jobapi *api,
+			 const cJSON *job, struct preflight *pf)
+{
+	struct err e = ERR_INIT, we = ERR_INIT;
+	struct launch_result r;
+	struct kube_client *c;
+	const char *ns;
+
+	if (api != &JOBAPI_TRAINJOB)
+		return 0;
+	c = preflight_client(o, pf, &e);
+	if (!c)
+		return 0;	/* launch_run() reports the configuration problem */
+	ns = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(job, "metadata"), "namespace"));
+	if (!ns || !*ns)
+		ns = kube_client_config(c)->ns;
+	if (jobapi_check_runtime(c, api, job, ns, &e) == 0)
+		return 0;
+	if (e.code != ERR_NOTFOUND) {
+		fprintf(stderr, "warning: cannot check that the TrainJob's runtime exists: %s; "
+			"going on\n", e.msg);
+		return 0;
+	}
+	fprintf(stderr, "error: %s\n", e.msg);
+	if (o->server_dry_run)
+		return EXIT_API_ERROR;
+	memset(&r, 0, sizeof(r));
+	launch_result_set(&r, "Error", EXIT_API_ERROR, "RuntimeNotFound", "%s", e.msg);
+	r.manifest = job;
+	r.ns = ns;
+	r.now = (double)time(NULL);
+	if (launch_outputs_write(&o->out, &r, &we) < 0)
+		fprintf(stderr, "warning: %s\n", we.msg);
+	return EXIT_API_ERROR;
 }
 
 /* Render, patch and validate the job the options describe. */
@@ -91,16 +198,21 @@ int cmd_launch(int argc, char **argv)
 		launch_opts_free(&o);
 		return 0;
 	}
-	const struct jobapi *api = rc == 0 ? chosen_api(&o, &e) : NULL;
+	struct preflight pf = { NULL, 0 };
+	int api_error = 0;
+	const struct jobapi *api = rc == 0 ? chosen_api(&o, &pf, &api_error, &e) : NULL;
 	if (rc == 0)
 		rc = api ? build_job(&o, api, &job, &e) : -1;
 	if (rc == 0 && o.dry_run)
 		rc = print_job(&o, job, &e) < 0 ? -1 : EXIT_SUCCEEDED;
 	else if (rc == 0)
+		rc = check_runtime(&o, api, job, &pf);
+	kube_client_free(pf.c);
+	if (rc == 0 && !o.dry_run)
 		rc = launch_run(&o, job);
 	if (rc < 0) {
 		fprintf(stderr, "error: %s\n", e.msg);
-		rc = EXIT_BAD_INPUT;
+		rc = api_error ? EXIT_API_ERROR : EXIT_BAD_INPUT;
 	}
 	cJSON_Delete(job);
 	launch_opts_free(&o);

@@ -4,6 +4,7 @@
  */
 #include "jobapi.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "jaxjob.h"
@@ -227,4 +228,86 @@ cJSON *jobapi_suspend_patch(const struct jobapi *api, int suspend)
 int jobapi_name_budget(const struct jobapi *api, int workers)
 {
 	return 63 - api->name_overhead(workers);
+}
+
+/* ---- discovery --------------------------------------------------------------- */
+
+/* 1 served, 0 not served (404, or the group without the plural), -1 error. */
+static int served(struct kube_client *c, const struct jobapi *api, struct err *e)
+{
+	struct buf path = BUF_INIT, body = BUF_INIT;
+	cJSON *doc = NULL, *r;
+	int rc = 0;
+	buf_addf(&path, "/apis/%s/%s", api->res->group, api->res->version);
+	if (kube_get_raw(c, path.data, &body, e) < 0) {
+		rc = e->code == ERR_NOTFOUND ? 0 : -1;
+		goto out;
+	}
+	doc = cJSON_ParseWithLength(body.data, body.len);
+	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "resources")) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "name"));
+		if (name && !strcmp(name, api->res->plural))
+			rc = 1;
+	}
+out:
+	cJSON_Delete(doc);
+	buf_free(&path);
+	buf_free(&body);
+	return rc;
+}
+
+int jobapi_discover(struct kube_client *c, const struct jobapi **out, int *both,
+		    struct err *e)
+{
+	int jax = served(c, &JOBAPI_JAXJOB, e);
+	if (jax < 0)
+		return -1;
+	int train = served(c, &JOBAPI_TRAINJOB, e);
+	if (train < 0)
+		return -1;
+	err_clear(e);
+	if (both)
+		*both = jax && train;
+	*out = jax ? &JOBAPI_JAXJOB : train ? &JOBAPI_TRAINJOB : NULL;
+	if (!*out)
+		return err_set(e, ERR_NOTFOUND, "--api auto: the cluster serves neither %s/%s %s "
+			       "(Kubeflow Training Operator v1) nor %s/%s %s (Kubeflow Trainer v2); "
+			       "install one of them", JOBAPI_JAXJOB.res->group,
+			       JOBAPI_JAXJOB.res->version, JOBAPI_JAXJOB.res->plural,
+			       JOBAPI_TRAINJOB.res->group, JOBAPI_TRAINJOB.res->version,
+			       JOBAPI_TRAINJOB.res->plural);
+	return 0;
+}
+
+/* ---- the runtime of a TrainJob -------------------------------------------------- */
+
+static const struct kube_resource cluster_runtimes = {
+	TRAINJOB_GROUP, "v1alpha1", "clustertrainingruntimes", TRAINJOB_CLUSTER_RUNTIME, 0
+};
+static const struct kube_resource ns_runtimes = {
+	TRAINJOB_GROUP, "v1alpha1", "trainingruntimes", TRAINJOB_NS_RUNTIME, 1
+};
+
+int jobapi_check_runtime(struct kube_client *c, const struct jobapi *api, const cJSON *job,
+			 const char *ns, struct err *e)
+{
+	const char *name = trainjob_runtime_name(job), *kind = trainjob_runtime_kind(job);
+	const struct kube_resource *r = strcmp(kind, TRAINJOB_NS_RUNTIME) ? &cluster_runtimes
+									  : &ns_runtimes;
+	cJSON *obj = NULL;
+	if (api != &JOBAPI_TRAINJOB || !name)
+		return 0;
+	int rc = kube_get(c, r, ns, name, &obj, e);
+	cJSON_Delete(obj);
+	if (rc == 0 || e->code != ERR_NOTFOUND)
+		return rc;
+	char server[ERR_MSG_MAX / 2];
+	snprintf(server, sizeof(server), "%.*s", (int)sizeof(server) - 1, e->msg);
+	return err_set(e, ERR_NOTFOUND, "the TrainJob's runtime %s %s%s%s does not exist (%s): the "
+		       "TrainJob would be accepted and then never start; fix --runtime/"
+		       "--runtime-kind (kubectl get %s%s lists them) or install the runtime%s",
+		       kind, r->namespaced && ns ? ns : "", r->namespaced && ns ? "/" : "", name,
+		       server, r->plural, r->namespaced ? " -n NAMESPACE" : "",
+		       r->namespaced || strcmp(name, TRAINJOB_DEFAULT_RUNTIME) ? "" :
+		       " (Kubeflow Trainer v2.2 or later ships jax-distributed)");
 }

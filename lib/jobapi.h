@@ -100,6 +100,32 @@ cJSON *jobapi_suspend_patch(const struct jobapi *api, int suspend);
 /* Remove the suspend flag from `job` (only the key: its parent stays). */
 void jobapi_drop_suspend(const struct jobapi *api, cJSON *job);
 
+/*
+ * Which API does the cluster serve (--api auto)? Reads the discovery
+ * document of each (GET /apis/<group>/<version>, which any authenticated
+ * user may read) and looks for the plural there. *out is the only one
+ * served or, when both are, JAXJob: the default API and what existing
+ * pipelines were written for (say --api trainjob to prefer Trainer v2).
+ * Neither served is ERR_NOTFOUND naming both CRDs; any other failure is the
+ * request's error. `both` (may be NULL) is set to 1 when both are served.
+ */
+struct kube_client;
+int jobapi_discover(struct kube_client *c, const struct jobapi **out, int *both,
+		    struct err *e);
+
+/*
+ * Does the training runtime a TrainJob refers to exist? A TrainJob naming a
+ * missing runtime is accepted by the API server and then never gets a
+ * status (only an event), so a launcher must ask first. GET of the
+ * ClusterTrainingRuntime (or, for kind TrainingRuntime, the TrainingRuntime
+ * in `ns`) named by spec.runtimeRef. 0 when it exists or `api` has no
+ * runtimes (JAXJob); otherwise -1 with the request's error, where
+ * ERR_NOTFOUND gets a message naming the kind, the name and the fix (403
+ * stays ERR_AUTH: a launcher without read access to runtimes may go on).
+ */
+int jobapi_check_runtime(struct kube_client *c, const struct jobapi *api, const cJSON *job,
+			 const char *ns, struct err *e);
+
 /* The longest name `api` allows for a job with `workers` workers. */
 int jobapi_name_budget(const struct jobapi *api, int workers);
 
