@@ -896,8 +896,12 @@ class Api:
                 print(f'gc: owner check: {e}', flush=True)
 
     def _check_owners(self, res, obj):
-        m = obj['metadata']
         with self.s.lock:
+            cur = self.s.peek(res, obj['metadata'].get('namespace', ''), obj['metadata']['name'])
+            if cur is None or cur['metadata']['uid'] != obj['metadata']['uid']:
+                return
+            obj = cur           # its owner references now (an orphaning may have removed them)
+            m = obj['metadata']
             for ref in m.get('ownerReferences') or []:
                 kind = ref.get('kind')
                 ores = {'JAXJob': R.JAXJOBS, 'TrainJob': R.TRAINJOBS, 'Pod': R.PODS}.get(kind)

@@ -297,6 +297,22 @@ def _(c):
     check(out['r'][2], 'follow stream did not end')
 
 
+@test('propagationPolicy=Orphan deletes the job but keeps its pods, without ownerReferences')
+def _(c):
+    create(c, job('orph', replicas=2, env={'SIM_HANG': 1}))
+    sel = PODS + '?labelSelector=training.kubeflow.org%2Fjob-name%3Dorph'
+    c.wait_for(sel, lambda b: len(b['items']) == 2)
+    st, body, _ = c.req('DELETE', NS + '/orph?propagationPolicy=Orphan')
+    check(st == 200 and body['metadata']['finalizers'] == ['orphan'], body)
+    c.wait_for(NS + '?fieldSelector=metadata.name%3Dorph', lambda b: not b['items'])
+    time.sleep(0.8)
+    pods = c.get(sel)['items']
+    check(len(pods) == 2 and not any(p['metadata'].get('ownerReferences') or p['metadata'].get('deletionTimestamp')
+                                     for p in pods), pods)
+    for p in pods:
+        c.req('DELETE', PODS + '/' + p['metadata']['name'])
+
+
 @test('the JAXJob validating webhook is simulated: no container named jax gives 403 admission denial')
 def _(c):
     o = job('nojax')
