@@ -337,7 +337,9 @@ class Api:
         match = self.selectors(res, q)
         rv = self.parse_rv(q)
         try:
-            timeout = float(q['timeoutSeconds']) if q.get('timeoutSeconds') else 1800 * (1 + random.random())
+            timeout = float(q.get('timeoutSeconds') or 0)
+            if timeout <= 0:
+                timeout = 1800 * (1 + random.random())      # the apiserver's default: 30-60 min
         except ValueError:
             raise err(400, f'strconv.ParseInt: parsing "{q.get("timeoutSeconds")}": invalid syntax')
         bookmarks = q.get('allowWatchBookmarks') in ('true', '1')
