@@ -14,7 +14,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: run.sh BUILD [PATTERN...]}" && pwd)
 shift
 patterns=("$@")
-[ ${#patterns[@]} -eq 0 ] && patterns=(10-unit 20-launch 25-crd 40-health 60-launch 70-render 85-readme)
+# Not by default: 60-launch-cancel and 60-launch-faults signal or fault the
+# launch at moments picked with 10 s waits, which valgrind's 20-50x
+# slowdown overruns (the signal lands before the handler exists, exit 143).
+[ ${#patterns[@]} -eq 0 ] && patterns=(10-unit 20-launch 21-trainjob 25-crd 40-health 50-kube-client 60-launch-run
+	60-launch-component 60-launch-reattach 61-launch 70-render 71-render 85-readme)
 command -v valgrind >/dev/null || { echo "valgrind is not installed"; echo "0 passed, 1 failed"; exit 1; }
 
 wrap=$build/vg-wrap
@@ -52,4 +56,7 @@ done
 echo "# valgrind: $procs processes checked, $bad with memcheck reports"
 failed=$((failed + bad))
 echo "$passed passed, $failed failed"
+# for scripts/reliability-report.sh
+echo "$(date -u '+%Y-%m-%d %H:%M UTC'): suites ${patterns[*]}: $passed passed, $((failed - bad)) failed; $procs processes under memcheck, $bad with a memory error or leak report" \
+	>"$build/vg-summary.txt"
 [ "$failed" -eq 0 ]
