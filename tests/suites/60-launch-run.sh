@@ -109,3 +109,9 @@ expect '... both nodes'"'"' logs are streamed with their completion index as wor
 expect '... the outputs carry the TrainJob condition (Complete -> Succeeded)' '
 	test "$(cat $O/tj1/state)" = Succeeded && test "$(cat $O/tj1/reason)" = AllJobsCompleted'
 expect '... progress shows running nodes counted from the pods' 'grep -q "Running: [12]/2 workers active" $T/tj1.err'
+
+expect_run 0 '--server-dry-run has the server validate the job and creates nothing' sdr \
+	launch --server-dry-run -o json --name sdr1 --image x/jax:1 --workers 2
+expect '... stdout is the object the server would store, with our identity label; no job exists' '
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j[\"metadata\"][\"name\"]==\"sdr1\" and \"jaxjob.dev/launch-id\" in j[\"metadata\"][\"labels\"]" $T/sdr.out &&
+	test "$(job_state sdr1)" = absent'
