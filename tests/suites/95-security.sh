@@ -20,6 +20,9 @@ register_secrets
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=wrong-ca \
 	-keyout "$T/wrong.key" -out "$T/wrong-ca.pem" -days 2 >/dev/null 2>&1
 sed "s#certificate-authority: .*#certificate-authority: $T/wrong-ca.pem#" "$KS/kubeconfig" >"$T/kc-wrong"
+# a kubeconfig that would skip verification, offered through $KUBECONFIG
+sed "s#certificate-authority: .*#insecure-skip-tls-verify: true#" "$KS/kubeconfig" >"$T/kc-insecure"
+grep -q 'insecure-skip-tls-verify: true' "$T/kc-insecure" || echo "not ok - building the insecure kubeconfig"
 # a home with a .curlrc that says "insecure" (only the curl tool reads it)
 mkdir -p "$T/home"
 echo insecure >"$T/home/.curlrc"
@@ -54,11 +57,13 @@ expect 'only the explicit --insecure-skip-tls-verify gets through, with a warnin
 	jj launch --kubeconfig "$T/kc-wrong" --insecure-skip-tls-verify --server-dry-run --name tls-flag \
 		--image x/jax:1 -- python x.py >"$KEEP/tls-flag.out" 2>"$KEEP/tls-flag.err" &&
 	grep -q "^kind: JAXJob" "$KEEP/tls-flag.out" && grep -qi "warning: TLS verification is disabled" "$KEEP/tls-flag.err"'
-# a server certificate for another name, signed by the trusted CA, is refused too
-expect 'a certificate that does not match the server name is refused (localhost vs 127.0.0.2 ... via tls-server-name)' '
+# the right CA but another expected server name (tls-server-name): refused too
+expect 'a server certificate that does not match the expected name (tls-server-name) is refused' '
 	sed "s#^\(    certificate-authority: .*\)#\1\n    tls-server-name: not-the-server.example#" "$KS/kubeconfig" >"$T/kc-name" &&
+	grep -q "tls-server-name: not-the-server.example" "$T/kc-name" &&
 	! jj launch --kubeconfig "$T/kc-name" --server-dry-run --name tls-name --image x/jax:1 -- python x.py \
-		>"$KEEP/tls-name.out" 2>"$KEEP/tls-name.err" && ! test -s "$KEEP/tls-name.out"'
+		>"$KEEP/tls-name.out" 2>"$KEEP/tls-name.err" && ! test -s "$KEEP/tls-name.out" &&
+	grep -qi "tls\|certificate\|not-the-server" "$KEEP/tls-name.err"'
 
 # --- 2. render stays inside the repository -------------------------------------
 MARK="outside-secret-$RANDOM$RANDOM-do-not-print"
