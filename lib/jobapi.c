@@ -299,7 +299,8 @@ int jobapi_check_runtime(struct kube_client *c, const struct jobapi *api, const 
 		return 0;
 	int rc = kube_get(c, r, ns, name, &obj, e);
 	cJSON_Delete(obj);
-	if (rc == 0 || e->code != ERR_NOTFOUND)
+	/* Trainer v2 not installed at all: kube_status.h already says so, plainly */
+	if (rc == 0 || e->code != ERR_NOTFOUND || strstr(e->msg, " does not serve "))
 		return rc;
 	char server[ERR_MSG_MAX / 2];
 	snprintf(server, sizeof(server), "%.*s", (int)sizeof(server) - 1, e->msg);

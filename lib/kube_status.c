@@ -101,11 +101,13 @@ static int describe_api(const char *path, const char *server, struct buf *out)
 		sscanf(rest + 1, "%127[^/?]", plural);
 	if (!server)
 		server = "the API server";
+	/* the operators of the two job APIs jaxjob speaks (lib/jobapi.h) */
+	const char *op = !strcmp(group, "trainer.kubeflow.org") ?
+		"Kubeflow Trainer v2 for trainjobs" : "the Kubeflow training operator for jaxjobs";
 	if (*plural)
 		buf_addf(out, "%s does not serve %s/%s %s: the CustomResourceDefinition "
-			 "%s.%s is not installed (install its operator, e.g. the Kubeflow "
-			 "training operator for jaxjobs)", server, group, version, plural,
-			 plural, group);
+			 "%s.%s is not installed (install its operator, e.g. %s)", server, group,
+			 version, plural, plural, group, op);
 	else
 		buf_addf(out, "%s does not serve the API %s/%s: its CustomResourceDefinitions "
 			 "are not installed", server, group, version);
