@@ -169,17 +169,8 @@ static int check_worker(const char *name, const cJSON *w, struct err *e)
 int jaxjob_validate(const cJSON *job, struct err *e)
 {
 	static const char *const spec_fields[] = { "runPolicy", "jaxReplicaSpecs", NULL };
-	if (!cJSON_IsObject(job))
-		return err_set(e, ERR_INPUT, "a JAXJob must be a mapping, got %s", jcheck_type_name(job));
-	const cJSON *av = jcheck_member(job, "apiVersion"), *kind = jcheck_member(job, "kind");
-	if (!cJSON_IsString(av) || strcmp(av->valuestring, JAXJOB_API_VERSION))
-		return err_set(e, ERR_INPUT, "apiVersion must be %s, got %s%s%s", JAXJOB_API_VERSION,
-			       cJSON_IsString(av) ? "\"" : "", cJSON_IsString(av) ? av->valuestring :
-			       jcheck_type_name(av), cJSON_IsString(av) ? "\"" : "");
-	if (!cJSON_IsString(kind) || strcmp(kind->valuestring, JAXJOB_KIND))
-		return err_set(e, ERR_INPUT, "kind must be %s, got %s%s%s", JAXJOB_KIND,
-			       cJSON_IsString(kind) ? "\"" : "", cJSON_IsString(kind) ?
-			       kind->valuestring : jcheck_type_name(kind), cJSON_IsString(kind) ? "\"" : "");
+	if (jcheck_type(job, JAXJOB_API_VERSION, JAXJOB_KIND, e) < 0)
+		return -1;
 	if (jcheck_metadata(jcheck_member(job, "metadata"), e) < 0)
 		return -1;
 	const cJSON *spec = jcheck_member(job, "spec");

@@ -211,3 +211,30 @@ int jcheck_metadata(const cJSON *md, struct err *e)
 		return -1;
 	return 0;
 }
+
+/* `"value"` for a string, else its type ("a number"), for messages. */
+static void describe(const cJSON *v, char *out, size_t size)
+{
+	if (cJSON_IsString(v))
+		snprintf(out, size, "\"%s\"", v->valuestring);
+	else
+		snprintf(out, size, "%s", jcheck_type_name(v));
+}
+
+int jcheck_type(const cJSON *obj, const char *api_version, const char *kind, struct err *e)
+{
+	const cJSON *av = jcheck_member(obj, "apiVersion"), *k = jcheck_member(obj, "kind");
+	char got[256];
+	if (!cJSON_IsObject(obj))
+		return err_set(e, ERR_INPUT, "a %s must be a mapping, got %s", kind,
+			       jcheck_type_name(obj));
+	if (!cJSON_IsString(av) || strcmp(av->valuestring, api_version)) {
+		describe(av, got, sizeof(got));
+		return err_set(e, ERR_INPUT, "apiVersion must be %s, got %s", api_version, got);
+	}
+	if (!cJSON_IsString(k) || strcmp(k->valuestring, kind)) {
+		describe(k, got, sizeof(got));
+		return err_set(e, ERR_INPUT, "kind must be %s, got %s", kind, got);
+	}
+	return 0;
+}

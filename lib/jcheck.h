@@ -63,6 +63,9 @@ int jcheck_strings(const char *path, const cJSON *list, int max_items, struct er
 /* An optional list of EnvVar objects (name a string, value a string). */
 int jcheck_env(const char *path, const cJSON *env, int max_items, struct err *e);
 
+/* A mapping with exactly this apiVersion and kind. */
+int jcheck_type(const cJSON *obj, const char *api_version, const char *kind, struct err *e);
+
 /*
  * metadata of a namespaced object whose name is a DNS-1035 label (JAXJob,
  * TrainJob): name required, namespace a DNS-1123 label, labels with label

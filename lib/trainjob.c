@@ -169,27 +169,10 @@ static int check_spec(const cJSON *spec, struct err *e)
 	return 0;
 }
 
-static int check_type(const cJSON *job, struct err *e)
-{
-	const cJSON *av = jcheck_member(job, "apiVersion"), *kind = jcheck_member(job, "kind");
-	if (!cJSON_IsString(av) || strcmp(av->valuestring, TRAINJOB_API_VERSION))
-		return err_set(e, ERR_INPUT, "apiVersion must be %s, got %s%s%s", TRAINJOB_API_VERSION,
-			       cJSON_IsString(av) ? "\"" : "", cJSON_IsString(av) ? av->valuestring :
-			       jcheck_type_name(av), cJSON_IsString(av) ? "\"" : "");
-	if (!cJSON_IsString(kind) || strcmp(kind->valuestring, TRAINJOB_KIND))
-		return err_set(e, ERR_INPUT, "kind must be %s, got %s%s%s", TRAINJOB_KIND,
-			       cJSON_IsString(kind) ? "\"" : "", cJSON_IsString(kind) ?
-			       kind->valuestring : jcheck_type_name(kind),
-			       cJSON_IsString(kind) ? "\"" : "");
-	return 0;
-}
-
 int trainjob_validate(const cJSON *job, struct err *e)
 {
-	if (!cJSON_IsObject(job))
-		return err_set(e, ERR_INPUT, "a TrainJob must be a mapping, got %s",
-			       jcheck_type_name(job));
-	if (check_type(job, e) < 0 || jcheck_metadata(jcheck_member(job, "metadata"), e) < 0 ||
+	if (jcheck_type(job, TRAINJOB_API_VERSION, TRAINJOB_KIND, e) < 0 ||
+	    jcheck_metadata(jcheck_member(job, "metadata"), e) < 0 ||
 	    check_spec(jcheck_member(job, "spec"), e) < 0)
 		return -1;
 	return check_name_length(
