@@ -108,6 +108,17 @@ static double duration_of(const struct launch_result *r)
 	return done >= start ? done - start : -1;
 }
 
+/* Worker counts: from the job's status, or from the pods when it has none. */
+static void workers_of(const struct launch_result *r, struct launch_workers *w)
+{
+	launch_workers_of(r->job ? r->job : r->manifest, w);
+	if (r->pod_counts) {
+		w->active = r->counted.active;
+		w->succeeded = r->counted.succeeded;
+		w->failed = r->counted.failed;
+	}
+}
+
 static const char *job_name(const struct launch_result *r)
 {
 	const char *n = str_at(r->job, "metadata", "name", NULL);
@@ -223,9 +234,11 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 	double d = duration_of(r);
 	const char *name = job_name(r), *ns = job_ns(r);
 
-	launch_workers_of(r->job ? r->job : r->manifest, &w);
-	buf_addf(out, "### JAXJob %s/%s: %s\n\n", ns ? ns : "?", name ? name : "?",
-		 r->state ? r->state : "Unknown");
+	workers_of(r, &w);
+	const char *kind = str_at(r->job ? r->job : r->manifest, "kind", NULL, NULL);
+
+	buf_addf(out, "### %s %s/%s: %s\n\n", kind ? kind : "JAXJob", ns ? ns : "?",
+		 name ? name : "?", r->state ? r->state : "Unknown");
 	buf_adds(out, "| | |\n|---|---|\n");
 	md_row(out, "state", r->state);
 	md_row(out, "reason", r->reason);
@@ -283,7 +296,7 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 			buf_addf(v, "%.3f", d);
 		break;
 	case 11:
-		launch_workers_of(r->job ? r->job : r->manifest, &w);
+		workers_of(r, &w);
 		buf_addf(v, "{\"active\":%d,\"failed\":%d,\"replicas\":%d,\"succeeded\":%d}",
 			 w.active, w.failed, w.replicas, w.succeeded);
 		break;

@@ -36,6 +36,11 @@ struct launch_result {
 	const cJSON *manifest;	/* the object we created (or meant to), or NULL */
 	const char *ns;		/* namespace, when no job object says it */
 	const char *cleanup;	/* what cleanup did ("deleted", "suspended"), or NULL */
+	int pod_counts;		/* use `counted` for the worker counts: the job's
+				 * status has none (TrainJob counts child Jobs) */
+	struct launch_workers_counted {
+		int active, succeeded, failed;
+	} counted;
 	int exit_code;
 	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
 };

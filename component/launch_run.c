@@ -363,6 +363,21 @@ static void report(struct launch_state *st, const struct launch_result *r)
 			     r->message[0] ? ": " : "", r->message, r->exit_code);
 }
 
+/* A TrainJob's status counts child Jobs, not pods: count the pods we saw. */
+static void count_from_pods(const struct launch_state *st, struct launch_result *r)
+{
+	struct launch_workers w;
+	const cJSON *status = cJSON_GetObjectItemCaseSensitive(st->job, "status");
+
+	if (!st->job || cJSON_GetObjectItemCaseSensitive(status, "replicaStatuses") || !st->npods)
+		return;
+	launch_workers_count(st, &w);
+	r->pod_counts = 1;
+	r->counted.active = w.active;
+	r->counted.succeeded = w.succeeded;
+	r->counted.failed = w.failed;
+}
+
 /* ---- server-side dry run --------------------------------------------------- */
 
 static int server_dry_run(struct launch_state *st, struct launch_result *r)
@@ -479,6 +494,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 			if (st.end != END_FINISHED || !launch_judge_succeeded(st.job))
 				launch_workers_report(&st);
 			action = judge_end(&st, &r);
+			count_from_pods(&st, &r);
 			launch_workers_stop(&st);
 			launch_cleanup(&st, action, &note);
 		}

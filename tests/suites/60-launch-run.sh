@@ -103,11 +103,13 @@ expect '... each worker'"'"'s lines of both containers are there, each once (cra
 # ---- the same flow for a Trainer v2 TrainJob (jax-distributed runtime) ----------------
 expect_run 0 '--api trainjob: a 2-node TrainJob that completes exits 0' tj1 \
 	launch --api trainjob --name tj1 --image x/jax:1 --workers 2 --env SIM_LINES=2 \
-	--out-state="$O/tj1/state" --out-reason="$O/tj1/reason" -- python train.py
+	--out-state="$O/tj1/state" --out-reason="$O/tj1/reason" --out-workers="$O/tj1/workers" -- python train.py
 expect '... both nodes'"'"' logs are streamed with their completion index as worker number' '
 	for w in 0 1; do test "$(grep -c "^\[worker-$w\] step [12]/2 " $T/tj1.out)" -eq 2 || exit 1; done'
 expect '... the outputs carry the TrainJob condition (Complete -> Succeeded)' '
 	test "$(cat $O/tj1/state)" = Succeeded && test "$(cat $O/tj1/reason)" = AllJobsCompleted'
+expect '... worker counts come from the pods (a TrainJob status counts Jobs)' \
+	'test "$(cat $O/tj1/workers)" = "{\"active\":0,\"failed\":0,\"replicas\":2,\"succeeded\":2}"'
 expect '... progress shows running nodes counted from the pods' 'grep -q "Running: [12]/2 workers active" $T/tj1.err'
 
 expect_run 0 '--server-dry-run has the server validate the job and creates nothing' sdr \
