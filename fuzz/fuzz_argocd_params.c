@@ -12,6 +12,7 @@
  * rendered stream parses back with one document per job.
  */
 #include "fuzz_common.h"
+#include "jobapi.h"
 #include "render.h"
 #include "yj.h"
 
@@ -26,6 +27,7 @@ static void add_job(struct render_set *s, const char *name, const char *doc)
 	struct render_job *j = &s->v[s->n++];
 	memset(j, 0, sizeof(*j));
 	j->file = xstrdup(name);
+	j->api = &JOBAPI_JAXJOB;	/* what render_repo.c sets for a job without `api:` */
 	j->name = xstrdup(strchr(name, '/') + 1);
 	*strchr(j->name, '.') = '\0';
 	struct err e = ERR_INIT;
