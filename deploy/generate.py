@@ -86,6 +86,7 @@ def argocd_cm_patch(src):
 # output (relative to deploy/) -> (source relative to the top, transform)
 OUTPUTS = [
     ("pipeline-step/rbac.yaml", "examples/rbac.yaml", with_header),
+    ("pipeline-step-trainjob/rbac-trainjob.yaml", "examples/rbac-trainjob.yaml", with_header),
     ("argocd/component/plugin.yaml", "argocd-plugin/plugin.yaml", copy_verbatim),
     ("argocd/component/repo-server-sidecar.yaml", "argocd-plugin/repo-server-sidecar.yaml", with_header),
     ("argocd/component/argocd-cm-health.yaml", "health-checks/argocd-cm.yaml", argocd_cm_patch),

@@ -41,6 +41,19 @@ def need(cond, msg):
     if not cond:
         sys.exit("FAIL: " + msg)
 
+if what == "pipeline-step-trainjob":
+    src = {(d["kind"], d["metadata"]["name"]): d
+           for d in yaml.safe_load_all(open("examples/rbac-trainjob.yaml")) if d}
+    need(by == src, "objects equal examples/rbac-trainjob.yaml")
+    kinds = sorted(k for k, _ in by)
+    need(kinds == ["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"], f"kinds {kinds}")
+    for (k, n), d in by.items():
+        if k.endswith("Binding"):
+            need((d["roleRef"]["kind"], d["roleRef"]["name"]) in by, f"{n} binds a role of this build")
+            need(all(sb["kind"] == "ServiceAccount" and sb["name"] == "jaxjob-launcher" for sb in d["subjects"]),
+                 f"{n} binds the step's ServiceAccount jaxjob-launcher")
+    sys.exit(0)
+
 if what == "pipeline-step":
     src = {(d["kind"], d["metadata"]["name"]): d
            for d in yaml.safe_load_all(open("examples/rbac.yaml")) if d}
@@ -120,6 +133,13 @@ if kubectl kustomize deploy/pipeline-step >"$T/step.yaml" 2>"$T/step.err"; then
 else
 	not_ok 'kubectl kustomize deploy/pipeline-step builds offline'
 	cat "$T/step.err" >&2
+fi
+if kubectl kustomize deploy/pipeline-step-trainjob >"$T/step-tj.yaml" 2>"$T/step-tj.err"; then
+	expect 'kubectl kustomize deploy/pipeline-step-trainjob builds: the Trainer v2 RBAC of examples/rbac-trainjob.yaml, bound to jaxjob-launcher' \
+		'validate pipeline-step-trainjob "$T/step-tj.yaml"'
+else
+	not_ok 'kubectl kustomize deploy/pipeline-step-trainjob builds offline'
+	cat "$T/step-tj.err" >&2
 fi
 mkdir -p "$T/ns"
 # kustomize v2 (Debian's kubectl 1.20) takes directories only under `bases:`.
