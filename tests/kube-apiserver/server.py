@@ -351,6 +351,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             kind, f = app.faults.request_fault(method, path)
             if f is not None:
                 raise injected(kind, f)
+            ctype = (self.headers.get('Content-Type') or '').split(';')[0].strip().lower()
+            if method in ('POST', 'PUT') and body and ctype not in ('', 'application/json', 'application/yaml'):
+                # no protobuf (or anything else) here: JSON only
+                raise err(415, 'the body of the request was in an unknown format - accepted media types include: '
+                               'application/json, application/yaml')
             app.route(self, method, path, q, body, user)
         except ApiError as e:
             if self.status_sent is None:
