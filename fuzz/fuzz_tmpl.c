@@ -2,22 +2,26 @@
  * fuzz_tmpl.c - libFuzzer target for templates and job parameters:
  * lib/tmpl.c (placeholders substituted in the parsed tree), lib/jobparams.c
  * (the parameter vocabulary, text forms, derived values) and
- * lib/jaxjob.c (validation of the result).
+ * lib/jaxjob.c and lib/trainjob.c (validation of the result).
  *
  * Input: byte 0 selects the mode.
  *   bit 0 = 1: a template of the input's own: template YAML, a NUL byte,
  *              then a YAML mapping of values; tmpl_parse + tmpl_render;
- *   bit 0 = 0: the built-in template (templates/jaxjob.yaml) with job
- *              parameters, the way launch and render use it:
+ *   bit 0 = 0: the built-in template (templates/jaxjob.yaml, or with
+ *              bit 2 = 1 templates/trainjob.yaml) with job parameters, the
+ *              way launch and render use it (refused parameters, tidy):
  *              bit 1 = 0: a YAML mapping name -> value (job file, Argo CD);
  *              bit 1 = 1: lines "name=text" (flags, KFP inputs, ARGOCD_ENV).
  * Contracts: errors are one line; whatever renders emits as YAML that
- * parses back to the same tree; jaxjob_validate() never crashes on it.
+ * parses back to the same tree; jaxjob_validate() and trainjob_validate()
+ * never crash on it.
  */
 #include "fuzz_common.h"
 #include "jaxjob.h"
+#include "jobapi.h"
 #include "jobparams.h"
 #include "tmpl.h"
+#include "trainjob.h"
 #include "yj.h"
 
 static void emit_and_check(const cJSON *tree)
@@ -32,6 +36,9 @@ static void emit_and_check(const cJSON *tree)
 	buf_free(&out);
 	if (jaxjob_validate(tree, &e))
 		fuzz_check_err(&e, "jaxjob_validate");
+	err_clear(&e);
+	if (trainjob_validate(tree, &e))
+		fuzz_check_err(&e, "trainjob_validate");
 }
 
 static void own_template(const char *p, size_t len)
@@ -97,20 +104,22 @@ static int load_params(const char *p, size_t len, int text, cJSON *params, struc
 	return rc;
 }
 
-static void builtin_template(const char *p, size_t len, int text)
+/* The built-in template of either API (lib/jobapi.h), as launch uses it. */
+static void builtin_template(const char *p, size_t len, int text, const struct jobapi *api)
 {
-	size_t tlen = 0;
-	const char *ttext = tmpl_builtin(TMPL_DEFAULT, &tlen);
-	FUZZ_CHECK(ttext != NULL, "no built-in template");
 	cJSON *tree = NULL, *params = cJSON_CreateObject(), *out = NULL;
 	struct err e = ERR_INIT;
-	FUZZ_CHECK(tmpl_parse(ttext, tlen, TMPL_DEFAULT, &tree, &e) == 0, "built-in: %s", e.msg);
+	FUZZ_CHECK(jobapi_template(api, NULL, &tree, NULL, &e) == 0, "built-in: %s", e.msg);
 	if (load_params(p, len, text, params, &e)) {
 		if (e.code != ERR_OK)
 			fuzz_check_err(&e, "parameters");
-	} else if (jobparams_render(tree, params, TMPL_DEFAULT, &out, &e)) {
+	} else if (jobapi_check_params(api, params, &e)) {
+		fuzz_check_err(&e, "jobapi_check_params");
+	} else if (jobparams_render(tree, params, api->tmpl, &out, &e)) {
 		fuzz_check_err(&e, "jobparams_render");
 	} else {
+		if (api->tidy)
+			api->tidy(out);
 		emit_and_check(out);
 	}
 	cJSON_Delete(out);
@@ -126,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 1)
 		own_template(p, size - 1);
 	else
-		builtin_template(p, size - 1, data[0] & 2);
+		builtin_template(p, size - 1, data[0] & 2,
+				 data[0] & 4 ? &JOBAPI_TRAINJOB : &JOBAPI_JAXJOB);
 	return 0;
 }

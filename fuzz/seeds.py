@@ -87,6 +87,10 @@ def own(out):
     #       odd = template text, NUL, values
     put(out, 'tmpl', b'\0image: x/jax:1\nworkers: 4\ncommand: [python, train.py]\n'
         b'env: [{name: A, value: "x\\nkind: Secret"}]\nlabels: {team: a}\n')
+    # byte 0 with bit 2: the built-in TrainJob template (runtime patch, tidy)
+    put(out, 'tmpl', b'\4name: mnist\nworkers: 4\nruntime: jax-distributed\nimage: x/jax:1\n'
+        b'volumes: [{name: shm, emptyDir: {}}]\nvolume-mounts: [{name: shm, mountPath: /dev/shm}]\n'
+        b'node-selector: {pool: gpu}\nsuspend: true\n')
     put(out, 'tmpl', b'\1a: ((x))\nb: "pre-((y))-post"\nc: [((z?)), 2]\nd: {e: ((w?))}\n\0'
         b'x: [1, 2]\ny: s\nw: null\n')
     put(out, 'tmpl', b'\1spec:\n  replicas: ((n))\n  name: "((name))"\n\0n: 3\nname: "((n))"\n')
