@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "argocd-plugin/render.h"
+#include "jobapi.h"
 #include "yj.h"
 
 /* Two concise jobs and a plain one, built in memory (no repository). */
@@ -28,11 +29,13 @@ static void make_set(struct render_set *s)
 		j->name = xstrdup(cJSON_GetObjectItemCaseSensitive(j->doc, "name")->valuestring);
 		j->file = xstrdup(i ? "b.jaxjob.yaml" : "a.jaxjob.yaml");
 		j->hash_name = 1;
+		j->api = &JOBAPI_JAXJOB;	/* what render_repo.c sets without `api:` */
 	}
 	struct render_job *p = &s->v[s->n++];
 	p->name = xstrdup("plain");
 	p->file = xstrdup("p.jaxjob.yaml");
 	p->manifest = cJSON_CreateObject();
+	p->api = &JOBAPI_JAXJOB;
 }
 
 static int apply(struct render_set *s, char **env, const char *params, struct err *e)
