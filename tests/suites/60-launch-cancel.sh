@@ -16,11 +16,6 @@ expect '... the outputs say Timeout and still name the job' '
 	test "$(cat $O/to1/state)" = Timeout && grep -q "timeout of 2s" $O/to1/message && test -s $O/to1/uid'
 expect '... the worker logs were streamed until then' 'grep -q "^\[worker-1\] INFO:sim:still running" $T/to1.out'
 
-# wait until the job runs, then signal
-signal_when_running() { # NAME SIGNAL
-	wait_for grep -q "Running:" "$T/$1.err" && kill -"$2" "$(eval echo \$BG_$1)"
-}
-
 bg_launch sg1 --name sg1 $HANG --out-state="$O/sg1/state"
 signal_when_running sg1 TERM
 bg_wait sg1
