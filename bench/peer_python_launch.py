@@ -17,20 +17,6 @@ from kubernetes import client, config, watch
 
 GROUP, VERSION, PLURAL = "kubeflow.org", "v1", "jaxjobs"
 
-# The client sends boolean query parameters as "True"/"False". A real
-# kube-apiserver parses those like "true"; the test server only accepts
-# lower case ("1"/"true"), and would answer watch=True with a plain LIST.
-# Send what client-go sends; nothing else changes.
-_to_tuples = client.ApiClient.parameters_to_tuples
-
-
-def _lower_bools(self, params, collection_formats):
-    return [(k, str(v).lower() if isinstance(v, bool) else v)
-            for k, v in _to_tuples(self, params, collection_formats)]
-
-
-client.ApiClient.parameters_to_tuples = _lower_bools
-
 
 def manifest(name, ns, workers, env):
     return {

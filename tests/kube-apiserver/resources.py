@@ -54,6 +54,12 @@ SSAR = Res('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjec
 ALL = [NAMESPACES, PODS, EVENTS, JAXJOBS, TRAINJOBS, CTRS, TRS, SSAR]
 
 
+def query_bool(v):
+    """A boolean query parameter as the apiserver reads it (Go's strconv.ParseBool):
+    the official Python client sends watch=True, kubectl sends watch=true."""
+    return v in ('1', 't', 'T', 'true', 'TRUE', 'True')
+
+
 def served(crds):
     """Resources served given the installed CRD groups (a set like {'kubeflow.org', 'trainer.kubeflow.org'})."""
     return [r for r in ALL if not r.custom or r.group in crds]

@@ -346,7 +346,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return
             entry = app.reqlog.add({'time': time.time(), 'method': method, 'path': path, 'query': u.query,
                                     'user': user.name, 'userAgent': self.headers.get('User-Agent', ''),
-                                    'watch': q.get('watch') in ('1', 'true'), 'follow': q.get('follow') in ('1', 'true')})
+                                    'watch': R.query_bool(q.get('watch')), 'follow': R.query_bool(q.get('follow'))})
             app.faults.delay(path)
             kind, f = app.faults.request_fault(method, path)
             if f is not None:
@@ -567,7 +567,7 @@ class App:
         sub = rest[2] if len(rest) > 2 else None
         if len(rest) > 3:
             raise NotFoundPage()
-        watch = q.get('watch') in ('1', 'true')
+        watch = R.query_bool(q.get('watch'))
         if method == 'GET':
             verb = 'get' if name else ('watch' if watch else 'list')
         else:

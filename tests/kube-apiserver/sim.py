@@ -983,7 +983,7 @@ class Simulator:
                 opts[key] = int(v)
             except ValueError:
                 raise err(400, f'strconv.ParseInt: parsing "{v}": invalid syntax')
-        follow = q.get('follow') in ('true', '1')
+        follow = R.query_bool(q.get('follow'))
         stamps = q.get('timestamps') in ('true', '1')
         previous = q.get('previous') in ('true', '1')
         if not (pod.get('spec') or {}).get('nodeName'):
