@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "jobparams_items.h"
+#include "jtree.h"
 #include "k8sname.h"
 #include "quantity.h"
 #include "tmpl.h"
@@ -391,7 +392,7 @@ static void objlist_upsert(cJSON *list, const struct jobparam *p, cJSON *item)
 	cJSON *old;
 	cJSON_ArrayForEach(old, list) {
 		const cJSON *ok = k ? cJSON_GetObjectItemCaseSensitive(old, p->item_key) : NULL;
-		if (ok && cJSON_Compare(ok, k, 1)) {
+		if (ok && jtree_equal(ok, k)) {
 			cJSON_ReplaceItemViaPointer(list, old, item);
 			return;
 		}
@@ -553,7 +554,7 @@ static int set_objlist_value(cJSON *params, const struct jobparam *p, const cJSO
 		for (cJSON *prev = list->child; p->item_key && prev != it; prev = prev->next) {
 			const cJSON *a = cJSON_GetObjectItemCaseSensitive(prev, p->item_key);
 			const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, p->item_key);
-			if (cJSON_Compare(a, b, 1)) {
+			if (jtree_equal(a, b)) {
 				err_set(e, ERR_INPUT, "%s: two items have %s \"%s\"", p->name,
 					p->item_key, cJSON_IsString(b) ? b->valuestring : "?");
 				cJSON_Delete(list);

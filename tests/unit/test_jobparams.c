@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "jobparams.h"
+#include "jtree.h"
 #include "k8sname.h"
 #include "quantity.h"
 #include "tmpl.h"
@@ -18,7 +19,7 @@ static void assert_json(const cJSON *got, const char *want)
 {
 	cJSON *w = cJSON_Parse(want);
 	assert_non_null(w);
-	if (!cJSON_Compare(got, w, 1)) {
+	if (!jtree_equal(got, w)) {
 		char *g = cJSON_PrintUnformatted(got);
 		fail_msg("got %s, want %s", g, want);
 	}

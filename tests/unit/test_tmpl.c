@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "jtree.h"
 #include "tmpl.h"
 
 /* Render YAML `text` with JSON `values`; returns the tree or NULL (err in *e). */
@@ -29,7 +30,7 @@ static void assert_json(const cJSON *tree, const char *want)
 {
 	cJSON *w = cJSON_Parse(want);
 	assert_non_null(w);
-	if (!cJSON_Compare(tree, w, 1)) {
+	if (!jtree_equal(tree, w)) {
 		char *got = cJSON_PrintUnformatted(tree);
 		fail_msg("got %s, want %s", got, want);
 	}
