@@ -77,6 +77,17 @@ expect_exit 1 '--delete-after=always deletes a failed TrainJob too' \
 	launch --api trainjob --name del3 --image x/jax:1 --delete-after always --env SIM_FAIL_WORKER=0 -- python t.py
 expect '... gone' 'test "$(tj_state del3)" = absent'
 
+expect_run 0 'a crashed node'"'"'s pod is replaced (JobSet), and the new pod'"'"'s log is streamed too' rs1 \
+	launch --api trainjob --name rs1 --image x/jax:1 --workers 2 --env SIM_RESTART=1 --env SIM_LINES=2 \
+	--timeout 60s -- python train.py
+expect '... each node: the crash, then a full second run, each line once per pod' '
+	for w in 0 1; do
+		grep -q "^\[worker-$w\] ERROR:sim:worker $w crashed" $T/rs1.out &&
+		test "$(grep -c "^\[worker-$w\] step 1/2 " $T/rs1.out)" -eq 2 &&
+		test "$(grep -c "^\[worker-$w\] step 2/2 " $T/rs1.out)" -eq 1 &&
+		grep -q "^\[worker-$w\] INFO:sim:worker $w finished" $T/rs1.out || exit 1
+	done'
+
 # ---- timeout and signals: deleted, suspended, left -------------------------------------------
 HANG="--api trainjob --image x/jax:1 --workers 2 --env SIM_HANG=1"
 expect_run 3 '--timeout ends the wait with exit 3' to1 \
