@@ -5,19 +5,12 @@
 ks_start
 
 O=$T/outputs
-outs() { # DIR: every output flag into DIR (in nested directories, like KFP)
-	local d=$1 n
-	for n in state reason message job-json manifest job-name job-namespace job-uid \
-		start-time completion-time duration workers summary exit-code; do
-		printf -- '--out-%s=%s/%s/data ' "$n" "$d" "$n"
-	done
-}
 
 ks_mark
 # shellcheck disable=SC2046
 expect_run 0 'a 4-worker job that succeeds exits 0' ok4 \
 	launch --name ok4 --image x/jax:1 --workers 4 --env SIM_LINES=3 \
-	--env SIM_LATE_WORKER=3 --env SIM_LATE_DELAY=1.5 $(outs "$O/ok4") -- python train.py
+	--env SIM_LATE_WORKER=3 --env SIM_LATE_DELAY=1.5 $(outs "$O/ok4" /data) -- python train.py
 expect 'every worker'"'"'s log lines are on stdout, prefixed [worker-N], the late worker included' '
 	for w in 0 1 2 3; do
 		test "$(grep -c "^\[worker-$w\] step [0-9]/3 " "$T/ok4.out")" -eq 3 || exit 1

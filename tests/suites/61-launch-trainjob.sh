@@ -10,13 +10,6 @@ ks_start
 O=$T/outputs
 TJ=/apis/trainer.kubeflow.org/v1alpha1/namespaces/team-a/trainjobs
 
-outs() { # DIR: every output flag into DIR
-	local d=$1 n
-	for n in state reason message job-json manifest job-name job-namespace job-uid \
-		start-time completion-time duration workers summary exit-code; do
-		printf -- '--out-%s=%s/%s ' "$n" "$d" "$n"
-	done
-}
 
 # ---- success: every node's log, outputs, watch not poll ------------------------------
 ks_mark
