@@ -20,7 +20,8 @@ batch=25
 [ -x "$bin" ] || { echo "bench/chaos.sh: $bin is not built (make)" >&2; exit 2; }
 w=$(mktemp -d /tmp/jaxjob-chaos.XXXXXX)
 ks=$w/ks
-trap '"$top/tests/kube-apiserver/stop.sh" "$ks"; rm -rf "$w"' EXIT
+# CHAOS_KEEP=1 keeps the scratch directory (server.log, every launch's output)
+trap '"$top/tests/kube-apiserver/stop.sh" "$ks"; [ "${CHAOS_KEEP:-0}" = 1 ] && echo "kept $w" || rm -rf "$w"' EXIT
 "$top/tests/kube-apiserver/start.sh" "$ks" >/dev/null || exit 1
 kc() { python3 "$top/tests/kube-apiserver/kclient.py" "$ks" "$@"; }
 

@@ -8,16 +8,18 @@
 # check-valgrind` (slow: ~30 min); otherwise the last valgrind summary
 # (build/vg/vg-summary.txt) is reported with its date. Then writes the
 # figures to docs/reliability.md (or $1). Takes ~15 min with the defaults;
-# FUZZ_SECONDS=10 for a quick pass.
+# FUZZ_SECONDS=10 for a quick pass; REPORT_ONLY=1 rewrites the document
+# from the last measurements (build/reliability/) without measuring.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 out=${1:-docs/reliability.md}
 fs=${FUZZ_SECONDS:-60}
 r=build/reliability
+log() { echo "reliability-report: $*" >&2; }
+if [ "${REPORT_ONLY:-0}" != 1 ]; then
 rm -rf "$r"
 mkdir -p "$r"
-log() { echo "reliability-report: $*" >&2; }
 
 log "building (release, sanitizer, fuzz)"
 make -j2 all >"$r/build.log" 2>&1 && make -j2 SAN=1 all unit >>"$r/build.log" 2>&1 &&
@@ -43,6 +45,7 @@ if [ "${VALGRIND:-0}" = 1 ]; then
 	log "make check-valgrind"
 	make check-valgrind >"$r/valgrind.txt" 2>&1
 fi
+fi	# REPORT_ONLY
 
 python3 - "$r" "$out" "$fs" <<'PY'
 import datetime, json, os, platform, re, subprocess, sys
@@ -186,6 +189,29 @@ if vs:
     md.append(f'Last `make check-valgrind`: {vs}\n')
 else:
     md.append('No `make check-valgrind` summary on this machine yet.\n')
+md.append('## Open findings (reported to the owners; see the issue)\n')
+md.append('Found by these tests and benches, not fixed by the reliability work (each is in another '
+          'module); the figures above include their effects when they occurred:\n')
+md.append('- **Logs lost after an outage** (92-fault-matrix `server-down`, intermittent): a worker\'s log '
+          'follow that is in retry backoff when the job\'s terminal event arrives is dropped when the '
+          '2 s drain ends (component/launch_watch.c DRAIN_MAX_S), silently - no warning.')
+md.append('- **Logs of fast workers at scale**: with 1,000 workers that run 0.5 s, `--logs all` prints 0 of '
+          '3,000 lines (the job ends before the pod watch shows them running; no follow is started). '
+          'With 2 s workers all lines arrive.')
+md.append('- **SIGTERM during the create** (bench/chaos.sh, ~1-2% of the signals in the first 0.3 s): '
+          'the create completes, the pending loop stop then cancels the cleanup DELETE at once '
+          '("could not delete ...: cancelled"), the job is orphaned and runs to completion.')
+md.append('- **A changed server certificate mid-run** is retried as a network error until `--timeout` '
+          '(for ever with `--timeout 0`), although the same verification failure at start-up is final '
+          '(exit 4). It fails closed either way: nothing is sent to the unverified server.')
+md.append('- **Test server under chaos** (intermittent, 2 of ~8 runs): for the last batch of launches, '
+          'foreground deletions stop completing (jobs keep their deletionTimestamp > 30 s); launch warns '
+          '"deletion not confirmed within 30s" and exits 5. `CHAOS_KEEP=1 bench/chaos.sh` keeps '
+          'server.log for the next occurrence.')
+md.append('- **valgrind**: the one memcheck report of the last run is an invalid read in '
+          'render_params.c apply_one_param (`j->api->kind` with `j->api` NULL) reached from '
+          'tests/unit/test_render_params.c, whose hand-built plain job has no API descriptor '
+          '(render_repo.c always sets one).\n')
 os.makedirs(os.path.dirname(out) or '.', exist_ok=True)
 open(out, 'w').write('\n'.join(md))
 print(f'wrote {out}')
