@@ -2,11 +2,11 @@
 # A short libFuzzer run of every fuzz target (fuzz/README.md): builds them
 # (make fuzz-build, clang -fsanitize=fuzzer,address,undefined), replays every
 # input that once crashed (fuzz/regress/TARGET/), then fuzzes each target
-# FUZZ_SHORT_SECONDS (default 8) from its seeds. One TAP line per target;
+# FUZZ_SHORT_SECONDS (default 6) from its seeds. One TAP line per target;
 # SKIP when clang or libFuzzer is not installed. `make fuzz` is the long run.
 set -u
 top=$JAXJOB_TOP
-secs=${FUZZ_SHORT_SECONDS:-8}
+secs=${FUZZ_SHORT_SECONDS:-6}
 targets=()
 for f in "$top"/fuzz/fuzz_*.c; do
 	t=${f##*/fuzz_}; targets+=("${t%.c}")
