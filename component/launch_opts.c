@@ -4,9 +4,11 @@
  * Two tables drive everything: lib/jobparams.h's parameter table gives the
  * job flags (so a new parameter is a flag, a job-file key and a help line at
  * once), and run_flags[] below gives the run settings. The parser accepts
- * `--flag VALUE`, `--flag=VALUE`, `-n NS`, `-o json`, bare boolean flags
- * (`--dry-run`, or `--dry-run=false`), and everything after `--` as the
- * container command. The help is printed from the same tables.
+ * `--flag VALUE`, `--flag=VALUE`, `-n NS`, `-o json`, and everything after
+ * `--` as the container command. Boolean flags: bare (`--suspend`) means
+ * true; `--suspend=false` and `--suspend false` both work; the separate form
+ * takes the next word only when it is a boolean literal (true, false, 1, 0;
+ * case-insensitive), so `--suspend --workers 2` stays "true". The help is printed from the same tables.
  */
 #include "launch_opts.h"
 
@@ -301,8 +303,10 @@ static void print_help(void)
 		 "5 cancelled, 6 deleted by someone else, 7 stuck). --dry-run prints the job.\n"
 		 "\n"
 		 "Every option takes --opt VALUE or --opt=VALUE. An empty VALUE unsets a job\n"
-		 "parameter. Job parameters are named as in job files and Argo CD parameters;\n"
-		 "[brackets] show the name where it differs from the option.\n");
+		 "parameter. A boolean option alone means true; --opt false, --opt=false,\n"
+		 "--opt true and --opt=true work too (the next word is taken only if it is\n"
+		 "true, false, 1 or 0). Job parameters are named as in job files and Argo CD\n"
+		 "parameters; [brackets] show the name where it differs from the option.\n");
 	for (const struct jobparam *p = jobparams_all(); p->name; p++) {
 		if (!group || strcmp(group, p->group)) {
 			group = p->group;
@@ -398,7 +402,12 @@ static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, st
 	if (!f && !p)
 		return err_set(e, ERR_INPUT, "unknown option --%s; run `jaxjob launch --help`", name);
 	int is_bool = f ? f->kind == RF_BOOL : p->type == JP_BOOL;
-	if (!value && is_bool)
+	int lit;
+	/* a boolean flag takes the next word only when it is a boolean literal
+	 * (nothing else can follow an option: the command comes after --) */
+	if (!value && is_bool && *i + 1 < argc && jobparams_parse_bool(argv[*i + 1], &lit) == 0)
+		value = argv[++*i];
+	else if (!value && is_bool)
 		value = "true";
 	if (!value) {
 		if (*i + 1 >= argc)

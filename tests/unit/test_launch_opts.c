@@ -143,6 +143,35 @@ static void bad_flags_say_what_is_wrong(void **state)
 	}
 }
 
+/* Boolean flags: bare = true, --flag=V, and --flag V when V is a boolean literal. */
+static void boolean_flags_take_both_forms(void **state)
+{
+	(void)state;
+	struct launch_opts o;
+	struct err e = ERR_INIT;
+	assert_int_equal(parse(&o, &e, "--suspend", "true", "--adopt", "false", "--quiet", "FALSE",
+			       "--dry-run", "--server-dry-run=false", NULL), 0);
+	assert_int_equal(o.adopt, 0);
+	assert_int_equal(o.quiet, 0);
+	assert_int_equal(o.dry_run, 1);
+	assert_int_equal(o.server_dry_run, 0);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o.params, "suspend")));
+	launch_opts_free(&o);
+	assert_int_equal(parse(&o, &e, "--suspend", "false", "--adopt", "true", NULL), 0);
+	assert_int_equal(o.adopt, 1);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o.params, "suspend")));
+	launch_opts_free(&o);
+	/* a bare flag before another option, or at the end, is true */
+	assert_int_equal(parse(&o, &e, "--adopt", "--workers", "2", "--suspend", NULL), 0);
+	assert_int_equal(o.adopt, 1);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o.params, "suspend")));
+	launch_opts_free(&o);
+	/* a word that is not a boolean is not taken as the value */
+	assert_int_equal(parse(&o, &e, "--suspend", "maybe", NULL), -1);
+	assert_non_null(strstr(e.msg, "unexpected argument \"maybe\""));
+	launch_opts_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +180,7 @@ int main(void)
 		cmocka_unit_test(run_flags_fill_their_fields),
 		cmocka_unit_test(job_flags_fill_params_and_namespace),
 		cmocka_unit_test(bad_flags_say_what_is_wrong),
+		cmocka_unit_test(boolean_flags_take_both_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
