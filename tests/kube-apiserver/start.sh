@@ -6,6 +6,13 @@
 # kubeconfig-tokenfile, kubeconfig-cert, kubeconfig-cert-data (namespace team-a), port, pid,
 # url, server.log. Returns once the server answers; exit 1 if it did not come up.
 # Options are passed to server.py (e.g. --no-operator, --bookmark-interval 1, --profile recorded).
+#
+# Under the test runner ($JAXJOB_TMP set), the server's secrets are appended to
+# $JAXJOB_TMP/secrets.list (JAXJOB_SECRETS_LIST overrides), the list
+# tests/suites/99-secrets.sh greps every test output for: each token, every
+# base64 line of the client keys and certificates, and the start of each of
+# those files' base64 encoding (what *-data fields in a kubeconfig hold). So
+# every suite that starts a server is covered, whoever wrote it.
 set -eu
 if [ $# -lt 1 ]; then
 	echo "usage: $0 DIR [server options...]" >&2
@@ -35,3 +42,15 @@ while [ ! -s "$dir/url" ]; do
 	sleep 0.05
 done
 echo "$pid" >"$dir/pid"
+list=${JAXJOB_SECRETS_LIST:-${JAXJOB_TMP:+$JAXJOB_TMP/secrets.list}}
+if [ -n "$list" ]; then
+	for f in "$dir"/*.token; do
+		[ -s "$f" ] && tr -d '\n' <"$f" && echo
+	done >>"$list"
+	for f in "$dir"/*.key "$dir"/admin.crt "$dir"/nobody.crt; do
+		[ -s "$f" ] || continue
+		grep -v -- '-----' "$f" | awk 'length($0) >= 40'
+		base64 -w0 <"$f" | cut -c 1-60
+		echo
+	done >>"$list"
+fi

@@ -6,6 +6,13 @@ ks_start
 
 O=$T/outputs
 
+expect 'the test server registered its tokens and client key/certificate for 99-secrets.sh' '
+	list=$JAXJOB_TMP/secrets.list
+	grep -qxF "$(tr -d "\n" <"$KS/admin.token")" "$list" &&
+	grep -qxF "$(tr -d "\n" <"$KS/nobody.token")" "$list" &&
+	grep -qxF "$(grep -v -- ----- "$KS/admin.key" | head -n 1)" "$list" &&
+	grep -qxF "$(grep -v -- ----- "$KS/admin.crt" | head -n 1)" "$list"'
+
 ks_mark
 # shellcheck disable=SC2046
 expect_run 0 'a 4-worker job that succeeds exits 0' ok4 \

@@ -2,8 +2,9 @@
 # No token, key or client certificate ever appears in any output of any test.
 #
 # Runs LAST (99-). Secrets: $JAXJOB_TMP/secrets.list, one string a line,
-# written by every suite that starts the Kubernetes API test server and
-# calls register_secrets (tests/suites/90-reliability.lib): its tokens, the
+# appended by tests/kube-apiserver/start.sh each time a suite starts a
+# Kubernetes API test server (and by register_secrets in
+# tests/suites/90-reliability.lib, which is now redundant): its tokens, the
 # base64 lines of its client keys and certificates, and the start of their
 # base64 encoding (what *-data fields hold). Searched: everything under
 # $JAXJOB_TMP - the stdout/stderr of every suite that ran before
