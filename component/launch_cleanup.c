@@ -15,7 +15,10 @@
  * operator deletes the pods and keeps the job, to be resumed later.
  *
  * Nothing here fails the run: the exit code says how the job ended; a
- * cleanup problem is a warning on stderr and a note in the outputs.
+ * cleanup problem is a warning on stderr and a note in the outputs. When
+ * the wait ended because the API server's certificate failed verification
+ * (kube_err_tls_untrusted), no cleanup is attempted: the job is left as is,
+ * and the warning says so.
  */
 #include <string.h>
 
@@ -71,8 +74,8 @@ static void delete_job(struct launch_state *st, struct buf *note)
 			cJSON_Delete(answer);
 			return;
 		}
-		launch_progress_note(&st->prog, "warning: could not delete %s %s/%s: %s",
-				     st->kind, st->ns, st->name, e.msg);
+		launch_progress_note(&st->prog, "warning: could not delete %s %s/%s: %s; the job "
+				     "is left as is", st->kind, st->ns, st->name, e.msg);
 		buf_addf(note, "delete failed: %s", e.msg);
 		cJSON_Delete(answer);
 		return;
@@ -143,6 +146,16 @@ void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
 	 * delete gets its turn.
 	 */
 	kube_client_set_retry(st->c, CLEANUP_RETRY_S);
+	if (action != CLEAN_NONE && kube_err_tls_untrusted(&st->end_err)) {
+		/* every request would fail the same way: do not pretend to try */
+		launch_progress_note(&st->prog, "warning: cannot %s %s %s/%s: the API server's "
+				     "certificate is not trusted; the job is left as is (%s it by "
+				     "hand once the cluster's CA is sorted out)",
+				     action == CLEAN_DELETE ? "delete" : "suspend", st->kind, st->ns,
+				     st->name, action == CLEAN_DELETE ? "delete" : "suspend");
+		buf_addf(note, "cleanup impossible (TLS verification failed): job left as is");
+		return;
+	}
 	switch (action) {
 	case CLEAN_NONE:
 		break;

@@ -179,7 +179,8 @@ static void on_log_end(void *ud, const struct err *e)
 	p->log = NULL;
 	if (!e && (!p->running || st->draining)) {
 		p->done_restarts = p->ls.restarts;
-	} else if (!p->gone && wants_logs(st, p) && ++p->drops <= MAX_DROPS) {
+	} else if (!p->gone && wants_logs(st, p) && !kube_err_tls_untrusted(e) &&
+		   ++p->drops <= MAX_DROPS) {
 		p->clean_end = !e;
 		p->refollow = kube_timer_add(st->c, REFOLLOW_DELAY_S, on_refollow, p);
 	} else if (e) {

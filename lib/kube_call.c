@@ -173,9 +173,15 @@ static void curl_failure(const struct kube_call *k, const struct kube_xfer *x, s
 	switch (x->result) {
 	case CURLE_PEER_FAILED_VERIFICATION:
 	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+		/* final everywhere (calls, watches, log follows): a certificate we
+		 * do not trust does not become trusted by asking again */
 		err_set(e, ERR_NETWORK, "TLS verification of %s failed: %s; check the "
 			"certificate-authority of cluster \"%s\" in %s", cfg->server, why,
 			cfg->cluster_name ? cfg->cluster_name : "?", cfg->source ? cfg->source : "?");
+		snprintf(e->reason, sizeof(e->reason), "%s", KUBE_REASON_TLS_UNTRUSTED);
 		break;
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_CERTPROBLEM:

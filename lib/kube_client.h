@@ -22,6 +22,9 @@
  *     (kube_status.h); a 401 refreshes refreshable credentials (token file,
  *     exec plugin) and retries once; other 4xx are final;
  *   - on failure fills struct err from the API's Status body (kube_status.h).
+ *     A server certificate that fails verification is final, never retried
+ *     (at start or mid-run: a changed certificate must fail closed), and
+ *     marked with reason KUBE_REASON_TLS_UNTRUSTED (kube_err_tls_untrusted()).
  * A retried POST may have reached the server the first time: a create can
  * then fail with 409 AlreadyExists for our own object. Callers that create
  * must handle 409 anyway (launch compares its identity label).
@@ -38,11 +41,20 @@
 #define JAXJOB_KUBE_CLIENT_H
 
 #include <stddef.h>
+#include <string.h>
 #include <cJSON.h>
 
 #include "buf.h"
 #include "err.h"
 #include "kube_config.h"
+
+/* err.reason of a TLS verification failure of the API server (code ERR_NETWORK). */
+#define KUBE_REASON_TLS_UNTRUSTED "TLSVerificationFailed"
+
+static inline int kube_err_tls_untrusted(const struct err *e)
+{
+	return e && e->code == ERR_NETWORK && !strcmp(e->reason, KUBE_REASON_TLS_UNTRUSTED);
+}
 
 /* ---- resources and paths ---------------------------------------------- */
 

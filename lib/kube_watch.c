@@ -286,7 +286,8 @@ static int final_error(const struct err *e)
 		return 1;
 	default:
 		return e->http_status == 0 &&
-		       (e->code == ERR_CONFIG || e->code == ERR_INTERNAL || e->code == ERR_AUTH);
+		       (e->code == ERR_CONFIG || e->code == ERR_INTERNAL || e->code == ERR_AUTH ||
+			kube_err_tls_untrusted(e));
 	}
 }
 

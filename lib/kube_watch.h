@@ -20,7 +20,8 @@
  *      KUBE_WATCH_POLLING) and poll instead: LIST every poll_interval_s and
  *      deliver the same ADDED/MODIFIED/DELETED the watch would have;
  *   7. final errors (403 on list, 404 e.g. CRD not installed, 401 after a
- *      credential refresh, 400 bad selector): KUBE_WATCH_FAILED; the watch
+ *      credential refresh, 400 bad selector, a server certificate that fails
+ *      TLS verification - kube_err_tls_untrusted()): KUBE_WATCH_FAILED; the watch
  *      then does nothing more until kube_watch_stop().
  *
  * Objects are tracked by metadata.uid (or namespace/name), with their

@@ -176,9 +176,10 @@ fault '{"watchDropAfter": null}'
 
 # Last: the server's certificate changes (new CA) while the job runs. The
 # launch must never talk to the server under a certificate its kubeconfig
-# does not trust: it keeps failing the handshake until --timeout (exit 3,
-# outputs written); it cannot delete the job (documented: the API server is
-# unreachable for it), so the job stays.
+# does not trust, and must not retry it either (the same failure at start is
+# final): exit 4 at once, outputs written, and it says that it cannot clean
+# up (the job is left as is). --timeout 60: a retry loop would end there
+# with exit 3 instead of hanging the suite.
 CELL_WHAT='TLS certificate changed mid-run (fail closed: no request gets through)'
 ctl POST /_test/users '{"name": "tlsuser", "groups": ["system:masters"]}' >/dev/null
 register_secrets
@@ -194,9 +195,10 @@ check_tls-changed() {
 print(sum(1 for r in json.load(sys.stdin) if r["user"] == "tlsuser"))')
 	[ "$after" = 0 ] || { echo "$after requests got through after the certificate changed"; return 1; }
 	grep -q 'TLS verification of .* failed' "$1/stderr" || { echo "stderr does not say TLS verification failed"; return 1; }
+	grep -q 'left as is' "$1/stderr" || { echo "stderr does not say the job is left as is"; return 1; }
 }
 (
 	launch() { "$JAXJOB" launch --kubeconfig "$T/kc-tls" "$@"; }
-	cell tls-changed 3 Timeout kept new_cert -- --timeout 8 --workers 2 --env SIM_HANG=1 -- python t.py
+	cell tls-changed 4 Error kept new_cert -- --timeout 60 --workers 2 --env SIM_HANG=1 -- python t.py
 )
 exit 0
