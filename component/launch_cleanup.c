@@ -7,8 +7,10 @@
  * are free, not merely that a garbage collection was requested. We wait for
  * that event on the job watch (or a 404), at most --delete-timeout seconds;
  * a pod's terminationGracePeriodSeconds (30 s by default) bounds how long
- * we may take after SIGTERM, hence the bound. A signal during cleanup does
- * not interrupt it (launch_watch.c on_signal).
+ * we may take after SIGTERM, hence the bound (default 20 s). A signal during
+ * cleanup does not interrupt it, a second SIGTERM included (launch_watch.c
+ * on_signal); the SIGTERM that ended the wait cannot cancel the DELETE
+ * either (kube_loop_cancel_call() never outlives its call).
  *
  * Suspend is a JSON merge patch of the API's suspend flag (JAXJob
  * spec.runPolicy.suspend, TrainJob spec.suspend; lib/jobapi.h): the
@@ -44,29 +46,17 @@ static void on_delete_wait_over(void *ud)
 	kube_loop_stop(st->c);
 }
 
-/*
- * A stop request left over from the signal that ended the wait (two signals
- * in one loop turn, or one arriving as a blocking call completed) would
- * cancel the next blocking call: in cleanup, such a call is simply made again
- * (signals no longer stop the loop in this phase).
- */
-#define CANCELLED_AGAIN(rc, e, tries) ((rc) && (e).code == ERR_CANCELLED && (tries)++ < 2)
-
 static void delete_job(struct launch_state *st, struct buf *note)
 {
 	struct err e = ERR_INIT;
 	cJSON *answer = NULL;
-	int rc, tries = 0;
+	int rc;
 
 	if (!st->job_watch && launch_start_job_watch(st, &e))
 		launch_progress_note(&st->prog, "warning: %s", e.msg);
-	do {
-		cJSON_Delete(answer);
-		answer = NULL;
-		err_clear(&e);
-		rc = kube_delete(st->c, st->res, st->ns, st->name, KUBE_PROPAGATE_FOREGROUND, 0,
-				 &answer, &e);
-	} while (CANCELLED_AGAIN(rc, e, tries));
+	err_clear(&e);
+	rc = kube_delete(st->c, st->res, st->ns, st->name, KUBE_PROPAGATE_FOREGROUND, 0,
+			 &answer, &e);
 	if (rc) {
 		if (e.code == ERR_NOTFOUND) {
 			st->delete_confirmed = 1;
@@ -91,7 +81,7 @@ static void delete_job(struct launch_state *st, struct buf *note)
 		st->in_delete_wait = 1;
 		while (!st->delete_confirmed && st->delete_timer && !st->job_watch_failed &&
 		       kube_loop_run(st->c, &e) == 0)
-			;	/* a leftover stop request returns at once: wait on */
+			;
 		st->in_delete_wait = 0;
 		kube_timer_cancel(st->delete_timer);
 		st->delete_timer = NULL;
@@ -111,15 +101,10 @@ static void suspend_job(struct launch_state *st, struct buf *note)
 	struct err e = ERR_INIT;
 	cJSON *patch = jobapi_suspend_patch(st->api, 1);
 	cJSON *answer = NULL;
-	int rc, tries = 0;
+	int rc;
 
-	do {
-		cJSON_Delete(answer);
-		answer = NULL;
-		err_clear(&e);
-		rc = kube_patch(st->c, st->res, st->ns, st->name, KUBE_PATCH_MERGE, patch, 0,
-				&answer, &e);
-	} while (CANCELLED_AGAIN(rc, e, tries));
+	rc = kube_patch(st->c, st->res, st->ns, st->name, KUBE_PATCH_MERGE, patch, 0,
+			&answer, &e);
 	if (rc) {
 		launch_progress_note(&st->prog, "warning: could not suspend %s/%s: %s",
 				     st->ns, st->name, e.msg);

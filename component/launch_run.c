@@ -11,8 +11,11 @@
  * touch it: jaxjob deletes only jobs it created.
  *
  * A signal during the create: the POST may or may not have reached the
- * server. We look (GET by name) and, if a job with our identity is there,
- * treat it like any cancelled job (--on-cancel), so no job is left behind.
+ * server. We look (GET by name, or by identity label for generateName) and,
+ * if a job with our identity is there, treat it like any cancelled job
+ * (--on-cancel), so no job is left behind. The same look follows a create
+ * whose answer was lost (connection broken or 5xx after the retries): a job
+ * with our identity is adopted and waited for like one we created.
  *
  * Every ending after the manifest was accepted as input writes the outputs,
  * including API errors, timeouts and cancellations.
@@ -95,6 +98,7 @@ static void adopt(struct launch_state *st, cJSON *job, const char *how)
 }
 
 static void after_cancelled_create(struct launch_state *st);
+static int find_by_identity(struct launch_state *st, cJSON **found, struct err *e);
 
 /* The name is taken (409): ours from an earlier attempt, or someone else's. */
 static int on_conflict(struct launch_state *st, struct launch_result *r)
@@ -167,18 +171,16 @@ static void after_cancelled_create(struct launch_state *st)
 	cJSON *job = NULL;
 	double wait_s = st->o->delete_wait_s > 0 && st->o->delete_wait_s < CREATE_SETTLE_S ?
 		st->o->delete_wait_s : CREATE_SETTLE_S;
-	int rc, tries = 0;
+	int rc;
 
 	st->phase = RUN_CLEANING;	/* further signals must not cancel this */
 	kube_client_set_retry(st->c, 8.0);
-	if (!st->name)
+	if (!st->name) {	/* generateName: ours carries our identity label */
+		if (st->id.adoptable && find_by_identity(st, &job, &e) == 0 && job)
+			adopt(st, job, "the create went through before the signal:");
 		return;
-	do {	/* a second signal in the same loop turn left a stop request */
-		cJSON_Delete(job);
-		job = NULL;
-		err_clear(&e);
-		rc = kube_get(st->c, st->res, st->ns, st->name, &job, &e);
-	} while (rc && e.code == ERR_CANCELLED && tries++ < 2);
+	}
+	rc = kube_get(st->c, st->res, st->ns, st->name, &job, &e);
 	if (rc == 0 && launch_identity_matches(job, &st->id)) {
 		adopt(st, job, "the create went through before the signal:");
 		return;
@@ -193,7 +195,7 @@ static void after_cancelled_create(struct launch_state *st)
 		return;
 	st->delete_timer = kube_timer_add(st->c, wait_s, on_settle_timer, st);
 	while (!st->job && st->delete_timer && kube_loop_run(st->c, &e) == 0)
-		;	/* a leftover stop request returns at once: wait on */
+		;
 	kube_timer_cancel(st->delete_timer);
 	st->delete_timer = NULL;
 	kube_watch_stop(w);
@@ -238,6 +240,49 @@ static void api_error(struct launch_result *r, const struct err *e)
 			  e->reason[0] ? e->reason : err_code_name(e->code), "%s%s", e->msg, hint);
 }
 
+/* The create failed in a way that says nothing about whether it happened:
+ * the connection broke or the server failed after our POST may have landed. */
+static int answer_lost(const struct err *e)
+{
+	if (kube_err_tls_untrusted(e))
+		return 0;
+	return e->code == ERR_NETWORK || e->code == ERR_TIMEOUT ||
+	       (e->code == ERR_API && e->http_status >= 500);
+}
+
+/*
+ * The POST's answer was lost (after the client's retries): look for the job
+ * by name (or by identity label for generateName) and adopt it if it carries
+ * our identity - then the wait and the cleanup policy apply as to any job we
+ * created, so none is orphaned. 1 when adopted; else `e` gets a note when we
+ * could not even look.
+ */
+static int found_after_lost_answer(struct launch_state *st, struct err *e)
+{
+	struct err ge = ERR_INIT;
+	cJSON *job = NULL;
+	int rc;
+
+	if (st->name)
+		rc = kube_get(st->c, st->res, st->ns, st->name, &job, &ge);
+	else if (st->id.adoptable)
+		rc = find_by_identity(st, &job, &ge);
+	else
+		return 0;
+	if (rc == 0 && job && launch_identity_matches(job, &st->id)) {
+		adopt(st, job, "the create's answer was lost, but it went through:");
+		return 1;
+	}
+	cJSON_Delete(job);
+	if (rc && ge.code != ERR_NOTFOUND) {
+		size_t n = strlen(e->msg);
+		snprintf(e->msg + n, sizeof(e->msg) - n, "; whether the %s was created could not "
+			 "be checked (%.200s): look for it by its %s label", st->kind, ge.msg,
+			 LAUNCH_ID_LABEL);
+	}
+	return 0;
+}
+
 static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 {
 	struct err e = ERR_INIT;
@@ -267,6 +312,8 @@ static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 	}
 	if (e.code == ERR_CONFLICT && st->name)
 		return on_conflict(st, r);
+	if (answer_lost(&e) && found_after_lost_answer(st, &e))
+		return 0;
 	api_error(r, &e);
 	return -1;
 }

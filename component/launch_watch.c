@@ -281,11 +281,15 @@ static void on_signal(void *ud, int signo)
 				     signo == SIGINT ? "SIGINT" : "SIGTERM");
 		if (st->end == END_NONE || st->end == END_FINISHED)
 			st->end = END_SIGNAL;
-		/* also cancels a blocking create in flight (ERR_CANCELLED) */
+		/* ends the wait, or cancels the blocking create/get in flight
+		 * (ERR_CANCELLED); neither lingers to cancel the cleanup */
 		kube_loop_stop(st->c);
+		kube_loop_cancel_call(st->c);
 		break;
 	case RUN_CLEANING:
-		/* Finish what protects the cluster; the deadline is bounded. */
+		/* Finish what protects the cluster; the deadline is bounded. A
+		 * further signal does not abort the cleanup either: only the
+		 * kubelet's SIGKILL at the end of the grace period does. */
 		launch_progress_note(&st->prog, "signal received during cleanup: finishing it first");
 		if (st->end == END_NONE)
 			st->end = END_SIGNAL;

@@ -342,18 +342,25 @@ int kube_call(struct kube_client *c, const struct kube_request *rq,
 		return err_set(e, ERR_INTERNAL, "blocking %s %s from a loop callback; use "
 			       "kube_start()", rq->verb, rq->what.data);
 	struct sync_wait w = { 0, rs, e };
+	int rc = 0;
+	c->blocking++;
 	struct kube_call *k = kube_start(c, rq, sync_done, &w);
 	while (!w.done) {
-		if (c->stop_requested) {
-			c->stop_requested = 0;
+		if (c->cancel_requested) {
 			kube_cancel(k);
-			return err_set(e, ERR_CANCELLED, "%s %s: cancelled", rq->verb,
-				       rq->what.data);
+			rc = err_set(e, ERR_CANCELLED, "%s %s: cancelled", rq->verb, rq->what.data);
+			break;
 		}
 		if (kube_loop_step(c, 1.0, e)) {
 			kube_cancel(k);
-			return -1;
+			rc = -1;
+			break;
 		}
 	}
+	/* a cancel that came with the answer is moot: it never reaches the next call */
+	if (--c->blocking == 0)
+		c->cancel_requested = 0;
+	if (rc)
+		return rc;
 	return w.done > 0 ? 0 : -1;
 }

@@ -74,7 +74,10 @@ struct kube_client {
 	double retry_s;
 	int trace;
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */
-	int stop_requested;
+	int running;		/* > 0 inside kube_loop_run() */
+	int stop_requested;	/* kube_loop_stop(): only while running */
+	int blocking;		/* > 0 inside a blocking call (kube_call) */
+	int cancel_requested;	/* kube_loop_cancel_call(): only while blocking */
 	kube_signal_fn *on_signal;
 	void *signal_ud;
 	struct kube_watch *watches;	/* to stop them at free */

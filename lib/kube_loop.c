@@ -456,16 +456,32 @@ int kube_loop_run(struct kube_client *c, struct err *e)
 	if (c->driving)
 		return err_set(e, ERR_INTERNAL, "kube_loop_run called from a loop callback");
 	int rc = 0;
+	c->running++;
 	while (!c->stop_requested && !idle(c)) {
 		rc = kube_loop_step(c, 1.0, e);
 		if (rc)
 			break;
 	}
+	c->running--;
 	c->stop_requested = 0;
 	return rc;
 }
 
+/*
+ * Stop and cancel are separate, and neither outlives what it was meant for:
+ * a stop asked while no kube_loop_run() runs (say, from a callback that a
+ * blocking call dispatched) would otherwise end the next wait at once, and a
+ * cancel that arrives in the very step where the call completed would
+ * cancel the next call - the DELETE of a cleanup after a SIGTERM.
+ */
 void kube_loop_stop(struct kube_client *c)
 {
-	c->stop_requested = 1;
+	if (c->running)
+		c->stop_requested = 1;
+}
+
+void kube_loop_cancel_call(struct kube_client *c)
+{
+	if (c->blocking)
+		c->cancel_requested = 1;
 }

@@ -24,6 +24,7 @@
  *     st->pods = kube_watch_start(c, &pod_watch_opts, &e);
  *     st->deadline = kube_timer_add(c, timeout_s, on_timeout, st);
  *     kube_loop_run(c, &e);          // returns after some callback called kube_loop_stop()
+ *     (a signal callback calls kube_loop_stop() and kube_loop_cancel_call())
  *     ... cleanup: kube_delete(c, ...) (blocking), then maybe run the loop
  *     again until the watch reports DELETED or a timer fires.
  *
@@ -46,11 +47,22 @@
 int kube_loop_run(struct kube_client *c, struct err *e);
 
 /*
- * Make kube_loop_run() return after the current dispatch (or a blocking call
- * in progress fail with ERR_CANCELLED). Safe from any callback. The request
- * is consumed by whichever returns.
+ * Make kube_loop_run() return after the current dispatch. Safe from any
+ * callback. It concerns kube_loop_run() only: called while no
+ * kube_loop_run() is in progress (e.g. from a callback dispatched by a
+ * blocking call) it does nothing, and it never cancels a blocking call.
  */
 void kube_loop_stop(struct kube_client *c);
+
+/*
+ * Make the blocking call in progress (kube_call and friends) fail with
+ * ERR_CANCELLED - typically from a signal callback. Does nothing when no
+ * blocking call is in progress, and a cancel that arrives in the step where
+ * the call got its answer is dropped (the call succeeded): a cancellation
+ * never carries over to the next call, so cleanup requests after a signal
+ * go through. To do both (a signal may come during either), call both.
+ */
+void kube_loop_cancel_call(struct kube_client *c);
 
 /* Monotonic clock, seconds. All timer arithmetic uses it. */
 double kube_now(void);

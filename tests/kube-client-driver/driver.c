@@ -727,6 +727,7 @@ static void on_signal(void *ud, int signo)
 	int *got = ud;
 	*got = signo;
 	kube_loop_stop(admin);
+	kube_loop_cancel_call(admin);
 }
 
 static void send_term(void *ud)
@@ -762,6 +763,47 @@ static void s_signal_cancels_blocking_call(void)
 	faults(NULL);
 	/* the stop request was consumed: the next blocking call runs normally */
 	CHECK(kube_get(admin, &KUBE_JAXJOB, "team-a", "kc-retry", NULL, &e) == 0, "%s", e.msg);
+}
+
+static void stop_only(void *ud)
+{
+	kube_loop_stop(ud);
+}
+
+static void stop_and_cancel(void *ud)
+{
+	struct kube_client *c = ud;
+	kube_loop_stop(c);
+	kube_loop_cancel_call(c);
+}
+
+/*
+ * A stop or cancel must not outlive what it was meant for: a stop asked
+ * during a blocking call (no kube_loop_run) and a cancel that arrives when no
+ * call is in flight are dropped, so the call after them - the cleanup DELETE
+ * after a SIGTERM - goes through, and so does the next wait.
+ */
+static void s_stop_and_cancel_do_not_linger(void)
+{
+	struct err e = ERR_INIT;
+	create_job(admin, "kc-linger", 1, "SIM_HANG=1");
+	/* a stop from a timer during a blocking call (503s retried): not a cancel */
+	faults("{\"errors\":{\"count\":2,\"code\":503,\"match\":\"jaxjobs/kc-linger$\"}}");
+	kube_timer_add(admin, 0.05, stop_only, admin);
+	CHECK(kube_get(admin, &KUBE_JAXJOB, "team-a", "kc-linger", NULL, &e) == 0,
+	      "a stop asked during a blocking call cancelled it: %s", e.msg);
+	faults(NULL);
+	/* stop + cancel (what a signal callback does) while the loop waits: the
+	 * stop ends the wait, the cancel is dropped - no call was in flight */
+	kube_timer_add(admin, 0, stop_and_cancel, admin);
+	CHECK(kube_loop_run(admin, &e) == 0, "%s", e.msg);
+	CHECK(kube_get(admin, &KUBE_JAXJOB, "team-a", "kc-linger", NULL, &e) == 0,
+	      "a cancel asked while no call ran cancelled the next call: %s", e.msg);
+	/* the stop asked during the first call did not linger either */
+	double t0 = kube_now();
+	kube_timer_add(admin, 0.3, stop_only, admin);
+	CHECK(kube_loop_run(admin, &e) == 0, "%s", e.msg);
+	CHECK(kube_now() - t0 >= 0.25, "a leftover stop ended the next wait at once");
 }
 
 struct deleting {
@@ -980,6 +1022,7 @@ int main(int argc, char **argv)
 		{ "loop: pod watch + log follow of every worker, long line truncated and marked", s_pods_and_logs },
 		{ "loop: SIGTERM wakes the loop and reaches the signal callback", s_signal },
 		{ "loop: SIGTERM during a blocking call (retrying 503s) cancels it", s_signal_cancels_blocking_call },
+		{ "loop: a stop or cancel never outlives its call or wait (cleanup after SIGTERM goes through)", s_stop_and_cancel_do_not_linger },
 		{ "loop: async delete from a watch callback; DELETED arrives; blocking calls refused there", s_async_delete },
 		{ "watch: 500 bursts on list and watch back off and recover", s_watch_errors },
 		{ "watch: events of a job by involvedObject (fail-fast input)", s_events },
