@@ -81,7 +81,7 @@ static const struct run_flag run_flags[] = {
 	{ "fail-fast-after", "DURATION", "waiting and cleanup", RF_DURATION, OFF(fail_fast_s), NULL,
 	  "fail when the job cannot start (image pull error, unschedulable) for this long: exit 7 (default 5m; 0 = never)" },
 	{ "delete-timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(delete_wait_s), NULL,
-	  "how long to wait for a deletion to be confirmed (default 30s)" },
+	  "how long to wait for a deletion to be confirmed (default 20s: with the 8 s request retries it fits in the pod's 30 s termination grace period)" },
 	{ "identity", "ID", "waiting and cleanup", RF_STR, OFF(identity), NULL,
 	  "launch identity (default: derived from the pipeline run), to re-attach on retry" },
 	{ "adopt", "BOOL", "waiting and cleanup", RF_BOOL, OFF(adopt), NULL,
@@ -355,7 +355,7 @@ static void set_defaults(struct launch_opts *o)
 	o->delete_after = DELETE_NEVER;
 	o->on_cancel = CANCEL_DELETE;
 	o->fail_fast_s = 300;
-	o->delete_wait_s = 30;
+	o->delete_wait_s = 20;
 	o->adopt = 1;
 }
 

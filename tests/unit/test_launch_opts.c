@@ -36,7 +36,7 @@ static void defaults_when_nothing_is_given(void **state)
 	assert_int_equal(o.on_cancel, CANCEL_DELETE);
 	assert_int_equal(o.adopt, 1);
 	assert_int_equal(o.dry_run, 0);
-	assert_true(o.timeout_s == 0 && o.fail_fast_s == 300 && o.delete_wait_s == 30);
+	assert_true(o.timeout_s == 0 && o.fail_fast_s == 300 && o.delete_wait_s == 20);
 	assert_null(o.template_path);
 	assert_null(o.patch);
 	assert_non_null(o.params);
