@@ -82,6 +82,10 @@ static const struct run_flag run_flags[] = {
 	  "fail when the job cannot start (image pull error, unschedulable) for this long: exit 7 (default 5m; 0 = never)" },
 	{ "delete-timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(delete_wait_s), NULL,
 	  "how long to wait for a deletion to be confirmed (default 20s: with the 8 s request retries it fits in the pod's 30 s termination grace period)" },
+	{ "log-drain", "DURATION", "waiting and cleanup", RF_DURATION, OFF(log_drain_s), NULL,
+	  "after the job finished, how long to wait for the workers' log streams to end (a stream "
+	  "cut by an outage reconnects with backoff); a worker whose log is still incomplete then "
+	  "is named in a warning; SIGTERM cuts it short (default 30s; 0 = do not wait)" },
 	{ "identity", "ID", "waiting and cleanup", RF_STR, OFF(identity), NULL,
 	  "launch identity (default: derived from the pipeline run), to re-attach on retry" },
 	{ "adopt", "BOOL", "waiting and cleanup", RF_BOOL, OFF(adopt), NULL,
@@ -356,6 +360,7 @@ static void set_defaults(struct launch_opts *o)
 	o->on_cancel = CANCEL_DELETE;
 	o->fail_fast_s = 300;
 	o->delete_wait_s = 20;
+	o->log_drain_s = 30;
 	o->adopt = 1;
 }
 

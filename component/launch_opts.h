@@ -73,6 +73,7 @@ struct launch_opts {
 	enum launch_on_cancel on_cancel;	/* --on-cancel delete|suspend|leave */
 	double fail_fast_s;		/* --fail-fast-after: grace before an unrecoverable state fails the step */
 	double delete_wait_s;		/* --delete-timeout: how long to wait for deletion to be confirmed */
+	double log_drain_s;		/* --log-drain: after the end, how long to wait for log streams */
 	const char *identity;		/* --identity (else derived from the pipeline's environment) */
 	int adopt;			/* --adopt=true|false: re-attach to our own existing job (default true) */
 	int quiet;			/* --quiet: no progress lines, logs only */

@@ -538,6 +538,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 				st.end_err = e;
 			}
 			launch_wait_done(&st);
+			launch_drain_report(&st);
 			if (st.end != END_FINISHED || !launch_judge_succeeded(st.job))
 				launch_workers_report(&st);
 			action = judge_end(&st, &r);

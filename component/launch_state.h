@@ -63,6 +63,7 @@ struct launch_pod {
 	int done_restarts;	/* highest restart whose log was read to the end, -1 none */
 	int drops;		/* follows that ended early for ls.restarts */
 	int clean_end;		/* the last follow ended without error */
+	int queued;		/* due for a follow, waiting for a free stream slot */
 	struct kube_timer *refollow;
 };
 
@@ -106,6 +107,8 @@ struct launch_state {
 	struct launch_pod **pods;
 	int npods, cap_pods;
 	int draining;			/* terminal seen: waiting for log streams to end */
+	int nfollows;			/* log streams open (at most LAUNCH_LOG_STREAMS_MAX) */
+	int pods_synced;		/* the pod watch delivered its first list */
 };
 
 /* launch_watch.c */
@@ -128,11 +131,22 @@ int launch_wait(struct launch_state *st, struct err *e);
 void launch_wait_done(struct launch_state *st);
 void launch_stop(struct launch_state *st, enum launch_end why);
 void launch_stuck_check(struct launch_state *st);
+/* After the wait of a finished job: one warning naming the workers whose
+ * log is incomplete, if any. */
+void launch_drain_report(struct launch_state *st);
 
 /* launch_workers.c */
 int launch_workers_start(struct launch_state *st, struct err *e);
 void launch_workers_stop(struct launch_state *st);
+/* At most this many worker log streams at once (one connection each);
+ * the other workers queue, exited ones first (launch_workers.c). */
+#define LAUNCH_LOG_STREAMS_MAX 64
 int launch_workers_streaming(const struct launch_state *st);
+/* After the end: every worker's log is complete (or can never be read). */
+int launch_workers_drained(const struct launch_state *st);
+/* The workers whose log is incomplete, "worker-1, worker-3", into `out`;
+ * returns how many. */
+int launch_workers_incomplete(const struct launch_state *st, struct buf *out);
 void launch_workers_settle(struct launch_state *st);
 void launch_workers_report(struct launch_state *st);
 /* The first worker that is stuck (image pull, unschedulable), or NULL. */

@@ -18,16 +18,20 @@
  * the whole --timeout.
  *
  * Finishing: when the job turns terminal, the log follows may still hold
- * the last lines. We wait for them to end (the containers have exited, so
- * they end at once) but at most DRAIN_MAX_S.
+ * the last lines, and a follow cut by an outage may be reconnecting with
+ * backoff. We wait until every worker's log is complete
+ * (launch_workers_drained: the containers have exited, so the kubelet ends
+ * each stream) but at most --log-drain (default 30 s: covers a reconnect
+ * after a short API server outage); a SIGTERM cuts the drain short without
+ * turning the finished job into a cancelled one. Either way, a worker whose
+ * log could not be completed is named in one warning (launch_drain_report):
+ * lines are never lost silently.
  */
 #include <signal.h>
 #include <string.h>
 
 #include "health-checks/health.h"
 #include "launch_state.h"
-
-#define DRAIN_MAX_S 2.0
 
 static const char *jstr(const cJSON *o, const char *k)
 {
@@ -101,10 +105,27 @@ static void job_seen(struct launch_state *st, const cJSON *obj)
 		return;
 	st->draining = 1;
 	launch_workers_settle(st);
-	if (!launch_workers_streaming(st))
+	if (launch_workers_drained(st) || st->o->log_drain_s <= 0)
 		launch_stop(st, END_FINISHED);
 	else
-		st->drain_timer = kube_timer_add(st->c, DRAIN_MAX_S, on_drain_timeout, st);
+		st->drain_timer = kube_timer_add(st->c, st->o->log_drain_s, on_drain_timeout, st);
+}
+
+/* After a finished job's wait: say which workers' logs are incomplete. */
+void launch_drain_report(struct launch_state *st)
+{
+	struct buf who = BUF_INIT;
+	int n;
+
+	if (st->end != END_FINISHED)
+		return;
+	n = launch_workers_incomplete(st, &who);
+	if (n)
+		launch_progress_note(&st->prog, "warning: the log%s of %s %s incomplete: %s",
+				     n > 1 ? "s" : "", who.data, n > 1 ? "are" : "is",
+				     st->signo ? "the drain was cut short by a signal" :
+				     "the log stream did not end within --log-drain");
+	buf_free(&who);
 }
 
 static void on_job_event(void *ud, enum kube_event_type type, const cJSON *obj)
@@ -274,6 +295,14 @@ static void on_signal(void *ud, int signo)
 	struct launch_state *st = ud;
 
 	st->signo = signo;
+	if (st->phase == RUN_WAITING && st->draining) {
+		/* the job has finished: its outcome stands, stop waiting for logs */
+		st->signo = signo;
+		launch_progress_note(&st->prog, "%s received: not waiting for the rest of the logs",
+				     signo == SIGINT ? "SIGINT" : "SIGTERM");
+		launch_stop(st, END_FINISHED);
+		return;
+	}
 	switch (st->phase) {
 	case RUN_CREATING:
 	case RUN_WAITING:

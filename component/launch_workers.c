@@ -11,6 +11,18 @@
  * skipping the lines already printed (launch_logs.h). `--logs=first` follows
  * only worker 0, `--logs=none` none.
  *
+ * A worker whose container has already exited when we first see it (fast
+ * workers, a big job whose pods finish before we get to them) gets its log
+ * read once, without follow=true. At most LAUNCH_LOG_STREAMS_MAX streams
+ * are open at once (each is a connection to the API server): the other
+ * workers queue, exited ones first since their read ends at once; a
+ * queued worker's log is read from its beginning when its turn comes, so
+ * nothing is lost, only delayed (with more running workers than slots, a
+ * queued worker's lines appear when a slot frees).
+ *
+ * After the job finished (draining), the wait ends when every worker's log
+ * is complete - launch_workers_drained() - or at --log-drain.
+ *
  * The same pod states feed fail-fast: a worker container waiting with
  * ErrImagePull / ImagePullBackOff / InvalidImageName /
  * CreateContainerConfigError, or a pod the scheduler calls Unschedulable.
@@ -140,6 +152,21 @@ static int wants_logs(const struct launch_state *st, const struct launch_pod *p)
 
 static void follow(struct launch_pod *p);
 
+/* Start queued follows while slots are free: exited containers first. */
+static void start_queued(struct launch_state *st)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < st->npods && st->nfollows < LAUNCH_LOG_STREAMS_MAX; i++)
+			if (st->pods[i]->queued && (pass || st->pods[i]->terminated))
+				follow(st->pods[i]);
+}
+
+static void drain_check(struct launch_state *st)
+{
+	if (st->draining && launch_workers_drained(st))
+		launch_stop(st, END_FINISHED);
+}
+
 static void on_refollow(void *ud)
 {
 	struct launch_pod *p = ud;
@@ -153,8 +180,7 @@ static void on_refollow(void *ud)
 		follow(p);
 	}
 	p->clean_end = 0;
-	if (p->st->draining && !launch_workers_streaming(p->st))
-		launch_stop(p->st, END_FINISHED);
+	drain_check(p->st);
 }
 
 static void on_line(void *ud, const char *line, size_t len, int truncated)
@@ -177,6 +203,7 @@ static void on_log_end(void *ud, const struct err *e)
 	struct launch_state *st = p->st;
 
 	p->log = NULL;
+	st->nfollows--;
 	if (!e && (!p->running || st->draining)) {
 		p->done_restarts = p->ls.restarts;
 	} else if (!p->gone && wants_logs(st, p) && !kube_err_tls_untrusted(e) &&
@@ -186,8 +213,8 @@ static void on_log_end(void *ud, const struct err *e)
 	} else if (e) {
 		launch_progress_note(&st->prog, "warning: worker-%d log: %s", p->index, e->msg);
 	}
-	if (st->draining && !launch_workers_streaming(st))
-		launch_stop(st, END_FINISHED);
+	start_queued(st);
+	drain_check(st);
 }
 
 /* Start (or resume) the follow of the current container if it is due. */
@@ -197,6 +224,7 @@ static void follow(struct launch_pod *p)
 	struct kube_log_opts lo;
 	struct err e = ERR_INIT;
 
+	p->queued = 0;
 	if (p->log || p->refollow || p->gone || !wants_logs(st, p))
 		return;
 	if (!p->running && !p->terminated)
@@ -208,7 +236,13 @@ static void follow(struct launch_pod *p)
 	}
 	if (p->done_restarts >= p->ls.restarts)
 		return;
+	if (st->nfollows >= LAUNCH_LOG_STREAMS_MAX) {
+		p->queued = 1;
+		return;
+	}
 	memset(&lo, 0, sizeof(lo));
+	/* exited before we got to it: read what it wrote, no follow needed */
+	lo.once = p->terminated && !p->running;
 	lo.ns = st->ns;
 	lo.pod = p->name;
 	lo.container = worker_container(st);
@@ -216,7 +250,9 @@ static void follow(struct launch_pod *p)
 	lo.on_end = on_log_end;
 	lo.ud = p;
 	p->log = kube_log_follow(st->c, &lo, &e);
-	if (!p->log)
+	if (p->log)
+		st->nfollows++;
+	else
 		launch_progress_note(&st->prog, "warning: cannot follow the log of %s: %s",
 				     p->name, e.msg);
 }
@@ -275,7 +311,12 @@ static void on_pod_watch_state(void *ud, enum kube_watch_state s, const struct e
 {
 	struct launch_state *st = ud;
 
-	/* Pods are for logs and fail-fast only: the job watch decides the end. */
+	/* Pods are for logs and fail-fast only: the job watch decides the end,
+	 * but the drain after it waits for the first list (the pods' logs). */
+	if (s == KUBE_WATCH_SYNCED || s == KUBE_WATCH_FAILED) {
+		st->pods_synced = 1;
+		drain_check(st);
+	}
 	if (s == KUBE_WATCH_FAILED)
 		launch_progress_note(&st->prog, "warning: cannot watch the worker pods: %s "
 				     "(no worker logs)", e ? e->msg : "?");
@@ -315,9 +356,40 @@ void launch_workers_settle(struct launch_state *st)
 int launch_workers_streaming(const struct launch_state *st)
 {
 	for (int i = 0; i < st->npods; i++)
-		if (st->pods[i]->log || st->pods[i]->refollow)
+		if (st->pods[i]->log || st->pods[i]->refollow || st->pods[i]->queued)
 			return 1;
 	return 0;
+}
+
+/*
+ * Every log that can still come has come: the pod list is in (a job can be
+ * seen finished before its pods are), and no stream is open, waiting to
+ * resume, or queued. A log that can never be completed (the pod is gone,
+ * the follow gave up) does not hold the wait: it is reported instead.
+ */
+int launch_workers_drained(const struct launch_state *st)
+{
+	return (st->pods_synced || !st->pod_watch || st->o->logs == LOGS_NONE) &&
+	       !launch_workers_streaming(st);
+}
+
+int launch_workers_incomplete(const struct launch_state *st, struct buf *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < st->npods; i++) {
+		const struct launch_pod *p = st->pods[i];
+		if (st->o->logs == LOGS_NONE || (st->o->logs == LOGS_FIRST && p->index != 0))
+			continue;
+		if ((!p->running && !p->terminated) || p->done_restarts >= p->restarts)
+			continue;
+		if (n < 10)
+			buf_addf(out, "%sworker-%d", n ? ", " : "", p->index);
+		n++;
+	}
+	if (n > 10)
+		buf_addf(out, " and %d more", n - 10);
+	return n;
 }
 
 const struct launch_pod *launch_workers_stuck(const struct launch_state *st)

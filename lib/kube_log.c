@@ -78,9 +78,10 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 	kube_lines_init(&l->lines, o->max_line ? o->max_line : KUBE_LOG_MAX_LINE);
 
 	struct kube_request rq;
-	kube_request_init(&rq, KUBE_GET, "follow the log of");
+	kube_request_init(&rq, KUBE_GET, o->once ? "read the log of" : "follow the log of");
 	kube_path(&rq.path, &KUBE_POD, o->ns, o->pod, "log");
-	kube_query(&rq.path, "follow", "true");
+	if (!o->once)
+		kube_query(&rq.path, "follow", "true");
 	if (o->container)
 		kube_query(&rq.path, "container", o->container);
 	if (o->since_time)

@@ -47,6 +47,8 @@ struct kube_log_opts {
 	const char *container;		/* NULL: the pod's only container */
 	const char *since_time;		/* RFC 3339, or NULL */
 	long tail_lines;		/* > 0: start with the last N lines; else all */
+	int once;			/* read the log as it is and end (no follow=true):
+					 * for a container that has already exited */
 	size_t max_line;		/* 0 = KUBE_LOG_MAX_LINE */
 	kube_line_fn *on_line;		/* required */
 	kube_log_end_fn *on_end;	/* may be NULL */

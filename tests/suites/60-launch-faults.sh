@@ -103,6 +103,27 @@ expect_run 0 'watch forbidden: falls back to polling with a warning, still Succe
 	"$JAXJOB" launch --kubeconfig "$T/kc-nowatch" --name nw1 --image x/jax:1
 expect '... the warning says what to grant' 'grep -q "forbidden; polling instead (grant the watch verb)" $T/nw1.err'
 
+# ---- the logs after the end: a follow still reconnecting when the job finishes ----------
+# worker-1's log requests fail with 503 for a while (the client backs off and
+# retries) and the job finishes meanwhile: the step must wait for that log
+# (bounded by --log-drain), not exit with its lines lost
+ctl POST /_test/faults '{"errors": {"code": 503, "count": 6, "match": "ld1-worker-1/log"}}' >/dev/null
+expect_run 0 'a worker log still reconnecting when the job finishes is waited for (--log-drain)' ld1 \
+	launch --name ld1 --image x/jax:1 --workers 2 --env SIM_LINES=4 --env SIM_DURATION=0.5 \
+	-- python t.py
+expect '... every line of both workers arrived, none twice, and no warning' "
+	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/ld1.out)\" -eq 8 &&
+	test -z \"\$(sort $T/ld1.out | uniq -d)\" && ! grep -q incomplete $T/ld1.err"
+ctl DELETE /_test/faults >/dev/null
+ctl POST /_test/faults '{"errors": {"code": 503, "count": 1000, "match": "ld2-worker-1/log"}}' >/dev/null
+expect_run 0 'a worker log that cannot be completed within --log-drain: the step still ends (exit 0)' ld2 \
+	launch --name ld2 --image x/jax:1 --workers 2 --env SIM_LINES=4 --env SIM_DURATION=0.5 \
+	--log-drain 3s -- python t.py
+expect '... and one warning names that worker (lines are never lost silently)' "
+	grep -q 'warning: the log of worker-1 is incomplete' $T/ld2.err &&
+	test \"\$(grep -c '^\[worker-0\] step [1-4]/4 ' $T/ld2.out)\" -eq 4"
+ctl DELETE /_test/faults >/dev/null
+
 # ---- deleted under us --------------------------------------------------------------------
 bg_launch gone --name gone --image x/jax:1 --env SIM_HANG=1 --out-state="$O/gone/state" \
 	--out-message="$O/gone/message"

@@ -169,6 +169,13 @@ check_workers-1000() {
 }
 cell workers-1000 0 Succeeded gone - -- --workers 1000 --logs first --env SIM_LINES=1 --env SIM_DURATION=2 -- python t.py
 
+# 1,000 fast workers, every log: most pods have exited before their log is
+# reached (read once, at most LAUNCH_LOG_STREAMS_MAX streams at a time) and
+# the job is Succeeded before the last ones: every line must still arrive
+CELL_WHAT='1,000 workers of 0.5 s, every log (exited pods read once, streams capped)'
+check_workers-1000-fast() { logs_complete "$1" 1000 3; }
+cell workers-1000-fast 0 Succeeded gone - -- --workers 1000 --env SIM_LINES=3 --env SIM_DURATION=0.5 -- python t.py
+
 CELL_WHAT='a failing worker under a dropped watch (the failure is still reported)'
 fault '{"watchDropAfter": 1}'
 cell failed-worker 1 Failed kept - -- --workers 2 --env SIM_FAIL_WORKER=1 --env SIM_EXIT=3 -- python t.py
