@@ -298,8 +298,10 @@ static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
 		struct launch_pod *p = uid ? pod_find(st, uid) : NULL;
 		if (p) {
 			p->gone = 1;
+			p->queued = 0;	/* its log cannot be read any more */
 			p->stuck[0] = '\0';
 		}
+		drain_check(st);
 	} else {
 		pod_update(st, pod);
 	}
