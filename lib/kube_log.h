@@ -2,6 +2,8 @@
  * kube_log.h - follow one container's log, line by line, from the loop.
  *
  * GET /api/v1/namespaces/{ns}/pods/{pod}/log?follow=true&container=...
+ * (without follow=true when opts.once: the log as it is, for a container
+ * that has already exited - same callbacks, the stream simply ends).
  * The body arrives in arbitrary chunks; kube_lines.h turns it into complete
  * lines (a line split across chunks is joined; a line longer than max_line
  * is cut there and marked, the rest of it skipped, so a 10 MB line costs
