@@ -301,12 +301,12 @@ static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
 			p->queued = 0;	/* its log cannot be read any more */
 			p->stuck[0] = '\0';
 		}
-		drain_check(st);
 	} else {
 		pod_update(st, pod);
 	}
 	launch_show_progress(st);
 	launch_stuck_check(st);
+	drain_check(st);	/* a pod the drain was waiting to see */
 }
 
 static void on_pod_watch_state(void *ud, enum kube_watch_state s, const struct err *e)
@@ -369,15 +369,42 @@ int launch_workers_streaming(const struct launch_state *st)
  * resume, or queued. A log that can never be completed (the pod is gone,
  * the follow gave up) does not hold the wait: it is reported instead.
  */
+/*
+ * Workers the job's status counts as finished whose pods we have not seen
+ * finish (or go) yet: the pod watch is a separate stream and, with many
+ * workers, its events can trail the job's terminal event by seconds. Only
+ * workers whose logs we want count (--logs first: worker 0).
+ */
+static int workers_unseen(const struct launch_state *st)
+{
+	struct launch_workers w;
+	int done = 0, seen = 0;
+
+	if (st->o->logs == LOGS_NONE)
+		return 0;
+	launch_workers_of(st->job, &w);
+	done = w.succeeded + w.failed;
+	for (int i = 0; i < st->npods; i++) {
+		const struct launch_pod *p = st->pods[i];
+		if (st->o->logs == LOGS_FIRST && p->index != 0)
+			continue;
+		if (p->terminated || p->gone)
+			seen++;
+	}
+	if (st->o->logs == LOGS_FIRST)
+		return done > 0 && seen == 0 ? 1 : 0;
+	return done > seen ? done - seen : 0;
+}
+
 int launch_workers_drained(const struct launch_state *st)
 {
 	return (st->pods_synced || !st->pod_watch || st->o->logs == LOGS_NONE) &&
-	       !launch_workers_streaming(st);
+	       !launch_workers_streaming(st) && !workers_unseen(st);
 }
 
 int launch_workers_incomplete(const struct launch_state *st, struct buf *out)
 {
-	int n = 0;
+	int n = 0, unseen = workers_unseen(st);
 
 	for (int i = 0; i < st->npods; i++) {
 		const struct launch_pod *p = st->pods[i];
@@ -391,7 +418,10 @@ int launch_workers_incomplete(const struct launch_state *st, struct buf *out)
 	}
 	if (n > 10)
 		buf_addf(out, " and %d more", n - 10);
-	return n;
+	if (unseen)
+		buf_addf(out, "%s%d worker%s whose pod was never seen finished", n ? " and " : "",
+			  unseen, unseen > 1 ? "s" : "");
+	return n + unseen;
 }
 
 const struct launch_pod *launch_workers_stuck(const struct launch_state *st)
