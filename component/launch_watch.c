@@ -123,8 +123,8 @@ void launch_drain_report(struct launch_state *st)
 	if (n)
 		launch_progress_note(&st->prog, "warning: the log%s of %s %s incomplete: %s",
 				     n > 1 ? "s" : "", who.data, n > 1 ? "are" : "is",
-				     st->signo ? "the drain was cut short by a signal" :
-				     "the log stream did not end within --log-drain");
+				     st->signo ? "the wait for the logs was cut short by a signal" :
+				     "the stream broke for good or did not end within --log-drain");
 	buf_free(&who);
 }
 
@@ -297,7 +297,6 @@ static void on_signal(void *ud, int signo)
 	st->signo = signo;
 	if (st->phase == RUN_WAITING && st->draining) {
 		/* the job has finished: its outcome stands, stop waiting for logs */
-		st->signo = signo;
 		launch_progress_note(&st->prog, "%s received: not waiting for the rest of the logs",
 				     signo == SIGINT ? "SIGINT" : "SIGTERM");
 		launch_stop(st, END_FINISHED);
