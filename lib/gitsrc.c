@@ -669,7 +669,7 @@ int gitsrc_list(struct gitsrc *s, const char *dir, struct gitsrc_paths *out,
 	} else {
 		rc = rev_list(s, dir, out, e);
 	}
-	if (rc == 0)
+	if (rc == 0 && out->n)	/* qsort(NULL, 0, ...) is undefined */
 		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
 	return rc;
 }

@@ -83,6 +83,12 @@ cmp_render "$E" ARGOCD_APP_NAMESPACE=ns --
 one_error && grep -q 'no job files' "$T/err"
 report 'a repository without job files is an error, not an empty success' $?
 
+E=$W/bare-empty
+mkdir -p "$E"
+cmp_render "$E" ARGOCD_APP_NAMESPACE=ns --
+one_error && grep -q 'no job files' "$T/err"
+report 'an empty application directory is the same clear error (no file to list at all)' $?
+
 A=$(fresh_repo emptyfile)
 printf '# nothing yet\n' >"$A/wip.jaxjob.yaml"
 bad 'a job file without a document is an error' 'wip.jaxjob.yaml: no job in this file' "$A"
