@@ -72,6 +72,10 @@ static int from_status(long http_status, const char *body, size_t len, struct er
 		buf_addf(&msg, "the API server answered HTTP %ld%s%s without a message",
 			 http_status, reason && *reason ? " " : "", reason ? reason : "");
 	fold_causes(&msg, cJSON_GetObjectItemCaseSensitive(j, "details"));
+	/* the server's 401 says only "Unauthorized": say which fix applies */
+	if (http_status == 401)
+		buf_adds(&msg, ": the API server rejected the credentials (expired, revoked or wrong token or "
+			 "client certificate); refresh the kubeconfig user, or check the pod's service account");
 	err_set(e, code_for(http_status), "%s", msg.data);
 	if (reason)
 		snprintf(e->reason, sizeof(e->reason), "%s", reason);
