@@ -552,11 +552,17 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	r.cleanup = note.len ? note.data : NULL;
 	r.now = wall_now();
 	report(&st, &r);
+	/*
+	 * From here on the outcome is decided and written: hold SIGTERM/SIGINT
+	 * back for good (state_free restores their default action), so a late
+	 * signal cannot turn an exit code the outputs already state into a
+	 * death by signal. The process returns and exits at once.
+	 */
+	signals_blocked(1);
 	err_clear(&e);
 	if (!o->server_dry_run && launch_outputs_write(&o->out, &r, &e))
 		fprintf(stderr, "warning: %s\n", e.msg);
 	state_free(&st);
 	buf_free(&note);
-	signals_blocked(0);	/* prepare failed before unblocking: default action now */
 	return r.exit_code;
 }
