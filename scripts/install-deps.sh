@@ -6,7 +6,7 @@
 #   scripts/install-deps.sh --check  exit 1 if something is missing
 set -eu
 pkgs=(
-	build-essential pkg-config clang
+	build-essential pkg-config clang libfuzzer-14-dev libclang-rt-14-dev
 	libcurl4-openssl-dev libssl-dev openssl ca-certificates
 	libyaml-dev libcjson-dev libgit2-dev libcmocka-dev
 	lua5.1 python3 python3-yaml python3-jsonschema
