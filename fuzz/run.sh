@@ -63,7 +63,12 @@ for t in "${targets[@]}"; do
 	[ -d "$fb/seeds-shared/$t" ] && dirs+=("$fb/seeds-shared/$t")
 	before=$(ls "$fb/crashes/$t" | wc -l)
 	start=$(date +%s)
-	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	# FUZZ_SEED/FUZZ_RUNS make a run reproducible (make check's short run uses
+	# them: the same inputs on every machine); unset, libFuzzer explores at random.
+	extra=()
+	[ -n "${FUZZ_SEED:-}" ] && extra+=(-seed="$FUZZ_SEED")
+	[ -n "${FUZZ_RUNS:-}" ] && extra+=(-runs="$FUZZ_RUNS")
+	"$bin" "${extra[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="$fb/crashes/$t/" "${dirs[@]}" \
 		>"$log" 2>&1 </dev/null
 	frc=$?
