@@ -89,6 +89,7 @@ struct launch_state {
 	char stuck_msg[768];
 
 	/* the wait */
+	char *watch_from;		/* fresh create: its resourceVersion (no LISTs), else NULL */
 	struct kube_watch *job_watch, *pod_watch, *event_watch;
 	struct kube_timer *deadline, *stuck_timer, *drain_timer;
 	int watch_retry_noted;

@@ -28,6 +28,7 @@
  * lines are never lost silently.
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "health-checks/health.h"
@@ -162,6 +163,9 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 
 	switch (s) {
 	case KUBE_WATCH_SYNCED:
+		if (st->watch_retry_noted && st->phase == RUN_WAITING)
+			launch_progress_note(&st->prog, "resynced: %s %s/%s listed again",
+					     st->kind, st->ns, st->name);
 		st->watch_retry_noted = 0;
 		/* The first list did not hold our job: gone before we looked. */
 		if (!st->saw_job && st->phase == RUN_WAITING)
@@ -173,8 +177,14 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 		break;
 	case KUBE_WATCH_RETRYING:
 		if (!st->watch_retry_noted++)
-			launch_progress_note(&st->prog, "watch interrupted, resuming: %s",
+			launch_progress_note(&st->prog, "reconnecting to the API server… (%s)",
 					     e ? e->msg : "?");
+		break;
+	case KUBE_WATCH_RESUMED:
+		if (st->watch_retry_noted && st->phase == RUN_WAITING)
+			launch_progress_note(&st->prog, "reconnected: watching %s/%s again from "
+					     "where it stopped", st->ns, st->name);
+		st->watch_retry_noted = 0;
 		break;
 	case KUBE_WATCH_POLLING:
 		launch_progress_note(&st->prog, "warning: watching %s is forbidden; "
@@ -350,6 +360,11 @@ struct kube_watch *launch_watch_start(struct launch_state *st,
 	wo.on_event = on_event;
 	wo.on_state = on_state;
 	wo.ud = st;
+	if (st->watch_from) {	/* right after our create: nothing older to list */
+		wo.resource_version = st->watch_from;
+		if (res == st->res)
+			wo.known = st->job;
+	}
 	return kube_watch_start(st->c, &wo, e);	/* copies the options */
 }
 
@@ -371,10 +386,24 @@ int launch_wait(struct launch_state *st, struct err *e)
 	st->phase = RUN_WAITING;
 	if (st->end != END_NONE)	/* a signal arrived during create */
 		return 0;
-	if (launch_start_job_watch(st, e) || launch_workers_start(st, e))
+	/*
+	 * The request floor: after our own create, the job, its pods and its
+	 * events are watched from the create's resourceVersion - the answer is
+	 * the job as of then, and no pod or event of it can be older - so no
+	 * LIST is sent. A re-attach, a 410 or a resync lists as usual.
+	 */
+	if (st->watch_from) {
+		st->saw_job = 1;
+		st->pods_synced = 1;
+	}
+	if (launch_start_job_watch(st, e) || launch_workers_start(st, e) ||
+	    start_event_watch(st, e)) {
+		free(st->watch_from);
+		st->watch_from = NULL;
 		return -1;
-	if (start_event_watch(st, e))
-		return -1;
+	}
+	free(st->watch_from);
+	st->watch_from = NULL;
 	if (st->o->timeout_s > 0) {
 		left = st->o->timeout_s - (launch_now() - st->t0);
 		st->deadline = kube_timer_add(st->c, left > 0 ? left : 0, on_deadline, st);

@@ -658,7 +658,7 @@ class App:
             elif method in ('POST', 'PATCH', 'PUT'):
                 self.apply_faults(data, h)
             h.send_bytes(200, json.dumps(self.faults.snapshot()).encode(), 'application/json')
-            if data.get('down'):
+            if data.get('down') or data.get('restart'):
                 self.drop_connections()
             return
         if path == '/_test/requests':
@@ -702,6 +702,11 @@ class App:
             self.rotate_cert()
         if data.pop('restoreCert', False):
             self.load_tls(os.path.join(self.cfg.state_dir, 'pki'))
+        restart = data.pop('restart', None)
+        if restart:
+            # down for that long, then back with a fresh watch cache (store.restart_cache)
+            data['down'] = restart
+            self.store.restart_cache()
         for key in ('revokeToken', 'rotateToken'):
             who = data.pop(key, None)
             if not who:

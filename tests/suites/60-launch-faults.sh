@@ -98,6 +98,49 @@ expect "the API server down for 1.5 s mid-run: the job is still followed to Succ
 expect '... and both workers'"'"' lines are all there, once' "
 	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/dn1.out)\" -eq 8 && test -z \"\$(sort $T/dn1.out | uniq -d)\""
 
+# ---- an API server restart: every old resourceVersion is too old (in-stream 410) ----------
+# A restarted kube-apiserver has a fresh watch cache: resuming from the remembered
+# resourceVersion gets 200 + ERROR 410 Expired, as in ../shared/reference/apiserver/08-*.
+# The launch must re-list (not resend that resourceVersion for ever) and end with the
+# job's true outcome well before --timeout, keeping the Succeeded job (--delete-after never).
+bg_launch rs1 --name rs1 --image x/jax:1 --workers 2 --env SIM_LINES=4 --env SIM_DURATION=3 \
+	--timeout 25s --out-state="$O/rs1/state" --out-message="$O/rs1/message"
+wait_for grep -q "Running:" "$T/rs1.err"
+ctl POST /_test/faults '{"restart": 1.5}' >/dev/null
+bg_wait rs1
+rc=$?
+expect "an API server restart mid-run (old resourceVersions expired): still Succeeded (exit $rc)" \
+	"test $rc -eq 0 && test \"\$(cat $O/rs1/state)\" = Succeeded && ! grep -q timeout $O/rs1/message"
+expect '... the job is kept (not deleted on a stale view), every line once' "
+	test \"\$(job_state rs1)\" = Created,Succeeded &&
+	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/rs1.out)\" -eq 8 && test -z \"\$(sort $T/rs1.out | uniq -d)\""
+expect '... progress says it reconnected and resynced' "
+	grep -q 'reconnecting to the API server' $T/rs1.err && grep -q 'resynced' $T/rs1.err"
+
+# ---- no destructive action on a stale view ------------------------------------------------
+# The job watch sees nothing (every LIST/WATCH of jaxjobs fails with 503) while the job
+# finishes. At --timeout, and on SIGTERM, the launch must look at the job first: it
+# Succeeded, so that is the outcome (exit 0) and --delete-after (never) applies, not
+# --on-cancel=delete.
+ctl POST /_test/faults '{"errors": {"code": 503, "count": 100000, "match": "team-a/jaxjobs$", "methods": ["GET"]}}' >/dev/null
+expect_run 0 'the job finished unseen (job watch failing): at --timeout its real outcome is reported' sv1 \
+	launch --name sv1 --image x/jax:1 --workers 1 --env SIM_LINES=2 --env SIM_DURATION=0.5 \
+	--timeout 6s --out-state="$O/sv1/state" --out-job-json="$O/sv1/job.json"
+expect '... outputs say Succeeded (never Running), and the job was not deleted' "
+	test \"\$(cat $O/sv1/state)\" = Succeeded && grep -q Succeeded $O/sv1/job.json &&
+	test \"\$(job_state sv1)\" = Created,Succeeded"
+bg_launch sv2 --name sv2 --image x/jax:1 --workers 1 --env SIM_LINES=2 --env SIM_DURATION=0.5 \
+	--out-state="$O/sv2/state"
+job_is() { test "$(job_state "$1")" = "$2"; }
+wait_for job_is sv2 Created,Succeeded
+sleep 0.3
+kill -TERM "$BG_sv2"
+bg_wait sv2
+rc=$?
+expect "SIGTERM after the job finished unseen: its real outcome, exit 0 (got $rc), job kept" "
+	test $rc -eq 0 && test \"\$(cat $O/sv2/state)\" = Succeeded && test \"\$(job_state sv2)\" = Created,Succeeded"
+ctl DELETE /_test/faults >/dev/null
+
 kubeconfig_as "$KS/nowatch.token" "$T/kc-nowatch"
 expect_run 0 'watch forbidden: falls back to polling with a warning, still Succeeded' nw1 \
 	"$JAXJOB" launch --kubeconfig "$T/kc-nowatch" --name nw1 --image x/jax:1
