@@ -435,8 +435,13 @@ static enum launch_cleanup_action judge_end(struct launch_state *st, struct laun
 				  st->kind, st->ns, st->name, phase);
 		return CLEAN_NONE;
 	case END_STUCK:
-		launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason,
-				  "%s (for more than %.0fs)", st->stuck_msg, st->o->fail_fast_s);
+		if (st->stuck_permanent)
+			launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason, "%s",
+					  st->stuck_msg);
+		else
+			launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason,
+					  "%s (for more than %.0fs)", st->stuck_msg,
+					  st->o->fail_fast_s);
 		return on_cancel_action(st->o);
 	case END_API:
 	case END_NONE:
@@ -585,7 +590,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	if (prepare(&st, manifest, &r) == 0) {
 		if (o->server_dry_run) {
 			server_dry_run(&st, &r);
-		} else if (create_or_adopt(&st, &r) == 0) {
+		} else if (launch_access_check(&st, &r) == 0 && create_or_adopt(&st, &r) == 0) {
 			if (launch_wait(&st, &e)) {
 				st.end = END_API;
 				st.end_err = e;

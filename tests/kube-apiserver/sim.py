@@ -334,7 +334,7 @@ class Simulator:
         if fail_svc or too_long:
             svc = f'{name}-worker-0'
             msg = (f'Error creating: Service "{svc}" is invalid: metadata.name: Invalid value: "{svc}": must be no '
-                   f'more than 63 characters' if too_long else
+                   f'more than 63 characters' if too_long or k.get('SIM_FAIL_SERVICE') == 'invalid' else
                    f'Error creating: services "{svc}" is forbidden: exceeded quota: object-counts, requested: '
                    f'services=1, used: services=10, limited: services=10')
             self.once(st, job, 'Warning', 'FailedCreateService', msg)
@@ -857,7 +857,8 @@ class Simulator:
         coord = env.get('COORDINATOR_ADDRESS')
         coord = f'{coord}:{env.get("COORDINATOR_PORT")}' if coord else env.get('JAX_COORDINATOR_ADDRESS', '?')
         lines = int(kf(k, 'SIM_LINES', 3, int))
-        hang = k.get('SIM_HANG') not in (None, '', '0') or k.get('SIM_FAIL_SERVICE') not in (None, '', '0')
+        hang = k.get('SIM_HANG') not in (None, '', '0') or k.get('SIM_FAIL_SERVICE') not in (None, '', '0') \
+            or idx in int_set(k.get('SIM_HANG_WORKER'))
         duration = self.scale(kf(k, 'SIM_DURATION', 1.0))
         code, crash = self.plan_exit(pod, k, instance)
         script = [(0.0, f'INFO:sim:worker {idx} of {n} connecting to JAX coordinator {coord}\n')]
@@ -868,7 +869,7 @@ class Simulator:
             script.append((0.0, f'INFO:sim:worker {idx} waiting for the coordinator (SIM_HANG)\n'))
             for t, text in script:
                 log.write(text)
-            if k.get('SIM_HANG_LINES') or k.get('SIM_HANG') not in (None, '', '0'):
+            if k.get('SIM_HANG_LINES') or k.get('SIM_HANG') not in (None, '', '0') or k.get('SIM_HANG_WORKER'):
                 self.later(duration, self.tick_hang, pod, log, 1)
             return
         steps = lines if not crash else max(1, lines // 2)
@@ -1063,6 +1064,10 @@ class Simulator:
                         h.end_stream()
                         return
                 if done and pos >= len(log.lines):
+                    # a kubelet notices the exit a while after the last line (fault logEofDelayMs)
+                    eof = float(self.app.faults.get('logEofDelayMs') or 0) / 1000.0
+                    if eof:
+                        time.sleep(eof)
                     break
         h.end_stream()
 
