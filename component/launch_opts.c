@@ -195,7 +195,7 @@ static int parse_patch(struct launch_opts *o, const char *s, struct err *e)
 	int rc;
 	if (s[0] == '@') {
 		source = s + 1;
-		rc = yj_read_file(s + 1, &text, e);
+		rc = buf_read_file(&text, s + 1, YJ_MAX_INPUT, e);
 	} else {
 		buf_adds(&text, s);
 		rc = 0;

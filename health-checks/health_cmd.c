@@ -249,7 +249,7 @@ int cmd_health(int argc, char **argv)
 		return 2;
 	}
 	src = strcmp(o.file, "-") ? o.file : "stdin";
-	if (yj_read_file(o.file, &in, &e) < 0 ||
+	if (buf_read_file(&in, o.file, YJ_MAX_INPUT, &e) < 0 ||
 	    yj_parse_stream(in.data, in.len, src, &docs, &e) < 0)
 		goto fail;
 	cJSON_ArrayForEach(d, docs)

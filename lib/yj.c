@@ -747,58 +747,6 @@ int yj_parse_one(const char *data, size_t len, const char *source,
 	return 0;
 }
 
-int yj_read_file(const char *path, struct buf *out, struct err *e)
-{
-	int is_stdin = strcmp(path, "-") == 0;
-	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(e, ERR_IO, "cannot open %s: %s", path, strerror(errno));
-	const char *name = is_stdin ? "<stdin>" : path;
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return err_set(e, ERR_IO, "cannot read %s: it is a directory", name);
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uintmax_t)st.st_size > YJ_MAX_INPUT) {
-		if (!is_stdin)
-			close(fd);
-		return err_set(e, ERR_LIMIT,
-			       "%s: file is %jd bytes, more than the limit of %u bytes (%u MiB); split it",
-			       name, (intmax_t)st.st_size, YJ_MAX_INPUT, YJ_MAX_INPUT >> 20);
-	}
-	size_t start = out->len;
-	for (;;) {
-		buf_grow(out, 65536);
-		size_t room = out->cap - out->len - 1;
-		ssize_t r = read(fd, out->data + out->len, room);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int saved = errno;
-			if (!is_stdin)
-				close(fd);
-			buf_truncate(out, start);
-			return err_set(e, ERR_IO, "cannot read %s: %s", name, strerror(saved));
-		}
-		if (r == 0)
-			break;
-		out->len += (size_t)r;
-		out->data[out->len] = '\0';
-		if (out->len - start > YJ_MAX_INPUT) {
-			if (!is_stdin)
-				close(fd);
-			buf_truncate(out, start);
-			return err_set(e, ERR_LIMIT,
-				       "%s: input is more than the limit of %u bytes (%u MiB); split it",
-				       name, YJ_MAX_INPUT, YJ_MAX_INPUT >> 20);
-		}
-	}
-	if (!is_stdin)
-		close(fd);
-	return 0;
-}
-
 /* ---------------------------------------------------------------------- */
 /* Numbers, shared by the YAML and JSON writers.                          */
 

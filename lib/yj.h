@@ -89,13 +89,6 @@ int yj_parse_one(const char *data, size_t len, const char *source,
 		 cJSON **doc_out, struct err *e);
 
 /*
- * Append a whole file (at most YJ_MAX_INPUT bytes) to `out`; "-" is stdin.
- * A larger file is ERR_LIMIT with its name and the limit; `out` is left as
- * it was on any failure.
- */
-int yj_read_file(const char *path, struct buf *out, struct err *e);
-
-/*
  * Emit one document as YAML (no leading "---"), appended to `out`; on
  * failure nothing is appended.
  */

@@ -351,7 +351,7 @@ static void check_file(const char *path)
 	struct buf text = BUF_INIT;
 	struct err e = ERR_INIT;
 	cJSON *docs = NULL, *d;
-	if (yj_read_file(path, &text, &e) || yj_parse_stream(text.data, text.len, path, &docs, &e))
+	if (buf_read_file(&text, path, YJ_MAX_INPUT, &e) || yj_parse_stream(text.data, text.len, path, &docs, &e))
 		fail_msg("%s: %s", path, e.msg);
 	assert_true(cJSON_GetArraySize(docs) > 0);
 	cJSON_ArrayForEach(d, docs)
