@@ -29,6 +29,7 @@
 
 #include "jobparams.h"
 #include "render.h"
+#include "jtree.h"
 #include "yj.h"
 
 #define ENV_PREFIX "ARGOCD_ENV_"

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jtree.h"
 #include "yj.h"
 
 void launch_result_set(struct launch_result *r, const char *state, int exit_code,

@@ -29,6 +29,7 @@
 #include "launch_outputs.h"
 #include "launch_run.h"
 #include "launch_state.h"
+#include "jtree.h"
 #include "yj.h"
 
 static const char *jstr(const cJSON *o, const char *k)

@@ -23,6 +23,7 @@
 #include "../commands.h"
 #include "buf.h"
 #include "err.h"
+#include "jtree.h"
 #include "yj.h"
 #include "health.h"
 

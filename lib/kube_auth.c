@@ -25,6 +25,7 @@
 #include <openssl/evp.h>
 
 #include "kube_loop.h"
+#include "jtree.h"
 #include "yj.h"
 
 extern char **environ;

@@ -101,13 +101,4 @@ int yj_emit(const cJSON *doc, unsigned flags, struct buf *out, struct err *e);
 int yj_emit_stream(const cJSON *docs, unsigned flags, struct buf *out,
 		   struct err *e);
 
-/*
- * Deterministic compact JSON: keys sorted at every level, numbers that are
- * integral printed as integers. Used for hashing and for request bodies.
- */
-void yj_json_canonical(const cJSON *doc, struct buf *out);
-
-/* Same, pretty-printed with 2-space indent and a trailing newline (-o json). */
-void yj_json_pretty(const cJSON *doc, struct buf *out);
-
 #endif
