@@ -3,8 +3,11 @@
  * into deterministic YAML.
  *
  * Every manifest, template, job file and kubeconfig enters the program
- * through yj_parse_stream()/yj_parse_one(); every YAML we print leaves
- * through yj_emit(). Inside, the program only ever handles cJSON trees.
+ * through yj_parse_stream()/yj_parse_one() (yj_parse.c); every YAML we print
+ * leaves through yj_emit() (yj_emit.c). Inside, the program only ever
+ * handles cJSON trees. Both sides type plain scalars with one function
+ * (yj_scalar.c); the JSON writer is jtree.h's; files are read with
+ * buf_read_file() (buf.h) with YJ_MAX_INPUT as the limit.
  *
  * Scalars are typed by the YAML 1.2 core schema: null (~, null/Null/NULL,
  * empty), booleans (true/True/TRUE, false/False/FALSE), integers (decimal,
