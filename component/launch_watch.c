@@ -30,7 +30,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "health-checks/health.h"
+#include "health.h"
 #include "launch_state.h"
 
 static const char *jstr(const cJSON *o, const char *k)

@@ -26,6 +26,7 @@
 #include "jtree.h"
 #include "yj.h"
 #include "health.h"
+#include "health_cmd.h"
 
 static const char usage_text[] =
 	"usage: jaxjob health [-f FILE|-] [-o text|json]\n"
@@ -269,4 +270,17 @@ done:
 	buf_free(&in);
 	buf_free(&out);
 	return rc;
+}
+
+int health_exit_code(enum health_status worst)
+{
+	switch (worst) {
+	case HEALTH_HEALTHY: return 0;
+	case HEALTH_DEGRADED: return 1;
+	case HEALTH_PROGRESSING: return 3;
+	case HEALTH_SUSPENDED: return 4;
+	case HEALTH_UNKNOWN: return 5;
+	case HEALTH_MISSING: return 6;
+	}
+	return 5;
 }

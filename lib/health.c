@@ -323,16 +323,3 @@ enum health_status health_worst(enum health_status a, enum health_status b)
 {
 	return a > b ? a : b;
 }
-
-int health_exit_code(enum health_status worst)
-{
-	switch (worst) {
-	case HEALTH_HEALTHY: return 0;
-	case HEALTH_DEGRADED: return 1;
-	case HEALTH_PROGRESSING: return 3;
-	case HEALTH_SUSPENDED: return 4;
-	case HEALTH_UNKNOWN: return 5;
-	case HEALTH_MISSING: return 6;
-	}
-	return 5;
-}

@@ -103,11 +103,4 @@ const char *health_status_name(enum health_status s);
 /* The worse of two statuses, in Argo CD's order (see enum health_status). */
 enum health_status health_worst(enum health_status a, enum health_status b);
 
-/*
- * Exit code of `jaxjob health` for the worst status seen (documented in
- * health-checks/README.md): 0 Healthy, 1 Degraded, 3 Progressing,
- * 4 Suspended, 5 Unknown, 6 Missing (no objects). 2 is bad input.
- */
-int health_exit_code(enum health_status worst);
-
 #endif
