@@ -80,10 +80,17 @@ struct health_result {
 	bool failed;
 	bool suspended;
 	bool deleting;
+	/*
+	 * The phase `jaxjob launch` shows (static storage): the first of
+	 * Failed, Succeeded, Complete, Suspended, Restarting, Running, Created
+	 * with a condition of status "True", else "Pending". Read from the
+	 * conditions of any object, whatever its kind.
+	 */
+	const char *phase;
 };
 
 #define HEALTH_RESULT_INIT { HEALTH_KIND_OTHER, HEALTH_UNKNOWN, BUF_INIT, \
-			     false, false, false, false, false }
+			     false, false, false, false, false, "Pending" }
 
 /*
  * Judge one object. Returns 0 for a JAXJob or TrainJob; for anything else
