@@ -68,10 +68,14 @@ int launch_write_file_atomic(const char *path, const char *data, size_t len,
  * epoch seconds; -1 when absent or malformed. */
 double launch_parse_time(const char *s);
 
-/* Worker counts of a job: requested replicas and status counts (0 if unset). */
+/*
+ * Worker counts of a job: requested replicas and status counts (0 if
+ * unset), as its API's handler reads them (jobapi_worker_counts). Returns 1
+ * when the status counts worker pods, 0 when the pods must be counted.
+ */
 struct launch_workers {
 	int replicas, active, succeeded, failed;
 };
-void launch_workers_of(const cJSON *job, struct launch_workers *w);
+int launch_workers_of(const cJSON *job, struct launch_workers *w);
 
 #endif

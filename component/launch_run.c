@@ -415,9 +415,8 @@ static void report(struct launch_state *st, const struct launch_result *r)
 static void count_from_pods(const struct launch_state *st, struct launch_result *r)
 {
 	struct launch_workers w;
-	const cJSON *status = cJSON_GetObjectItemCaseSensitive(st->job, "status");
 
-	if (!st->job || cJSON_GetObjectItemCaseSensitive(status, "replicaStatuses") || !st->npods)
+	if (!st->job || launch_workers_of(st->job, &w) || !st->npods)
 		return;
 	launch_workers_count(st, &w);
 	r->pod_counts = 1;
