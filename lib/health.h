@@ -1,14 +1,17 @@
 /*
- * health.h - the C twin of the Argo CD health checks we ship in Lua
- * (health-checks/kubeflow.org/JAXJob/health.lua and
- * health-checks/trainer.kubeflow.org/TrainJob/health.lua).
+ * health.h - the judge of one job object: its health status and message,
+ * its lifecycle (finished? succeeded? suspended?) and the phase a launcher
+ * shows. The C twin of the Lua health checks in health-checks/
+ * (kubeflow.org/JAXJob/health.lua, trainer.kubeflow.org/TrainJob/health.lua);
+ * core logic, so it lives in lib/ and knows no front-end.
  *
- * One judge, three users: `jaxjob health` prints its verdicts, `jaxjob
- * launch` asks it on every watch event whether the job is finished, and the
- * suite tests/suites/40-health-vectors.sh runs every vector of the Lua
- * checks' health_test.yaml through it and through the Lua script (lua5.1 in
- * the argocd-cm sandbox): status and message must be identical. So any change
- * to the rules here is a change to both files and to the vectors.
+ * One judge, three users: `jaxjob health` (health-checks/health_cmd.c)
+ * prints its verdicts, `jaxjob launch` (component/) asks it on every watch
+ * event whether the job is finished and which phase to show, and the suite
+ * tests/suites/40-health-vectors.sh runs every vector of the Lua checks'
+ * health_test.yaml through it and through the Lua script: status and
+ * message must be identical. So any change to the rules here is a change to
+ * both files and to the vectors.
  *
  * Rules (JAXJob, group kubeflow.org): metadata.deletionTimestamp set ->
  * Progressing "Pending deletion" (what Argo CD reports itself). No condition
