@@ -7,9 +7,12 @@
 #   make CC=clang   any C11 compiler; warnings are errors
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile
-# edit: lib/*.c is the core, component/ argocd-plugin/ health-checks/ are the
-# front-ends, tests/unit/test_*.c are cmocka suites (each linked with
-# everything but main), tests/suites/*.sh are the suites `make check` runs.
+# edit: lib/*.c is the core (build/libjaxjob.a, nothing else in it, so the
+# linker refuses a lib file that calls into a front-end), component/
+# argocd-plugin/ health-checks/ are the front-ends (linked into the binary
+# only), tests/unit/test_*.c are cmocka suites linked with the core alone; a
+# suite that tests front-end code names those objects in UNIT_APP_<suite>.
+# tests/suites/*.sh are the suites `make check` runs.
 
 CC      ?= cc
 PKGS    := libcurl yaml-0.1 libcjson libgit2 openssl
@@ -39,27 +42,39 @@ MAIN_SRC := jaxjob.c
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 OBJ_OF   = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
-CORE_OBJ := $(call OBJ_OF,$(LIB_SRC) $(APP_SRC))
+CORE_OBJ := $(call OBJ_OF,$(LIB_SRC))
+APP_OBJ  := $(call OBJ_OF,$(APP_SRC))
 MAIN_OBJ := $(call OBJ_OF,$(MAIN_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 .PHONY: all unit clean check demo deps release-check fuzz bench
 all: $(BUILD)/jaxjob
 
-$(BUILD)/jaxjob: $(MAIN_OBJ) $(BUILD)/libjaxjob.a
+$(BUILD)/jaxjob: $(MAIN_OBJ) $(APP_OBJ) $(BUILD)/libjaxjob.a
 	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/libjaxjob.a: $(CORE_OBJ)
+# Rebuilt when the Makefile changes too, so no member outlives its source.
+$(BUILD)/libjaxjob.a: $(CORE_OBJ) Makefile
 	@rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(filter %.o,$^)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libjaxjob.a
+# The front-end objects a unit suite tests (each suite of lib/ links lib alone).
+UNIT_APP_test_health        := health-checks/health_cmd
+UNIT_APP_test_launch_opts   := component/launch_opts
+UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs \
+			       component/launch_outputs component/launch_progress
+UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
+UNIT_APP_test_render_repo   := argocd-plugin/render_repo
+UNIT_APP_OBJ = $(patsubst %,$(BUILD)/obj/%.o,$(UNIT_APP_$(1)))
+
+.SECONDEXPANSION:
+$(BUILD)/tests/%: tests/unit/%.c $$(call UNIT_APP_OBJ,$$*) $(BUILD)/libjaxjob.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(BUILD)/libjaxjob.a $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(call UNIT_APP_OBJ,$*) $(BUILD)/libjaxjob.a $(LDLIBS) -lcmocka
 
 unit: $(UNIT_BIN)
 
