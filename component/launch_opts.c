@@ -21,6 +21,9 @@
 
 #include "buf.h"
 #include "jobparams.h"
+#include "jobparams_required.h"
+#include "suggest.h"
+#include "tmpl.h"
 #include "yj.h"
 
 enum rf_kind { RF_STR, RF_BOOL, RF_DURATION, RF_ENUM, RF_SPECIAL };
@@ -294,10 +297,24 @@ static void help_line(struct buf *h, const char *flag, const char *metavar, cons
 	buf_free(&t);
 }
 
+/* A built-in template, parsed for --help (NULL if it cannot be: then no
+ * option is marked required, which only makes the help less helpful). */
+static cJSON *builtin_template(const char *name)
+{
+	struct err e = ERR_INIT;
+	size_t len;
+	const char *text = tmpl_builtin(name, &len);
+	cJSON *t = NULL;
+	if (text)
+		tmpl_parse(text, len, name, &t, &e);
+	return t;
+}
+
 static void print_help(void)
 {
-	struct buf h = BUF_INIT;
+	struct buf h = BUF_INIT, text = BUF_INIT;
 	const char *group = NULL;
+	cJSON *jaxjob = builtin_template("jaxjob.yaml"), *trainjob = builtin_template("trainjob.yaml");
 	buf_adds(&h,
 		 "usage: jaxjob launch [options] [-- command args...]\n"
 		 "\n"
@@ -320,9 +337,23 @@ static void print_help(void)
 		if (p->def)	/* JSON text: drop the quotes of a string */
 			snprintf(def, sizeof(def), "%.*s", (int)strcspn(p->def + (p->def[0] == '"'), "\""),
 				 p->def + (p->def[0] == '"'));
-		help_line(&h, p->flag, p->metavar, p->help, p->def ? def : NULL,
+		/* what the built-in templates cannot do without */
+		int for_jaxjob = jaxjob && jobparams_required_by(jaxjob, p);
+		int for_trainjob = trainjob && jobparams_required_by(trainjob, p);
+		buf_reset(&text);
+		buf_adds(&text, p->help);
+		if (for_jaxjob && for_trainjob)
+			buf_adds(&text, " (required)");
+		else if (for_jaxjob)
+			buf_adds(&text, " (required for a JAXJob)");
+		else if (for_trainjob)
+			buf_adds(&text, " (required for a TrainJob)");
+		help_line(&h, p->flag, p->metavar, text.data, p->def ? def : NULL,
 			  strcmp(p->flag, p->name) ? p->name : NULL);
 	}
+	cJSON_Delete(jaxjob);
+	cJSON_Delete(trainjob);
+	buf_free(&text);
 	group = NULL;
 	for (const struct run_flag *f = run_flags; f->flag; f++) {
 		if (!group || strcmp(group, f->group)) {
@@ -380,6 +411,27 @@ static int set_command(struct launch_opts *o, int argc, char **argv, struct err 
 	return 0;
 }
 
+/* The one wording (suggest.h), with the closest option as a "did you mean". */
+static int unknown_option(const char *arg, struct err *e)
+{
+	static const char *const shorthands[] = { "-n", "-o", "-h", "--help", NULL };
+	const char *dashes = arg[1] == '-' ? "--" : "-";
+	const char *word = arg + strlen(dashes);
+	struct suggest sg;
+	char near[80];
+
+	suggest_init(&sg, word);
+	for (const struct jobparam *p = jobparams_all(); p->name; p++)
+		suggest_add(&sg, p->flag);
+	for (const struct run_flag *f = run_flags; f->flag; f++)
+		suggest_add(&sg, f->flag);
+	for (size_t i = 0; shorthands[i]; i++)
+		suggest_add(&sg, shorthands[i] + (shorthands[i][1] == '-' ? 2 : 1));
+	if (sg.best)
+		snprintf(near, sizeof(near), "%s%s", strlen(sg.best) == 1 ? "-" : "--", sg.best);
+	return suggest_unknown(e, "option", arg, sg.best ? near : NULL, "jaxjob launch --help");
+}
+
 /* One option; *i is advanced past a separate value. */
 static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, struct err *e)
 {
@@ -390,22 +442,25 @@ static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, st
 		snprintf(name, sizeof(name), "%s", arg[1] == 'n' ? "namespace" :
 			 arg[1] == 'o' ? "output" : arg);
 		if ((arg[1] != 'n' && arg[1] != 'o'))
-			return err_set(e, ERR_INPUT, "unknown option %s; run `jaxjob launch --help`", arg);
+			return unknown_option(arg, e);
 		if (arg[2])
 			value = arg + 2;
 	} else {
 		const char *eq = strchr(arg + 2, '=');
 		size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
 		if (n >= sizeof(name))
-			return err_set(e, ERR_INPUT, "unknown option %.60s; run `jaxjob launch --help`", arg);
+			return unknown_option(arg, e);
 		memcpy(name, arg + 2, n);
 		name[n] = '\0';
 		value = eq ? eq + 1 : NULL;
 	}
 	const struct run_flag *f = find_run_flag(name);
 	const struct jobparam *p = f ? NULL : jobparams_find_flag(name);
-	if (!f && !p)
-		return err_set(e, ERR_INPUT, "unknown option --%s; run `jaxjob launch --help`", name);
+	if (!f && !p) {
+		char opt[sizeof(name) + 2];
+		snprintf(opt, sizeof(opt), "--%s", name);
+		return unknown_option(opt, e);
+	}
 	int is_bool = f ? f->kind == RF_BOOL : p->type == JP_BOOL;
 	int lit;
 	/* a boolean flag takes the next word only when it is a boolean literal
