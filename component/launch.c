@@ -209,7 +209,7 @@ int cmd_launch(int argc, char **argv)
 		rc = check_runtime(&o, api, job, &pf);
 	kube_client_free(pf.c);
 	if (rc == 0 && !o.dry_run)
-		rc = launch_run(&o, job);
+		rc = launch_outcome_exit(o.outcome, launch_run(&o, job));
 	if (rc < 0) {
 		fprintf(stderr, "error: %s\n", e.msg);
 		rc = api_error ? EXIT_API_ERROR : EXIT_BAD_INPUT;
