@@ -437,9 +437,6 @@ static int finish_identity(struct launch_opts *o, struct err *e)
 	    unfilled("task-name", o->task.task_name, e) || unfilled("task-id", o->task.task_id, e) ||
 	    unfilled("name-prefix", o->name_prefix, e))
 		return -1;
-	if (!o->name_prefix && !given && !o->template_path)
-		return err_set(e, ERR_INPUT, "the job needs a name: give --name NAME, or "
-			       "--name-prefix PREFIX with the run (--run-id) to derive one");
 	if (!o->name_prefix)
 		return 0;
 	if (cJSON_IsString(given) && *given->valuestring)
