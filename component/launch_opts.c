@@ -24,9 +24,11 @@
 #include "jobparams_required.h"
 #include "suggest.h"
 #include "tmpl.h"
+#include "k8sname.h"
 #include "yj.h"
 
-enum rf_kind { RF_STR, RF_BOOL, RF_DURATION, RF_ENUM, RF_SPECIAL };
+/* RF_OPTSTR: a string where empty means "not given" (pipeline inputs default to "") */
+enum rf_kind { RF_STR, RF_OPTSTR, RF_BOOL, RF_DURATION, RF_ENUM, RF_SPECIAL };
 
 struct run_flag {
 	const char *flag;
@@ -43,6 +45,7 @@ static const char *const format_names[] = { "yaml", "json", NULL };
 static const char *const logs_names[] = { "all", "first", "none", NULL };
 static const char *const delete_names[] = { "never", "success", "always", NULL };
 static const char *const cancel_names[] = { "delete", "suspend", "leave", NULL };
+static const char *const outcome_names[] = { "exit-code", "outputs", NULL };
 
 #define OFF(f) offsetof(struct launch_opts, f)
 #define OUT(f) (offsetof(struct launch_opts, out) + offsetof(struct launch_outputs, f))
@@ -91,6 +94,25 @@ static const struct run_flag run_flags[] = {
 	  "is named in a warning; SIGTERM cuts it short (default 30s; 0 = do not wait)" },
 	{ "identity", "ID", "waiting and cleanup", RF_STR, OFF(identity), NULL,
 	  "launch identity (default: derived from the pipeline run), to re-attach on retry" },
+	{ "run-id", "ID", "waiting and cleanup", RF_OPTSTR, OFF(task.run_id), NULL,
+	  "the pipeline run, for the identity and --name-prefix (KFP: "
+	  "dsl.PIPELINE_JOB_ID_PLACEHOLDER as a whole input; Argo: {{workflow.uid}}); "
+	  "empty = from the environment (KFP_RUN_ID, ARGO_WORKFLOW_UID, ARGO_WORKFLOW_NAME)" },
+	{ "task-name", "NAME", "waiting and cleanup", RF_OPTSTR, OFF(task.task_name), NULL,
+	  "the step within the run, mixed into the identity (KFP: "
+	  "dsl.PIPELINE_TASK_NAME_PLACEHOLDER; Argo: the DAG task's name)" },
+	{ "task-id", "ID", "waiting and cleanup", RF_OPTSTR, OFF(task.task_id), NULL,
+	  "more of the same, e.g. dsl.PIPELINE_TASK_ID_PLACEHOLDER (KFP's DAG execution: tells "
+	  "ParallelFor iterations apart) or an Argo loop item" },
+	{ "name-prefix", "PREFIX", "waiting and cleanup", RF_OPTSTR, OFF(name_prefix), NULL,
+	  "name the job PREFIX-<10 hex chars> from the run and task: unique per run, the "
+	  "same for every retry (instead of --name; needs a run: --run-id, --identity or "
+	  "the environment)" },
+	{ "outcome", "HOW", "waiting and cleanup", RF_ENUM, OFF(outcome), outcome_names,
+	  "how the step reports a job that ended: exit-code (exit 1 failed, 3 timeout, 5 "
+	  "cancelled, 6 deleted, 7 stuck) or outputs (exit 0, the outcome only in the outputs "
+	  "state/reason/exit_code, so the pipeline can branch on it; API errors and bad input "
+	  "still exit 4 and 2) (default exit-code)" },
 	{ "adopt", "BOOL", "waiting and cleanup", RF_BOOL, OFF(adopt), NULL,
 	  "re-attach to the job this step created in an earlier attempt (default true)" },
 	{ "quiet", NULL, "waiting and cleanup", RF_BOOL, OFF(quiet), NULL,
@@ -227,6 +249,11 @@ static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const c
 	case RF_STR:
 		if (!*v)
 			return err_set(e, ERR_INPUT, "--%s needs a value", f->flag);
+		memcpy(base, &v, sizeof(v));
+		return 0;
+	case RF_OPTSTR:
+		if (!*v)
+			v = NULL;
 		memcpy(base, &v, sizeof(v));
 		return 0;
 	case RF_BOOL:
@@ -430,6 +457,51 @@ static int unknown_option(const char *arg, struct err *e)
 	if (sg.best)
 		snprintf(near, sizeof(near), "%s%s", strlen(sg.best) == 1 ? "-" : "--", sg.best);
 	return suggest_unknown(e, "option", arg, sg.best ? near : NULL, "jaxjob launch --help");
+/*
+ * A "{{...}}" that reached us was not filled in: KFP substitutes its
+ * placeholders only when one is the whole value of an input (driver
+ * resolve.go, a switch on the whole string), so f"mnist-{PLACEHOLDER}"
+ * arrives literally. Say so instead of a confusing name error later.
+ */
+static int unfilled(const char *flag, const char *v, struct err *e)
+{
+	if (!v || !strstr(v, "{{"))
+		return 0;
+	return err_set(e, ERR_INPUT, "--%s \"%.120s\" holds a placeholder nobody filled in: KFP "
+		       "fills one only when it is the whole value of an input; pass "
+		       "name_prefix=\"...\" and run_id=dsl.PIPELINE_JOB_ID_PLACEHOLDER (each alone) "
+		       "instead of building the string in the pipeline", flag, v);
+}
+
+/*
+ * After all flags: the identity inputs carry no unfilled placeholder, and
+ * --name-prefix becomes the job name (the name parameter), derived from the
+ * run and the task (launch_identity_name).
+ */
+static int finish_identity(struct launch_opts *o, struct err *e)
+{
+	const cJSON *given = cJSON_GetObjectItemCaseSensitive(o->params, "name");
+	char name[80];
+
+	if (unfilled("identity", o->identity, e) || unfilled("run-id", o->task.run_id, e) ||
+	    unfilled("task-name", o->task.task_name, e) || unfilled("task-id", o->task.task_id, e) ||
+	    unfilled("name-prefix", o->name_prefix, e))
+		return -1;
+	if (!o->name_prefix)
+		return 0;
+	if (cJSON_IsString(given) && *given->valuestring)
+		return err_set(e, ERR_INPUT, "both --name and --name-prefix are given; keep one "
+			       "(--name-prefix derives the name from the run)");
+	if (k8s_check_dns1035("--name-prefix", o->name_prefix, e) < 0)
+		return -1;
+	if (strlen(o->name_prefix) > LAUNCH_NAME_PREFIX_MAX)
+		return err_set(e, ERR_INPUT, "--name-prefix \"%s\" is %zu characters; at most %d "
+			       "fit before the -<%d hex> suffix (fewer with many workers: "
+			       "{name}-worker-{N-1} must fit in 63)", o->name_prefix,
+			       strlen(o->name_prefix), LAUNCH_NAME_PREFIX_MAX, LAUNCH_NAME_SUFFIX_HEX);
+	if (launch_identity_name(o->name_prefix, o->identity, &o->task, name, sizeof(name), e) < 0)
+		return -1;
+	return jobparams_set_text(o->params, jobparams_find("name"), name, e);
 }
 
 /* One option; *i is advanced past a separate value. */
@@ -476,6 +548,8 @@ static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, st
 		value = argv[++*i];
 	}
 	if (p) {
+		if (!strcmp(p->name, "name") && unfilled(name, value, e))
+			return -1;
 		if (jobparams_set_text(o->params, p, value, e) < 0)
 			return -1;
 		if (!strcmp(p->name, "namespace"))
@@ -494,15 +568,18 @@ int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *
 			print_help();
 			return 1;
 		}
-		if (!strcmp(arg, "--"))
-			return set_command(o, argc - i - 1, argv + i + 1, e);
+		if (!strcmp(arg, "--")) {
+			if (set_command(o, argc - i - 1, argv + i + 1, e) < 0)
+				return -1;
+			break;
+		}
 		if (arg[0] != '-' || !arg[1])
 			return err_set(e, ERR_INPUT, "unexpected argument \"%s\"; put the command after "
 				       "--, e.g. jaxjob launch ... -- python train.py", arg);
 		if (parse_option(o, argc, argv, &i, e) < 0)
 			return -1;
 	}
-	return 0;
+	return finish_identity(o, e);
 }
 
 void launch_opts_free(struct launch_opts *o)

@@ -268,9 +268,11 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 	case 0: buf_adds(v, r->state ? r->state : ""); break;
 	case 1: buf_adds(v, r->reason); break;
 	case 2: buf_adds(v, r->message); break;
-	case 3:
+	case 3:	/* a STRUCT output: an empty file would fail KFP's parsing */
 		if (r->job)
 			yj_json_pretty(r->job, v);
+		else
+			buf_adds(v, "{}");
 		break;
 	case 4:
 		if (r->manifest) {
@@ -296,6 +298,20 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 		break;
 	case 12: launch_outputs_summary(r, v); break;
 	case 13: buf_addf(v, "%d", r->exit_code); break;
+	}
+}
+
+int launch_outcome_exit(enum launch_outcome how, int code)
+{
+	switch (code) {
+	case 1: case 3: case 5: case 6: case 7:	/* the job ended: an outcome */
+		if (how != OUTCOME_OUTPUTS)
+			return code;
+		fprintf(stderr, "jaxjob: --outcome outputs: the step exits 0; the outcome "
+			"(exit code %d) is in the outputs state, reason and exit_code\n", code);
+		return 0;
+	default:
+		return code;
 	}
 }
 

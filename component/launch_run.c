@@ -497,7 +497,8 @@ static int prepare(struct launch_state *st, const cJSON *manifest, struct launch
 	if (connect_client(st, r))
 		return -1;
 	r->ns = st->ns;
-	if (launch_identity_derive(st->o->identity, st->ns, st->name, &st->id, &e)) {
+	if (launch_identity_derive_task(st->o->identity, &st->o->task, st->ns, st->name, &st->id,
+					&e)) {
 		launch_result_set(r, "Error", EXIT_BAD_INPUT, "BadInput", "%s", e.msg);
 		return -1;
 	}
