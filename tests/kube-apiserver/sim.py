@@ -871,7 +871,12 @@ class Simulator:
             if k.get('SIM_HANG_LINES') or k.get('SIM_HANG') not in (None, '', '0'):
                 self.later(duration, self.tick_hang, pod, log, 1)
             return
-        steps = lines if not crash else max(1, lines // 2)
+        body = self.log_file(k, idx)
+        if body is not None:    # SIM_LOG_FILE: a real-shaped training log instead of the step lines
+            body = body if not crash else body[:max(1, len(body) // 2)]
+            for s, text in enumerate(body, 1):
+                script.append((duration * s / (len(body) + 1), text + '\n'))
+        steps = 0 if body is not None else lines if not crash else max(1, lines // 2)
         for s in range(1, steps + 1):
             script.append((duration * s / (steps + 1), f'step {s}/{lines} loss={1.0 / (s + 1):.4f} worker={idx}\n'))
         if crash:
@@ -883,6 +888,18 @@ class Simulator:
         for t, text in script:
             self.later(t, self.print_line, uid, log, text)
         self.later(duration + 0.001, self.container_exit, ns, name, uid, instance, code, crash)
+
+    @staticmethod
+    def log_file(k, idx):
+        """SIM_LOG_FILE=PATH: the lines a worker prints ("{worker}" in PATH is its index); None if unset."""
+        path = k.get('SIM_LOG_FILE')
+        if not path:
+            return None
+        try:
+            with open(path.replace('{worker}', str(idx)), encoding='utf-8') as f:
+                return f.read().splitlines()
+        except OSError as e:
+            return [f'sim: cannot read SIM_LOG_FILE: {e}']
 
     def print_line(self, uid, log, text):
         if not log.done:
