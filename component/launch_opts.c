@@ -25,6 +25,7 @@
 #include "suggest.h"
 #include "tmpl.h"
 #include "k8sname.h"
+#include "launch_metrics.h"
 #include "yj.h"
 
 /* RF_OPTSTR: a string where empty means "not given" (pipeline inputs default to "") */
@@ -46,9 +47,12 @@ static const char *const logs_names[] = { "all", "first", "none", NULL };
 static const char *const delete_names[] = { "never", "success", "always", NULL };
 static const char *const cancel_names[] = { "delete", "suspend", "leave", NULL };
 static const char *const outcome_names[] = { "exit-code", "outputs", NULL };
+static const char *const metrics_names[] = { "auto", "patterns", "none", NULL };
+static const char *const metrics_from_names[] = { "first", "any", "all", NULL };
 
 #define OFF(f) offsetof(struct launch_opts, f)
 #define OUT(f) (offsetof(struct launch_opts, out) + offsetof(struct launch_outputs, f))
+#define MET(f) (offsetof(struct launch_opts, metrics) + offsetof(struct launch_metrics_opts, f))
 
 static const struct run_flag run_flags[] = {
 	{ "template", "FILE", "template", RF_STR, OFF(template_path), NULL,
@@ -142,6 +146,38 @@ static const struct run_flag run_flags[] = {
 	  "write a Markdown summary for the pipeline UI" },
 	{ "out-exit-code", "FILE", "outputs", RF_STR, OUT(exit_code), NULL,
 	  "write the exit code of this step" },
+
+	{ "metrics", "MODE", "training metrics", RF_ENUM, MET(mode), metrics_names,
+	  "read training metrics from the workers' logs: auto (the common shapes, see "
+	  "component/README.md, plus --metric patterns), patterns (only --metric), none (default auto)" },
+	{ "metric", "NAME=REGEX", "training metrics", RF_SPECIAL, 0, NULL,
+	  "a metric of your own: a POSIX extended regex with one capture group, the number "
+	  "(repeatable); NAME step (or a --metric-step name) is the step counter" },
+	{ "metric-step", "NAME", "training metrics", RF_SPECIAL, 0, NULL,
+	  "another key that counts steps, besides step, global_step, iteration, iter (repeatable)" },
+	{ "metrics-from", "WHICH", "training metrics", RF_ENUM, MET(from), metrics_from_names,
+	  "whose lines count: first (worker 0), any (all workers, one series), all (a series per "
+	  "worker, NAME@N) (default first)" },
+	{ "total-steps", "N", "training metrics", RF_SPECIAL, 0, NULL,
+	  "the step count of the whole run, for progress and ETA (default: from the log, e.g. "
+	  "\"step 100/5000\")" },
+	{ "progress-every", "DURATION", "training metrics", RF_DURATION, MET(progress_s), NULL,
+	  "at most one training progress line on stderr per DURATION (step, values, steps/s, ETA; "
+	  "0 = none) (default 10s)" },
+	{ "metrics-points", "N", "training metrics", RF_SPECIAL, 0, NULL,
+	  "points per metric in the CSV and the chart, chosen by LTTB (10-5000, default 300)" },
+	{ "kfp-executor-input", "JSON", "training metrics", RF_STR, MET(kfp_executor_input), NULL,
+	  "KFP's {{$}}: the last/min/max values go into the metadata of the step's system.Metrics "
+	  "outputs (the scalars KFP's UI shows)" },
+	{ "out-metrics", "FILE", "training metrics", RF_STR, OUT(metrics), NULL,
+	  "write the metrics as JSON: per metric last, min, max and their steps; step, steps/s" },
+	{ "out-metrics-csv", "FILE", "training metrics", RF_STR, OUT(metrics_csv), NULL,
+	  "write the series as CSV metric,step,value (at most --metrics-points per metric)" },
+	{ "out-metrics-chart", "FILE", "training metrics", RF_STR, OUT(metrics_chart), NULL,
+	  "write an SVG line chart of the metrics (self-contained; light and dark themes)" },
+	{ "out-metrics-report", "FILE", "training metrics", RF_STR, OUT(metrics_report), NULL,
+	  "write the Markdown summary with the metrics table and the chart embedded (for KFP's "
+	  "Markdown viewer)" },
 	{ NULL, NULL, NULL, RF_STR, 0, NULL, NULL },
 };
 
@@ -240,6 +276,52 @@ static int parse_patch(struct launch_opts *o, const char *s, struct err *e)
 	return 0;
 }
 
+/* A whole number in [lo, hi] for --FLAG. */
+static int parse_count(const char *flag, const char *s, double lo, double hi, double *out,
+		       struct err *e)
+{
+	char *end;
+	double v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return err_set(e, ERR_INPUT, "--%s must be a whole number, got \"%s\"", flag, s);
+	v = strtod(s, &end);
+	if (v < lo || v > hi)
+		return err_set(e, ERR_INPUT, "--%s must be between %.0f and %.0f, got %s", flag, lo,
+			       hi, s);
+	*out = v;
+	return 0;
+}
+
+static int set_metrics_flag(struct launch_opts *o, const char *flag, const char *v,
+			    struct err *e)
+{
+	struct launch_metrics_opts *m = &o->metrics;
+
+	if (!strcmp(flag, "total-steps"))
+		return parse_count(flag, v, 1, 1e15, &m->total_steps, e);
+	if (!strcmp(flag, "metrics-points"))
+		return parse_count(flag, v, 10, 5000, &m->points, e);
+	if (!strcmp(flag, "metric-step")) {
+		if (m->nsteps == LAUNCH_METRIC_STEPS_MAX)
+			return err_set(e, ERR_INPUT, "too many --metric-step names (at most %d)",
+				       LAUNCH_METRIC_STEPS_MAX);
+		if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "0123456789_./-") != strlen(v))
+			return err_set(e, ERR_INPUT, "--metric-step \"%s\" is not a key name; write "
+				       "the word the log prints before the step, e.g. --metric-step "
+				       "update", v);
+		m->steps[m->nsteps++] = v;
+		return 0;
+	}
+	/* --metric: checked (compiled) in check_metrics once every flag is in */
+	if (m->npatterns == LAUNCH_METRIC_PATTERNS_MAX)
+		return err_set(e, ERR_INPUT, "too many --metric patterns (at most %d)",
+			       LAUNCH_METRIC_PATTERNS_MAX);
+	m->patterns[m->npatterns++] = v;
+	return 0;
+}
+
 static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const char *v,
 			struct err *e)
 {
@@ -271,7 +353,9 @@ static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const c
 	case RF_SPECIAL:
 		if (!strcmp(f->flag, "param"))
 			return jobparams_set_user(o->params, v, e);
-		return parse_patch(o, v, e);
+		if (!strcmp(f->flag, "patch"))
+			return parse_patch(o, v, e);
+		return set_metrics_flag(o, f->flag, v, e);
 	}
 	return 0;
 }
@@ -420,6 +504,10 @@ static void set_defaults(struct launch_opts *o)
 	o->delete_wait_s = 20;
 	o->log_drain_s = 30;
 	o->adopt = 1;
+	o->metrics.mode = LAUNCH_METRICS_AUTO;
+	o->metrics.from = 0;		/* first */
+	o->metrics.progress_s = 10;
+	o->metrics.points = 300;
 }
 
 /* Everything after "--" is the container command. */
@@ -559,7 +647,38 @@ static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, st
 	return set_run_flag(o, f, value, e);
 }
 
+/* Combinations the flags alone cannot judge; the patterns compile here, so
+ * a bad regex is a bad-input error before anything touches the cluster. */
+static int check_metrics(const struct launch_opts *o, struct err *e)
+{
+	const struct launch_metrics_opts *m = &o->metrics;
+
+	if (m->mode == LAUNCH_METRICS_NONE && (m->npatterns || m->nsteps))
+		return err_set(e, ERR_INPUT, "--metric and --metric-step need --metrics auto or "
+			       "patterns, not none");
+	if (m->mode == LAUNCH_METRICS_PATTERNS && !m->npatterns)
+		return err_set(e, ERR_INPUT, "--metrics patterns needs at least one --metric "
+			       "NAME=REGEX");
+	if (m->from != 0 && o->logs != LOGS_ALL)
+		return err_set(e, ERR_INPUT, "--metrics-from %s reads every worker's log, but --logs "
+			       "%s follows %s: use --logs all or --metrics-from first",
+			       m->from == 1 ? "any" : "all", o->logs == LOGS_FIRST ? "first" : "none",
+			       o->logs == LOGS_FIRST ? "worker 0 only" : "none");
+	return launch_metrics_check(m, e);
+}
+
+static int parse_args(struct launch_opts *o, int argc, char **argv, struct err *e);
+
 int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *e)
+{
+	int rc = parse_args(o, argc, argv, e);
+
+	if (rc == 0 && check_metrics(o, e))
+		return -1;
+	return rc;
+}
+
+static int parse_args(struct launch_opts *o, int argc, char **argv, struct err *e)
 {
 	set_defaults(o);
 	for (int i = 1; i < argc; i++) {

@@ -16,6 +16,7 @@
 
 #include "jobapi.h"
 #include "jtree.h"
+#include "launch_metrics.h"
 #include "yj.h"
 
 void launch_result_set(struct launch_result *r, const char *state, int exit_code,
@@ -250,6 +251,7 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 	md_row(out, "cleanup", r->cleanup);
 	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
 	md_row(out, "exit code", tmp);
+	launch_metrics_summary(r->metrics, out);
 }
 
 static void add_opt(struct buf *v, const char *s)

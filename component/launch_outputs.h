@@ -32,6 +32,8 @@
 #include "err.h"
 #include "launch_opts.h"
 
+struct metrics;
+
 struct launch_result {
 	const char *state;	/* Succeeded Failed Timeout Cancelled Deleted Stuck Error */
 	char reason[128];	/* condition reason, or ours (e.g. ImagePullBackOff) */
@@ -47,6 +49,7 @@ struct launch_result {
 	} counted;
 	int exit_code;
 	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
+	const struct metrics *metrics;	/* training metrics (launch_metrics.h), or NULL */
 };
 
 /* Set reason and message (printf-style message). */
