@@ -22,6 +22,7 @@
 
 CC      ?= cc
 PKGS    := libcurl yaml-0.1 libcjson libgit2 openssl
+ifeq ($(SLIM_DIR),)
 # pkg-config is asked on first use, not when the Makefile is read: `make demo`
 # and `make check` install the packages first (deps), then build in a
 # recursive make, so a fresh machine builds on the first run.
@@ -37,6 +38,15 @@ ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v $(firstword $(CC)) >/dev/null 2>&1 && echo ok),ok)
 $(error missing build packages (compiler, pkg-config, -dev packages); run `make deps` (as root or with sudo) first, or `make demo` / `make check`, which install them)
 endif
+endif
+else
+# The image's binary (make rootfs): libcurl and libgit2 from
+# scripts/build-slim-deps.sh linked in statically, with libyaml and
+# http-parser (Debian's .a); libssl/libcrypto, libnghttp2, libcjson, libz
+# stay shared (Debian's). See the rootfs target below.
+PKG_CFLAGS := -I$(SLIM_DIR)/include $(shell pkg-config --cflags libcjson 2>/dev/null)
+PKG_LIBS   := $(SLIM_DIR)/lib/libcurl.a $(SLIM_DIR)/lib/libgit2.a -l:libyaml.a \
+	-l:libhttp_parser.a -lnghttp2 -lssl -lcrypto -lcjson -lz -lpthread -lrt -lm
 endif
 
 SAN     ?=
@@ -154,9 +164,21 @@ IMAGE   ?= jaxjob:$(JAXJOB_VERSION)
 IMAGE_REQUIRED ?=
 .PHONY: rootfs image deploy deploy-check
 
+# The image's binary is linked against libcurl and libgit2 built from Debian's
+# source for what jaxjob uses (scripts/build-slim-deps.sh, once, cached in
+# SLIM_DIR): 3 ms faster to start and half the rootfs. Without that cache the
+# system's libraries are used, and it says so.
+SLIM_DIR_DEFAULT ?= $(or $(JAXJOB_SLIM_DIR),/var/cache/jaxjob-slim)
 rootfs:
-	$(MAKE) SAN= BUILD=build all
-	scripts/mkrootfs.sh build/jaxjob $(ROOTFS)
+	@if [ -f "$(SLIM_DIR_DEFAULT)/VERSIONS" ]; then \
+		echo "rootfs: linking against the slim libcurl/libgit2 in $(SLIM_DIR_DEFAULT) ($$(cat "$(SLIM_DIR_DEFAULT)/VERSIONS"))"; \
+		$(MAKE) SAN= BUILD=build/slim SLIM_DIR=$(SLIM_DIR_DEFAULT) all && \
+		scripts/mkrootfs.sh build/slim/jaxjob $(ROOTFS); \
+	else \
+		echo "rootfs: no slim libcurl/libgit2 in $(SLIM_DIR_DEFAULT): linking against the system's (a larger rootfs, a slower start);"; \
+		echo "rootfs: run scripts/build-slim-deps.sh once (a few minutes of CPU) to build them"; \
+		$(MAKE) SAN= BUILD=build all && scripts/mkrootfs.sh build/jaxjob $(ROOTFS); \
+	fi
 
 image:
 	@engine=; for e in docker podman; do \
