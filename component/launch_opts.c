@@ -545,6 +545,8 @@ static int unknown_option(const char *arg, struct err *e)
 	if (sg.best)
 		snprintf(near, sizeof(near), "%s%s", strlen(sg.best) == 1 ? "-" : "--", sg.best);
 	return suggest_unknown(e, "option", arg, sg.best ? near : NULL, "jaxjob launch --help");
+}
+
 /*
  * A "{{...}}" that reached us was not filled in: KFP substitutes its
  * placeholders only when one is the whole value of an input (driver
