@@ -593,7 +593,9 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	if (prepare(&st, manifest, &r) == 0) {
 		if (o->server_dry_run) {
 			server_dry_run(&st, &r);
-		} else if (launch_access_check(&st, &r) == 0 && create_or_adopt(&st, &r) == 0) {
+		} else if (launch_access_check(&st, &r) == 0 &&
+			   /* a signal during the review: nothing was created, nothing will be */
+			   (st.end != END_NONE || create_or_adopt(&st, &r) == 0)) {
 			if (launch_wait(&st, &e)) {
 				st.end = END_API;
 				st.end_err = e;

@@ -581,6 +581,11 @@ class App:
         if not basic and not user.can(verb, group, plural, sub or '', ns or ''):
             fake = R.Res(group, version, plural, plural)
             raise R.forbidden(user.name, verb, fake, sub, ns, name)
+        if basic and plural == 'selfsubjectrulesreviews' and name is None and version == 'v1':
+            if method != 'POST':
+                raise err(405, 'the server does not allow this method on the requested resource')
+            h.send_obj(201, self.api.ssrr(body, user, crds))
+            return
         res = R.find(group, version, plural, crds)
         if res is None or (sub and sub not in res.subresources):
             raise NotFoundPage()
