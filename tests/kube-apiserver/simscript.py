@@ -144,6 +144,18 @@ def hangs(k):
     return k.get('SIM_HANG') not in (None, '', '0') or k.get('SIM_FAIL_SERVICE') not in (None, '', '0')
 
 
+def log_file(k, idx):
+    """SIM_LOG_FILE=PATH: the lines a worker prints ("{worker}" in PATH is its index); None if unset."""
+    path = k.get('SIM_LOG_FILE')
+    if not path:
+        return None
+    try:
+        with open(path.replace('{worker}', str(idx)), encoding='utf-8') as f:
+            return f.read().splitlines()
+    except OSError as e:
+        return [f'sim: cannot read SIM_LOG_FILE: {e}']
+
+
 def worker_script(idx, n, coord, k, code, crash, duration):
     """What worker idx of n prints: ([(seconds after start, line)], hangs). A hanging worker's
     script is printed at once; the caller then adds `INFO:sim:still running (i)` each second."""
@@ -155,7 +167,12 @@ def worker_script(idx, n, coord, k, code, crash, duration):
     if hangs(k):
         script.append((0.0, f'INFO:sim:worker {idx} waiting for the coordinator (SIM_HANG)\n'))
         return script, True
-    steps = lines if not crash else max(1, lines // 2)
+    body = log_file(k, idx)
+    if body is not None:    # SIM_LOG_FILE: a real-shaped training log instead of the step lines
+        body = body if not crash else body[:max(1, len(body) // 2)]
+        for s, text in enumerate(body, 1):
+            script.append((duration * s / (len(body) + 1), text + '\n'))
+    steps = 0 if body is not None else lines if not crash else max(1, lines // 2)
     for s in range(1, steps + 1):
         script.append((duration * s / (steps + 1), f'step {s}/{lines} loss={1.0 / (s + 1):.4f} worker={idx}\n'))
     if crash:
