@@ -12,6 +12,7 @@ pkgs=(
 	lua5.1 python3 python3-yaml python3-jsonschema
 	git
 	libnghttp2-dev cmake dpkg-dev	# scripts/build-slim-deps.sh (the image's libcurl/libgit2)
+	etcd-server etcd-client curl	# the real control plane of the 6[5-9]-real-* suites (../shared/tools/kube-control-plane)
 )
 missing=()
 for p in "${pkgs[@]}"; do
