@@ -86,3 +86,13 @@ void launch_progress_counts(struct launch_progress *p, const char *phase,
 	else
 		launch_progress_note(p, "%s: %d/%d workers active", phase, w.active, w.replicas);
 }
+
+void launch_print_warnings(const char *lines)
+{
+	for (const char *p = lines, *nl; p && *p; p = nl + 1) {
+		nl = strchrnul(p, '\n');
+		fprintf(stderr, "warning: %.*s\n", (int)(nl - p), p);
+		if (!*nl)
+			break;
+	}
+}

@@ -47,6 +47,10 @@ void launch_progress_counts(struct launch_progress *p, const char *phase,
  */
 const char *launch_phase_of(const cJSON *job);
 
+/* Print each line of `lines` (a core module's warnings, e.g. struct
+ * kube_config's) to stderr as "warning: LINE", whatever --quiet says. */
+void launch_print_warnings(const char *lines);
+
 /* Monotonic clock in seconds. */
 double launch_now(void);
 

@@ -155,9 +155,11 @@ void kube_client_set_retry(struct kube_client *c, double seconds)
 	c->retry_s = seconds;
 }
 
-void kube_client_set_trace(struct kube_client *c, int on)
+void kube_client_set_trace(struct kube_client *c,
+			   void (*fn)(const char *line, void *ud), void *ud)
 {
-	c->trace = on;
+	c->trace = fn;
+	c->trace_ud = ud;
 }
 
 double kube_random(struct kube_client *c)

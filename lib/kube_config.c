@@ -327,8 +327,8 @@ int kube_config_from_json(const cJSON *kc, const char *dir,
 	}
 	cfg->ns = xstrdup(opts->ns && *opts->ns ? opts->ns : ns && *ns ? ns : "default");
 	if (cfg->insecure)
-		fprintf(stderr, "warning: TLS verification is disabled for cluster \"%s\" "
-			"(insecure-skip-tls-verify); the connection can be intercepted\n", cluster);
+		buf_addf(&cfg->warnings, "TLS verification is disabled for cluster \"%s\" "
+			 "(insecure-skip-tls-verify); the connection can be intercepted\n", cluster);
 	return 0;
 }
 
@@ -420,8 +420,8 @@ static int load_in_cluster(const struct kube_config_opts *opts, const char *sa_d
 	if (opts->insecure_skip_tls_verify) {
 		buf_reset(&cfg->ca_pem);
 		cfg->insecure = 1;
-		fprintf(stderr, "warning: TLS verification is disabled "
-			"(--insecure-skip-tls-verify); the connection can be intercepted\n");
+		buf_adds(&cfg->warnings, "TLS verification is disabled "
+			 "(--insecure-skip-tls-verify); the connection can be intercepted\n");
 	}
 	buf_addf(&b, "%s/namespace", sa_dir);
 	struct buf ns = BUF_INIT;
@@ -443,6 +443,7 @@ void kube_config_init(struct kube_config *cfg)
 	buf_init(&cfg->ca_pem);
 	buf_init(&cfg->cert_pem);
 	buf_init(&cfg->key_pem);
+	buf_init(&cfg->warnings);
 }
 
 int kube_config_load(const struct kube_config_opts *opts, struct kube_config *cfg,
@@ -500,6 +501,7 @@ void kube_config_free(struct kube_config *cfg)
 	if (cfg->key_pem.len)
 		OPENSSL_cleanse(cfg->key_pem.data, cfg->key_pem.len);
 	buf_free(&cfg->key_pem);
+	buf_free(&cfg->warnings);
 	if (cfg->exec) {
 		struct kube_exec *x = cfg->exec;
 		free(x->api_version);

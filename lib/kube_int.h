@@ -72,7 +72,8 @@ struct kube_client {
 	struct kube_xfer *xfers;
 	struct kube_timer *timers;
 	double retry_s;
-	int trace;
+	void (*trace)(const char *line, void *ud);	/* or NULL */
+	void *trace_ud;
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */
 	int running;		/* > 0 inside kube_loop_run() */
 	int stop_requested;	/* kube_loop_stop(): only while running */
