@@ -577,18 +577,6 @@ const char *gitsrc_commit(const struct gitsrc *s)
 	return s->commit[0] ? s->commit : NULL;
 }
 
-void gitsrc_set_commit(struct gitsrc *s, const char *commit)
-{
-	s->commit[0] = '\0';
-	if (commit)
-		snprintf(s->commit, sizeof(s->commit), "%s", commit);
-}
-
-const char *gitsrc_root(const struct gitsrc *s)
-{
-	return s->root;
-}
-
 int gitsrc_list(struct gitsrc *s, const char *dir, struct gitsrc_paths *out,
 		struct err *e)
 {

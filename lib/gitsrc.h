@@ -80,12 +80,6 @@ void gitsrc_free(struct gitsrc *s);
 /* The commit being read (40 hex digits), or NULL for a plain directory. */
 const char *gitsrc_commit(const struct gitsrc *s);
 
-/* Set the commit a worktree source reports (e.g. from ARGOCD_APP_REVISION). */
-void gitsrc_set_commit(struct gitsrc *s, const char *commit);
-
-/* The absolute root directory of a worktree source, or NULL for a revision. */
-const char *gitsrc_root(const struct gitsrc *s);
-
 /*
  * Every file under `dir` ("" for the whole repository), recursively, as
  * repository-relative paths, sorted. `.git` is skipped; symbolic links are
