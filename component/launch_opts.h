@@ -79,9 +79,6 @@ struct launch_opts {
 	int quiet;			/* --quiet: no progress lines, logs only */
 
 	struct launch_outputs out;
-
-	/* owned allocations, freed by launch_opts_free() */
-	void *owned_;
 };
 
 /*
