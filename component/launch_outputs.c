@@ -16,6 +16,7 @@
 
 #include "jobapi.h"
 #include "jtree.h"
+#include "launch_metrics.h"
 #include "yj.h"
 
 void launch_result_set(struct launch_result *r, const char *state, int exit_code,
@@ -250,6 +251,7 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 	md_row(out, "cleanup", r->cleanup);
 	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
 	md_row(out, "exit code", tmp);
+	launch_metrics_summary(r->metrics, out);
 }
 
 static void add_opt(struct buf *v, const char *s)
@@ -268,9 +270,11 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 	case 0: buf_adds(v, r->state ? r->state : ""); break;
 	case 1: buf_adds(v, r->reason); break;
 	case 2: buf_adds(v, r->message); break;
-	case 3:
+	case 3:	/* a STRUCT output: an empty file would fail KFP's parsing */
 		if (r->job)
 			yj_json_pretty(r->job, v);
+		else
+			buf_adds(v, "{}");
 		break;
 	case 4:
 		if (r->manifest) {
@@ -296,6 +300,20 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 		break;
 	case 12: launch_outputs_summary(r, v); break;
 	case 13: buf_addf(v, "%d", r->exit_code); break;
+	}
+}
+
+int launch_outcome_exit(enum launch_outcome how, int code)
+{
+	switch (code) {
+	case 1: case 3: case 5: case 6: case 7:	/* the job ended: an outcome */
+		if (how != OUTCOME_OUTPUTS)
+			return code;
+		fprintf(stderr, "jaxjob: --outcome outputs: the step exits 0; the outcome "
+			"(exit code %d) is in the outputs state, reason and exit_code\n", code);
+		return 0;
+	default:
+		return code;
 	}
 }
 

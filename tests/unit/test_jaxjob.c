@@ -238,8 +238,7 @@ static void listed_manifests_validate(void **state)
 {
 	(void)state;
 	const char *list = getenv("JAXJOB_VALIDATE_FILES");
-	if (!list || !*list)
-		skip();
+	assert_non_null(list);
 	char *copy = strdup(list), *save = NULL;
 	int n = 0;
 	for (char *f = strtok_r(copy, ":", &save); f; f = strtok_r(NULL, ":", &save), n++)
@@ -256,7 +255,15 @@ int main(void)
 		cmocka_unit_test(name_length_depends_on_the_worker_count),
 		cmocka_unit_test(status_is_ignored_and_accessors_read_the_job),
 		cmocka_unit_test(upstream_examples_validate_and_round_trip),
+	};
+	/* JAXJOB_VALIDATE_FILES=f1:f2 (set by the suites that produce manifests) runs
+	 * only the check of those files, so its exit status is the verdict and
+	 * the plain unit run has no test that always skips. */
+	const struct CMUnitTest listed[] = {
 		cmocka_unit_test(listed_manifests_validate),
 	};
+	const char *list = getenv("JAXJOB_VALIDATE_FILES");
+	if (list && *list)
+		return cmocka_run_group_tests(listed, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

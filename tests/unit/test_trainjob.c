@@ -416,8 +416,7 @@ static void listed_manifests_validate(void **state)
 {
 	(void)state;
 	const char *list = getenv("JAXJOB_TRAINJOB_FILES");
-	if (!list || !*list)
-		skip();
+	assert_non_null(list);
 	char *copy = strdup(list), *save = NULL;
 	int n = 0;
 	for (char *f = strtok_r(copy, ":", &save); f; f = strtok_r(NULL, ":", &save), n++)
@@ -439,7 +438,15 @@ int main(void)
 		cmocka_unit_test(worker_counts_are_asked_of_the_api),
 		cmocka_unit_test(parameters_without_a_place_are_refused_with_the_reason),
 		cmocka_unit_test(status_samples_validate),
+	};
+	/* JAXJOB_TRAINJOB_FILES=f1:f2 (set by the suites that produce manifests) runs
+	 * only the check of those files, so its exit status is the verdict and
+	 * the plain unit run has no test that always skips. */
+	const struct CMUnitTest listed[] = {
 		cmocka_unit_test(listed_manifests_validate),
 	};
+	const char *list = getenv("JAXJOB_TRAINJOB_FILES");
+	if (list && *list)
+		return cmocka_run_group_tests(listed, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
