@@ -51,7 +51,7 @@ const char *launch_phase_of(const cJSON *job);
  * kube_config's) to stderr as "warning: LINE", whatever --quiet says. */
 void launch_print_warnings(const char *lines);
 
-/* Monotonic clock in seconds. */
+/* Monotonic clock in seconds (kube_now(): one clock for the loop and us). */
 double launch_now(void);
 
 #endif
