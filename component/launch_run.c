@@ -67,7 +67,9 @@ static int connect_client(struct launch_state *st, struct launch_result *r)
 	ko.context = st->o->context;
 	ko.ns = st->o->namespace_flag;
 	ko.insecure_skip_tls_verify = st->o->insecure_skip_tls_verify;
-	if (kube_config_load(&ko, &cfg, &e)) {
+	int rc = kube_config_load(&ko, &cfg, &e);
+	launch_print_warnings(cfg.warnings.data);
+	if (rc) {
 		kube_config_free(&cfg);
 		launch_result_set(r, "Error", EXIT_API_ERROR, "ConfigError", "%s", e.msg);
 		return -1;
