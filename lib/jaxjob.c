@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "crdschema.h"
 #include "jcheck.h"
 #include "k8sname.h"
 
@@ -186,7 +187,9 @@ int jaxjob_validate(const cJSON *job, struct err *e)
 			return err_set(e, ERR_INPUT, "spec.jaxReplicaSpecs.%s is not supported: the only "
 				       "replica type of a JAXJob is %s", rs->string, JAXJOB_REPLICA);
 	const char *name = jaxjob_name(job);
-	return check_worker(name, jcheck_member(specs, JAXJOB_REPLICA), e);
+	if (check_worker(name, jcheck_member(specs, JAXJOB_REPLICA), e) < 0)
+		return -1;
+	return crdschema_validate(job, e);	/* what the rules above do not cover */
 }
 
 /* ---- accessors ------------------------------------------------------------ */

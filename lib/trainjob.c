@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "crdschema.h"
 #include "jcheck.h"
 
 #define MAX_NAME 63
@@ -175,9 +176,10 @@ int trainjob_validate(const cJSON *job, struct err *e)
 	    jcheck_metadata(jcheck_member(job, "metadata"), e) < 0 ||
 	    check_spec(jcheck_member(job, "spec"), e) < 0)
 		return -1;
-	return check_name_length(
-		jcheck_member(jcheck_member(job, "metadata"), "name")->valuestring,
-		trainjob_nodes(job), e);
+	if (check_name_length(jcheck_member(jcheck_member(job, "metadata"), "name")->valuestring,
+			      trainjob_nodes(job), e) < 0)
+		return -1;
+	return crdschema_validate(job, e);	/* what the rules above do not cover */
 }
 
 /* ---- tidy ------------------------------------------------------------------ */
