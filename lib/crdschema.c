@@ -360,7 +360,7 @@ static int check_rules(const cJSON *v, const cJSON *s, struct buf *path, struct 
 		if ((x = kw(r, "maxLen")))
 			ok = runes(t->valuestring) <= (size_t)x->valuedouble;
 		if (ok && (x = kw(r, "match"))) {
-			if (cJSON_IsTrue(kw(r, "orEmpty")) && !*t->valuestring)
+			if (kw(r, "orEmpty") && !*t->valuestring)
 				ok = 1;
 			else if ((ok = matches(x->valuestring, t->valuestring, e)) < 0)
 				return -1;

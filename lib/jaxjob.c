@@ -141,6 +141,8 @@ static int check_pod_template(const cJSON *tmpl, struct err *e)
 	if (!jax)
 		return err_set(e, ERR_INPUT, "%s.spec.containers must have a container named %s "
 			       "(the operator's JAX container)", base, JAXJOB_CONTAINER);
+	if (jcheck_pod_rules("spec.jaxReplicaSpecs.Worker.template.spec", spec, e) < 0)
+		return -1;
 	snprintf(p, sizeof(p), "%s.metadata.labels", base);
 	return jcheck_string_map(p, jcheck_member(jcheck_member(tmpl, "metadata"), "labels"), 1, e);
 }

@@ -99,6 +99,7 @@ static int check_trainer(const cJSON *t, struct err *e)
 			   e) < 0 ||
 	    jcheck_strings("spec.trainer.args", jcheck_member(t, "args"), TRAINJOB_MAX_ITEMS, e) < 0 ||
 	    jcheck_env("spec.trainer.env", jcheck_member(t, "env"), TRAINJOB_MAX_ITEMS, e) < 0 ||
+	    jcheck_env_names("spec.trainer.env", jcheck_member(t, "env"), e) < 0 ||
 	    jcheck_int("spec.trainer.numNodes", jcheck_member(t, "numNodes"), 1, JCHECK_I32MAX,
 		       e) < 0 ||
 	    jcheck_int("spec.trainer.numProcPerNode", jcheck_member(t, "numProcPerNode"), 1,
@@ -138,6 +139,16 @@ static int check_patches(const cJSON *list, struct err *e)
 		snprintf(q, sizeof(q), "%s.trainingRuntimeSpec", p);
 		if (spec && jcheck_want(q, spec, cJSON_IsObject, "a mapping", e) < 0)
 			return -1;
+		/* the pods of each replicated job: the API server's Pod rules */
+		const cJSON *rj;
+		int k = 0;
+		cJSON_ArrayForEach(rj, jcheck_member(jcheck_member(jcheck_member(spec, "template"), "spec"), "replicatedJobs")) {
+			char pod[256];
+			snprintf(pod, sizeof(pod), "%s.template.spec.replicatedJobs[%d].template.spec.template.spec", q, k++);
+			const cJSON *ps = jcheck_member(jcheck_member(jcheck_member(jcheck_member(rj, "template"), "spec"), "template"), "spec");
+			if (jcheck_pod_rules(pod, ps, e) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
