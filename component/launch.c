@@ -19,6 +19,7 @@
 #include "jobapi.h"
 #include "jtree.h"
 #include "jobparams.h"
+#include "jobparams_required.h"
 #include "kube.h"
 #include "launch_opts.h"
 #include "launch_outputs.h"
@@ -161,6 +162,13 @@ static int build_job(const struct launch_opts *o, const struct jobapi *api, cJSO
 		return -1;
 	if (jobapi_template(api, o->template_path, &tmpl, &source, e) < 0)
 		return -1;
+	/* a required option, named as the user typed it, not as a placeholder */
+	const struct jobparam *missing = jobparams_first_missing(tmpl, o->params);
+	if (missing) {
+		cJSON_Delete(tmpl);
+		return err_set(e, ERR_INPUT, "--%s is required; see `jaxjob launch --help`",
+			       missing->flag);
+	}
 	int rc = jobparams_render(tmpl, o->params, source, &job, e);
 	cJSON_Delete(tmpl);
 	if (rc < 0)

@@ -32,6 +32,8 @@
 #include "err.h"
 #include "launch_opts.h"
 
+struct metrics;
+
 struct launch_result {
 	const char *state;	/* Succeeded Failed Timeout Cancelled Deleted Stuck Error */
 	char reason[128];	/* condition reason, or ours (e.g. ImagePullBackOff) */
@@ -47,6 +49,7 @@ struct launch_result {
 	} counted;
 	int exit_code;
 	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
+	const struct metrics *metrics;	/* training metrics (launch_metrics.h), or NULL */
 };
 
 /* Set reason and message (printf-style message). */
@@ -81,10 +84,14 @@ int launch_write_file_atomic(const char *path, const char *data, size_t len,
  * epoch seconds; -1 when absent or malformed. */
 double launch_parse_time(const char *s);
 
-/* Worker counts of a job: requested replicas and status counts (0 if unset). */
+/*
+ * Worker counts of a job: requested replicas and status counts (0 if
+ * unset), as its API's handler reads them (jobapi_worker_counts). Returns 1
+ * when the status counts worker pods, 0 when the pods must be counted.
+ */
 struct launch_workers {
 	int replicas, active, succeeded, failed;
 };
-void launch_workers_of(const cJSON *job, struct launch_workers *w);
+int launch_workers_of(const cJSON *job, struct launch_workers *w);
 
 #endif
