@@ -12,6 +12,7 @@ pkgs=(
 	lua5.1 python3 python3-yaml python3-jsonschema
 	git
 	libnghttp2-dev cmake dpkg-dev	# scripts/build-slim-deps.sh (the image's libcurl/libgit2)
+	python3-protobuf python3-kubernetes	# ../shared/tools/kfp-sdk (tests/suites/62-kfp-argo.sh)
 )
 missing=()
 for p in "${pkgs[@]}"; do
