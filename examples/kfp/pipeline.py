@@ -27,8 +27,9 @@ section "Kubeflow Pipelines v2":
   ExitHandler's task runs whatever happened, even when the step failed.
 - Retries: set_retry retries a step whose command exits non-zero. With
   outcome="outputs" that is no longer a genuinely Failed job (exit 0) but a
-  lost pod (preemption, node failure: the retry re-attaches) or an API error
-  (exit 4).
+  lost pod (node failure, OOM kill: the retry re-attaches) or an API error
+  (exit 4). A step pod stopped with SIGTERM (run terminated, pod evicted)
+  ends Cancelled, exit 0: not retried.
 - Service account: KFP runs every pod of a run (its drivers, launchers and
   Argo's executors too) as the run's service account, chosen when the run is
   created (below, or in the UI); there is no per-task setting. So bind the

@@ -39,6 +39,7 @@ Subcommands (files are paths; ROOT is where "/" of the step's pod is mapped):
   argo-argv WT TEMPLATE ROOT [k=v...]  argv of a template (k=v: workflow.uid=, workflow.name=)
   argo-collect WT TEMPLATE ROOT    the output parameters as Argo reads them, as JSON
   argo-depends WT TASK PHASE       which DAG tasks run after TASK ended in PHASE
+  snippet MD HEADING LANG          the first LANG code block under "## HEADING" of MD
 """
 import json
 import os
@@ -359,6 +360,17 @@ def argo_depends(wt_path, task, phase):
     print(" ".join(ran))
 
 
+def snippet(md, heading, lang):
+    text = open(md).read()
+    start = text.index("\n## " + heading + "\n")
+    end = text.find("\n## ", start + 1)
+    sec = text[start:end if end > 0 else len(text)]
+    m = re.search("```" + lang + "\n(.*?)```", sec, re.S)
+    if not m:
+        die(f"no {lang} block under ## {heading} in {md}")
+    sys.stdout.write(m.group(1))
+
+
 def main(argv):
     if len(argv) < 2:
         die(__doc__)
@@ -375,6 +387,8 @@ def main(argv):
         argo_argv(args[0], args[1], args[2], args[3:])
     elif cmd == "argo-collect":
         argo_collect(*args[:3])
+    elif cmd == "snippet":
+        snippet(*args[:3])
     elif cmd == "argo-depends":
         argo_depends(*args[:3])
     else:

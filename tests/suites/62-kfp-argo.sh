@@ -33,11 +33,16 @@ if [ -n "$JAXJOB_SHARED" ]; then
 		b=$(basename "$p" .py)
 		expect "$p compiles with the KFP SDK (kfp 2.15.2)" "sdk $p -o $T/$b.ir.yaml && test -s $T/$b.ir.yaml"
 	done
+	expect 'the pipeline to copy in component/README.md compiles too, and its IR passes the same checks' \
+		"mkdir -p $T/readme && cd $T/readme && cp -r $JAXJOB_TOP/component . &&
+		 $ENGINE snippet $JAXJOB_TOP/component/README.md 'Kubeflow Pipelines v2' python >p.py &&
+		 sdk p.py && $ENGINE ir-check mnist.yaml jaxjob-launch"
 	expect 'component.yaml loads and compiles alone (verify.py)' \
 		"sdk $JAXJOB_SHARED/tools/kfp-sdk/verify.py component/component.yaml | grep -q '^ok: '"
 else
 	skip 'the KFP SDK imports' "$NOSHARED"
 	for p in "${PIPELINES[@]}"; do skip "$p compiles with the KFP SDK" "$NOSHARED"; done
+	skip 'the pipeline to copy in component/README.md compiles too' "$NOSHARED"
 	skip 'component.yaml loads and compiles alone' "$NOSHARED"
 fi
 IR=$T/pipeline.ir.yaml
