@@ -164,11 +164,11 @@ def launcher_arg(a, values, root, out):
         for b in c.get("Then" if c["InputName"] in values else "Else", []) or []:
             launcher_arg(b, values, root, out)
         return
-    a = PH_IN.sub(lambda m: as_text(values[m.group(1)]), a)
-    a = PH_OUT.sub(lambda m: root + OUTPUT_DIR + "/" + m.group(1), a)
-    if "{{$." in a:
+    # the template's placeholders are replaced once; a value is not scanned again
+    if "{{$." in PH_OUT.sub("", PH_IN.sub("", a)):
         die(f"placeholder not emulated: {a}")
-    out.append(a)
+    out.append(PH_OUT.sub(lambda m: root + OUTPUT_DIR + "/" + m.group(1),
+                          PH_IN.sub(lambda m: as_text(values[m.group(1)]), a)))
 
 
 def kfp_argv(ir_path, task, root, pairs):

@@ -224,6 +224,18 @@ for n, d in ir[\"components\"][t[\"componentRef\"][\"name\"]][\"outputDefinition
     if n == \"job_json\": assert v == {}, v
 '"
 
+	# the run from the pod label instead (use_field_path_as_env -> KFP_RUN_ID)
+	KFP_RUN_ID=run-from-label kfp_step k6 "$T/k6" task_name=jaxjob-launch task_id=46 input.run_id= "$SIMOK"
+	collect "$T/k6" k6 >"$T/k6.json"
+	expect 'KFP: run_id left empty, KFP_RUN_ID from the pod label gives the run: named and identified from it' \
+		"test \$(cat $T/k6.rc) = 0 && chk $T/k6.json \"re.fullmatch('mnist-[0-9a-f]{10}', o['job_name']) and o['job_json']['metadata']['annotations']['jaxjob.dev/launch-source'] == 'kfp run run-from-label task jaxjob-launch/46'\""
+	kfp_step k7 "$T/k7" task_name=jaxjob-launch task_id=47 input.run_id= "$SIMOK"
+	expect 'KFP: no run at all (run_id empty, no KFP_RUN_ID): refused with exit 2, naming run_id'\''s placeholder' \
+		"test \$(cat $T/k7.rc) = 2 && grep -q 'dsl.PIPELINE_JOB_ID_PLACEHOLDER' $T/k7.err"
+	kfp_step k8 "$T/k8" run=run-ffff task_name=jaxjob-launch task_id=48 'input.name=mnist-{{$.pipeline_job_uuid}}' input.name_prefix= "$SIMOK"
+	expect 'KFP: a name built with an f-string reaches the step literally and is refused (exit 2), saying why' \
+		"test \$(cat $T/k8.rc) = 2 && grep -q 'only when it is the whole value' $T/k8.err"
+
 	# ---- retry: same run and task, new pod -------------------------------------
 	ks_mark
 	( HOSTNAME=r1-pod KFP_POD_NAME=r1-pod; export HOSTNAME KFP_POD_NAME
