@@ -13,6 +13,7 @@ pkgs=(
 	git
 	libnghttp2-dev cmake dpkg-dev	# scripts/build-slim-deps.sh (the image's libcurl/libgit2)
 	etcd-server etcd-client curl	# the real control plane of the 6[5-9]-real-* suites (../shared/tools/kube-control-plane)
+	python3-protobuf python3-kubernetes	# ../shared/tools/kfp-sdk (tests/suites/62-kfp-argo.sh)
 )
 missing=()
 for p in "${pkgs[@]}"; do
