@@ -72,6 +72,8 @@ struct kube_client {
 	struct kube_xfer *xfers;
 	struct kube_timer *timers;
 	double retry_s;
+	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);
+	void *on_retry_ud;
 	int trace;
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */
 	int running;		/* > 0 inside kube_loop_run() */
