@@ -29,6 +29,7 @@
 
 #include "jobparams.h"
 #include "render.h"
+#include "jtree.h"
 #include "suggest.h"
 #include "yj.h"
 
@@ -210,6 +211,16 @@ static int apply_params(struct render_set *s, const char *json, struct err *e)
 		return 0;
 	cJSON *arr = cJSON_Parse(json);
 	int rc = 0;
+	/*
+	 * An Application whose plugin section has no parameters (`plugin: {}`,
+	 * only a name or only env) gets `null`: the repo-server json.Marshal's
+	 * a nil list (reposerver/repository/repository.go getPluginParamEnvs,
+	 * ../shared/tools/argocd/README.md). Same as absent or [].
+	 */
+	if (cJSON_IsNull(arr)) {
+		cJSON_Delete(arr);
+		return 0;
+	}
 	if (!cJSON_IsArray(arr))
 		rc = err_set(e, ERR_INPUT, "ARGOCD_APP_PARAMETERS is not a JSON array of {name, string|array|map}");
 	for (const cJSON *it = rc ? NULL : arr->child; it; it = it->next) {

@@ -154,6 +154,9 @@ static int build_job(const struct launch_opts *o, const struct jobapi *api, cJSO
 	cJSON *tmpl = NULL, *job = NULL;
 	const char *source = NULL;
 	*out = NULL;
+	if (!o->template_path && !cJSON_GetObjectItemCaseSensitive(o->params, "name"))
+		return err_set(e, ERR_INPUT, "--name is required (or --name-prefix with --run-id, "
+			       "which derive one per run); see `jaxjob launch --help`");
 	/* the built-in template has a place for everything its API can express */
 	if (!o->template_path && jobapi_check_params(api, o->params, e) < 0)
 		return -1;
@@ -217,7 +220,7 @@ int cmd_launch(int argc, char **argv)
 		rc = check_runtime(&o, api, job, &pf);
 	kube_client_free(pf.c);
 	if (rc == 0 && !o.dry_run)
-		rc = launch_run(&o, job);
+		rc = launch_outcome_exit(o.outcome, launch_run(&o, job));
 	if (rc < 0) {
 		fprintf(stderr, "error: %s\n", e.msg);
 		rc = api_error ? EXIT_API_ERROR : EXIT_BAD_INPUT;

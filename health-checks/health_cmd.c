@@ -23,9 +23,11 @@
 #include "../commands.h"
 #include "buf.h"
 #include "err.h"
+#include "jtree.h"
 #include "suggest.h"
 #include "yj.h"
 #include "health.h"
+#include "health_cmd.h"
 
 static const char usage_text[] =
 	"usage: jaxjob health [-f FILE|-] [-o text|json]\n"
@@ -269,7 +271,7 @@ int cmd_health(int argc, char **argv)
 		return 2;
 	}
 	src = strcmp(o.file, "-") ? o.file : "stdin";
-	if (yj_read_file(o.file, &in, &e) < 0 ||
+	if (buf_read_file(&in, o.file, YJ_MAX_INPUT, &e) < 0 ||
 	    yj_parse_stream(in.data, in.len, src, &docs, &e) < 0)
 		goto fail;
 	cJSON_ArrayForEach(d, docs)
@@ -288,4 +290,17 @@ done:
 	buf_free(&in);
 	buf_free(&out);
 	return rc;
+}
+
+int health_exit_code(enum health_status worst)
+{
+	switch (worst) {
+	case HEALTH_HEALTHY: return 0;
+	case HEALTH_DEGRADED: return 1;
+	case HEALTH_PROGRESSING: return 3;
+	case HEALTH_SUSPENDED: return 4;
+	case HEALTH_UNKNOWN: return 5;
+	case HEALTH_MISSING: return 6;
+	}
+	return 5;
 }

@@ -402,7 +402,7 @@ int tmpl_load(const char *path, cJSON **out, const char **source_out, struct err
 	struct buf text = BUF_INIT;
 	if (source_out)
 		*source_out = path;
-	if (yj_read_file(path, &text, e) < 0) {
+	if (buf_read_file(&text, path, YJ_MAX_INPUT, e) < 0) {
 		buf_free(&text);
 		return -1;
 	}

@@ -188,7 +188,7 @@ static void check_file(const char *path, int roundtrip)
 	struct err e = ERR_INIT;
 	struct buf text = BUF_INIT, out = BUF_INIT;
 	cJSON *docs = NULL, *doc;
-	if (yj_read_file(path, &text, &e) < 0 || yj_parse_stream(text.data, text.len, path, &docs, &e) < 0)
+	if (buf_read_file(&text, path, YJ_MAX_INPUT, &e) < 0 || yj_parse_stream(text.data, text.len, path, &docs, &e) < 0)
 		fail_msg("%s: %s", path, e.msg);
 	assert_true(cJSON_GetArraySize(docs) > 0);
 	cJSON_ArrayForEach(doc, docs) {
