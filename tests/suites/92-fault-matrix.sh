@@ -17,13 +17,15 @@
 #
 # The cells run in three parts, each its own suite with its own server, so
 # that `make check` runs them side by side: part 1 here (the protocol
-# faults), part 2 in 93-fault-matrix-scale.sh (1,000 workers), part 3 in
+# faults), parts 2 and 4 in 93-fault-matrix-scale.sh and
+# 93-fault-matrix-scale-fast.sh (1,000 workers), part 3 in
 # 93-fault-matrix-outage.sh (outages, credentials, certificates). The whole
-# matrix in one go: FAULT_PARTS='1 2 3' tests/suites/92-fault-matrix.sh
+# matrix in one go: FAULT_PARTS='1 2 3 4' tests/suites/92-fault-matrix.sh
 FAULT_PARTS=${FAULT_PARTS:-1}
 part_of() {
 	case $1 in
-	workers-1000*) echo 2 ;;
+	workers-1000) echo 2 ;;
+	workers-1000-fast) echo 4 ;;
 	server-down | token-rotated | failed-worker | tls-changed) echo 3 ;;
 	*) echo 1 ;;
 	esac
