@@ -33,6 +33,15 @@ expect "the README's launch command succeeds" 'run_readme >"$T/r1.out" 2>"$T/r1.
 expect '... and again, re-attaching to the job it created instead of failing' \
 	'run_readme >"$T/r2.out" 2>"$T/r2.err" && grep -q "re-attached to JAXJob" "$T/r2.err"'
 
+for api in auto trainjob; do
+	start=$(date +%s)
+	"$JAXJOB" launch --kubeconfig "$T/kc-down" --api $api --name mnist --image x/jax:1 -- python t.py >"$T/down-$api.out" 2>"$T/down-$api.err"
+	rc=$? took=$(( $(date +%s) - start ))
+	expect "--api $api against an unreachable server: the questions before the create wait as briefly, exit 4 within 13 s" \
+		"[ $rc -eq 4 ] && [ $took -le 13 ] && [ \"\$(grep -c '^error: cannot reach the API server at https://127.0.0.1:1 ' '$T/down-$api.err')\" -eq 1 ] &&
+		 ! grep -q '^warning' '$T/down-$api.err'"
+done
+
 # --- a name taken by an earlier local run -------------------------------------------
 expect_run 0 'a local run creates local1' first launch --name local1 --image x/jax:1 --env SIM_DURATION=0.2 -- python t.py
 expect_run 4 'the same command again: exit 4' second launch --name local1 --image x/jax:1 -- python t.py
