@@ -34,6 +34,10 @@
 #
 # Finally every option that `jaxjob launch|render|health --help` prints must
 # appear in README.md, so the flag reference cannot fall behind.
+#
+# The README runs `make rootfs`, as 80-rootfs.sh does: one at a time, not two
+# makes compiling the same build tree at once.
+# run-all: after 80-rootfs
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 top=$JAXJOB_TOP
 readme=$top/README.md
