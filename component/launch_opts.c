@@ -21,10 +21,15 @@
 
 #include "buf.h"
 #include "jobparams.h"
+#include "jobparams_required.h"
+#include "suggest.h"
+#include "tmpl.h"
+#include "k8sname.h"
 #include "launch_metrics.h"
 #include "yj.h"
 
-enum rf_kind { RF_STR, RF_BOOL, RF_DURATION, RF_ENUM, RF_SPECIAL };
+/* RF_OPTSTR: a string where empty means "not given" (pipeline inputs default to "") */
+enum rf_kind { RF_STR, RF_OPTSTR, RF_BOOL, RF_DURATION, RF_ENUM, RF_SPECIAL };
 
 struct run_flag {
 	const char *flag;
@@ -41,6 +46,7 @@ static const char *const format_names[] = { "yaml", "json", NULL };
 static const char *const logs_names[] = { "all", "first", "none", NULL };
 static const char *const delete_names[] = { "never", "success", "always", NULL };
 static const char *const cancel_names[] = { "delete", "suspend", "leave", NULL };
+static const char *const outcome_names[] = { "exit-code", "outputs", NULL };
 static const char *const metrics_names[] = { "auto", "patterns", "none", NULL };
 static const char *const metrics_from_names[] = { "first", "any", "all", NULL };
 
@@ -92,6 +98,25 @@ static const struct run_flag run_flags[] = {
 	  "is named in a warning; SIGTERM cuts it short (default 30s; 0 = do not wait)" },
 	{ "identity", "ID", "waiting and cleanup", RF_STR, OFF(identity), NULL,
 	  "launch identity (default: derived from the pipeline run), to re-attach on retry" },
+	{ "run-id", "ID", "waiting and cleanup", RF_OPTSTR, OFF(task.run_id), NULL,
+	  "the pipeline run, for the identity and --name-prefix (KFP: "
+	  "dsl.PIPELINE_JOB_ID_PLACEHOLDER as a whole input; Argo: {{workflow.uid}}); "
+	  "empty = from the environment (KFP_RUN_ID, ARGO_WORKFLOW_UID, ARGO_WORKFLOW_NAME)" },
+	{ "task-name", "NAME", "waiting and cleanup", RF_OPTSTR, OFF(task.task_name), NULL,
+	  "the step within the run, mixed into the identity (KFP: "
+	  "dsl.PIPELINE_TASK_NAME_PLACEHOLDER; Argo: the DAG task's name)" },
+	{ "task-id", "ID", "waiting and cleanup", RF_OPTSTR, OFF(task.task_id), NULL,
+	  "more of the same, e.g. dsl.PIPELINE_TASK_ID_PLACEHOLDER (KFP's DAG execution: tells "
+	  "ParallelFor iterations apart) or an Argo loop item" },
+	{ "name-prefix", "PREFIX", "waiting and cleanup", RF_OPTSTR, OFF(name_prefix), NULL,
+	  "name the job PREFIX-<10 hex chars> from the run and task: unique per run, the "
+	  "same for every retry (instead of --name; needs a run: --run-id, --identity or "
+	  "the environment)" },
+	{ "outcome", "HOW", "waiting and cleanup", RF_ENUM, OFF(outcome), outcome_names,
+	  "how the step reports a job that ended: exit-code (exit 1 failed, 3 timeout, 5 "
+	  "cancelled, 6 deleted, 7 stuck) or outputs (exit 0, the outcome only in the outputs "
+	  "state/reason/exit_code, so the pipeline can branch on it; API errors and bad input "
+	  "still exit 4 and 2) (default exit-code)" },
 	{ "adopt", "BOOL", "waiting and cleanup", RF_BOOL, OFF(adopt), NULL,
 	  "re-attach to the job this step created in an earlier attempt (default true)" },
 	{ "quiet", NULL, "waiting and cleanup", RF_BOOL, OFF(quiet), NULL,
@@ -231,7 +256,7 @@ static int parse_patch(struct launch_opts *o, const char *s, struct err *e)
 	int rc;
 	if (s[0] == '@') {
 		source = s + 1;
-		rc = yj_read_file(s + 1, &text, e);
+		rc = buf_read_file(&text, s + 1, YJ_MAX_INPUT, e);
 	} else {
 		buf_adds(&text, s);
 		rc = 0;
@@ -308,6 +333,11 @@ static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const c
 			return err_set(e, ERR_INPUT, "--%s needs a value", f->flag);
 		memcpy(base, &v, sizeof(v));
 		return 0;
+	case RF_OPTSTR:
+		if (!*v)
+			v = NULL;
+		memcpy(base, &v, sizeof(v));
+		return 0;
 	case RF_BOOL:
 		if (parse_bool_flag(f->flag, v, &n, e) < 0)
 			return -1;
@@ -378,10 +408,24 @@ static void help_line(struct buf *h, const char *flag, const char *metavar, cons
 	buf_free(&t);
 }
 
+/* A built-in template, parsed for --help (NULL if it cannot be: then no
+ * option is marked required, which only makes the help less helpful). */
+static cJSON *builtin_template(const char *name)
+{
+	struct err e = ERR_INIT;
+	size_t len;
+	const char *text = tmpl_builtin(name, &len);
+	cJSON *t = NULL;
+	if (text)
+		tmpl_parse(text, len, name, &t, &e);
+	return t;
+}
+
 static void print_help(void)
 {
-	struct buf h = BUF_INIT;
+	struct buf h = BUF_INIT, text = BUF_INIT;
 	const char *group = NULL;
+	cJSON *jaxjob = builtin_template("jaxjob.yaml"), *trainjob = builtin_template("trainjob.yaml");
 	buf_adds(&h,
 		 "usage: jaxjob launch [options] [-- command args...]\n"
 		 "\n"
@@ -404,9 +448,23 @@ static void print_help(void)
 		if (p->def)	/* JSON text: drop the quotes of a string */
 			snprintf(def, sizeof(def), "%.*s", (int)strcspn(p->def + (p->def[0] == '"'), "\""),
 				 p->def + (p->def[0] == '"'));
-		help_line(&h, p->flag, p->metavar, p->help, p->def ? def : NULL,
+		/* what the built-in templates cannot do without */
+		int for_jaxjob = jaxjob && jobparams_required_by(jaxjob, p);
+		int for_trainjob = trainjob && jobparams_required_by(trainjob, p);
+		buf_reset(&text);
+		buf_adds(&text, p->help);
+		if (for_jaxjob && for_trainjob)
+			buf_adds(&text, " (required)");
+		else if (for_jaxjob)
+			buf_adds(&text, " (required for a JAXJob)");
+		else if (for_trainjob)
+			buf_adds(&text, " (required for a TrainJob)");
+		help_line(&h, p->flag, p->metavar, text.data, p->def ? def : NULL,
 			  strcmp(p->flag, p->name) ? p->name : NULL);
 	}
+	cJSON_Delete(jaxjob);
+	cJSON_Delete(trainjob);
+	buf_free(&text);
 	group = NULL;
 	for (const struct run_flag *f = run_flags; f->flag; f++) {
 		if (!group || strcmp(group, f->group)) {
@@ -468,6 +526,74 @@ static int set_command(struct launch_opts *o, int argc, char **argv, struct err 
 	return 0;
 }
 
+/* The one wording (suggest.h), with the closest option as a "did you mean". */
+static int unknown_option(const char *arg, struct err *e)
+{
+	static const char *const shorthands[] = { "-n", "-o", "-h", "--help", NULL };
+	const char *dashes = arg[1] == '-' ? "--" : "-";
+	const char *word = arg + strlen(dashes);
+	struct suggest sg;
+	char near[80];
+
+	suggest_init(&sg, word);
+	for (const struct jobparam *p = jobparams_all(); p->name; p++)
+		suggest_add(&sg, p->flag);
+	for (const struct run_flag *f = run_flags; f->flag; f++)
+		suggest_add(&sg, f->flag);
+	for (size_t i = 0; shorthands[i]; i++)
+		suggest_add(&sg, shorthands[i] + (shorthands[i][1] == '-' ? 2 : 1));
+	if (sg.best)
+		snprintf(near, sizeof(near), "%s%s", strlen(sg.best) == 1 ? "-" : "--", sg.best);
+	return suggest_unknown(e, "option", arg, sg.best ? near : NULL, "jaxjob launch --help");
+}
+
+/*
+ * A "{{...}}" that reached us was not filled in: KFP substitutes its
+ * placeholders only when one is the whole value of an input (driver
+ * resolve.go, a switch on the whole string), so f"mnist-{PLACEHOLDER}"
+ * arrives literally. Say so instead of a confusing name error later.
+ */
+static int unfilled(const char *flag, const char *v, struct err *e)
+{
+	if (!v || !strstr(v, "{{"))
+		return 0;
+	return err_set(e, ERR_INPUT, "--%s \"%.120s\" holds a placeholder nobody filled in: KFP "
+		       "fills one only when it is the whole value of an input; pass "
+		       "name_prefix=\"...\" and run_id=dsl.PIPELINE_JOB_ID_PLACEHOLDER (each alone) "
+		       "instead of building the string in the pipeline", flag, v);
+}
+
+/*
+ * After all flags: the identity inputs carry no unfilled placeholder, and
+ * --name-prefix becomes the job name (the name parameter), derived from the
+ * run and the task (launch_identity_name).
+ */
+static int finish_identity(struct launch_opts *o, struct err *e)
+{
+	const cJSON *given = cJSON_GetObjectItemCaseSensitive(o->params, "name");
+	char name[80];
+
+	if (unfilled("identity", o->identity, e) || unfilled("run-id", o->task.run_id, e) ||
+	    unfilled("task-name", o->task.task_name, e) || unfilled("task-id", o->task.task_id, e) ||
+	    unfilled("name-prefix", o->name_prefix, e))
+		return -1;
+	if (!o->name_prefix)
+		return 0;
+	if (cJSON_IsString(given) && *given->valuestring)
+		return err_set(e, ERR_INPUT, "both --name and --name-prefix are given; keep one "
+			       "(--name-prefix derives the name from the run)");
+	if (k8s_check_dns1035("--name-prefix", o->name_prefix, e) < 0)
+		return -1;
+	if (strlen(o->name_prefix) > LAUNCH_NAME_PREFIX_MAX)
+		return err_set(e, ERR_INPUT, "--name-prefix \"%s\" is %zu characters; at most %d "
+			       "fit before the -<%d hex> suffix (fewer with many workers: "
+			       "{name}-worker-{N-1} must fit in 63)", o->name_prefix,
+			       strlen(o->name_prefix), LAUNCH_NAME_PREFIX_MAX, LAUNCH_NAME_SUFFIX_HEX);
+	if (launch_identity_name(o->name_prefix, o->identity, &o->task, name, sizeof(name), e) < 0)
+		return -1;
+	return jobparams_set_text(o->params, jobparams_find("name"), name, e);
+}
+
 /* One option; *i is advanced past a separate value. */
 static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, struct err *e)
 {
@@ -478,22 +604,25 @@ static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, st
 		snprintf(name, sizeof(name), "%s", arg[1] == 'n' ? "namespace" :
 			 arg[1] == 'o' ? "output" : arg);
 		if ((arg[1] != 'n' && arg[1] != 'o'))
-			return err_set(e, ERR_INPUT, "unknown option %s; run `jaxjob launch --help`", arg);
+			return unknown_option(arg, e);
 		if (arg[2])
 			value = arg + 2;
 	} else {
 		const char *eq = strchr(arg + 2, '=');
 		size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
 		if (n >= sizeof(name))
-			return err_set(e, ERR_INPUT, "unknown option %.60s; run `jaxjob launch --help`", arg);
+			return unknown_option(arg, e);
 		memcpy(name, arg + 2, n);
 		name[n] = '\0';
 		value = eq ? eq + 1 : NULL;
 	}
 	const struct run_flag *f = find_run_flag(name);
 	const struct jobparam *p = f ? NULL : jobparams_find_flag(name);
-	if (!f && !p)
-		return err_set(e, ERR_INPUT, "unknown option --%s; run `jaxjob launch --help`", name);
+	if (!f && !p) {
+		char opt[sizeof(name) + 2];
+		snprintf(opt, sizeof(opt), "--%s", name);
+		return unknown_option(opt, e);
+	}
 	int is_bool = f ? f->kind == RF_BOOL : p->type == JP_BOOL;
 	int lit;
 	/* a boolean flag takes the next word only when it is a boolean literal
@@ -509,6 +638,8 @@ static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, st
 		value = argv[++*i];
 	}
 	if (p) {
+		if (!strcmp(p->name, "name") && unfilled(name, value, e))
+			return -1;
 		if (jobparams_set_text(o->params, p, value, e) < 0)
 			return -1;
 		if (!strcmp(p->name, "namespace"))
@@ -558,15 +689,18 @@ static int parse_args(struct launch_opts *o, int argc, char **argv, struct err *
 			print_help();
 			return 1;
 		}
-		if (!strcmp(arg, "--"))
-			return set_command(o, argc - i - 1, argv + i + 1, e);
+		if (!strcmp(arg, "--")) {
+			if (set_command(o, argc - i - 1, argv + i + 1, e) < 0)
+				return -1;
+			break;
+		}
 		if (arg[0] != '-' || !arg[1])
 			return err_set(e, ERR_INPUT, "unexpected argument \"%s\"; put the command after "
 				       "--, e.g. jaxjob launch ... -- python train.py", arg);
 		if (parse_option(o, argc, argv, &i, e) < 0)
 			return -1;
 	}
-	return 0;
+	return finish_identity(o, e);
 }
 
 void launch_opts_free(struct launch_opts *o)

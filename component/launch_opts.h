@@ -23,12 +23,15 @@
 #include <cJSON.h>
 
 #include "err.h"
+#include "launch_identity.h"
 
 enum launch_logs { LOGS_ALL, LOGS_FIRST, LOGS_NONE };
 enum launch_delete_after { DELETE_NEVER, DELETE_ON_SUCCESS, DELETE_ALWAYS };
 enum launch_on_cancel { CANCEL_DELETE, CANCEL_SUSPEND, CANCEL_LEAVE };
 enum launch_output_format { OUTPUT_YAML, OUTPUT_JSON };
 enum launch_api { API_JAXJOB, API_TRAINJOB, API_AUTO };
+/* How the step says how the job ended: its exit code, or exit 0 and the outputs. */
+enum launch_outcome { OUTCOME_EXIT_CODE, OUTCOME_OUTPUTS };
 enum launch_metrics_mode { LAUNCH_METRICS_AUTO, LAUNCH_METRICS_PATTERNS, LAUNCH_METRICS_NONE };
 
 #define LAUNCH_METRIC_PATTERNS_MAX 32
@@ -98,6 +101,9 @@ struct launch_opts {
 	double delete_wait_s;		/* --delete-timeout: how long to wait for deletion to be confirmed */
 	double log_drain_s;		/* --log-drain: after the end, how long to wait for log streams */
 	const char *identity;		/* --identity (else derived from the pipeline's environment) */
+	struct launch_task task;	/* --run-id, --task-name, --task-id (identity inputs) */
+	const char *name_prefix;	/* --name-prefix: job name = prefix-<hash of run and task> */
+	enum launch_outcome outcome;	/* --outcome exit-code|outputs */
 	int adopt;			/* --adopt=true|false: re-attach to our own existing job (default true) */
 	int quiet;			/* --quiet: no progress lines, logs only */
 

@@ -29,6 +29,7 @@
 #include "launch_outputs.h"
 #include "launch_run.h"
 #include "launch_state.h"
+#include "jtree.h"
 #include "yj.h"
 
 static const char *jstr(const cJSON *o, const char *k)
@@ -414,9 +415,8 @@ static void report(struct launch_state *st, const struct launch_result *r)
 static void count_from_pods(const struct launch_state *st, struct launch_result *r)
 {
 	struct launch_workers w;
-	const cJSON *status = cJSON_GetObjectItemCaseSensitive(st->job, "status");
 
-	if (!st->job || cJSON_GetObjectItemCaseSensitive(status, "replicaStatuses") || !st->npods)
+	if (!st->job || launch_workers_of(st->job, &w) || !st->npods)
 		return;
 	launch_workers_count(st, &w);
 	r->pod_counts = 1;
@@ -497,7 +497,8 @@ static int prepare(struct launch_state *st, const cJSON *manifest, struct launch
 	if (connect_client(st, r))
 		return -1;
 	r->ns = st->ns;
-	if (launch_identity_derive(st->o->identity, st->ns, st->name, &st->id, &e)) {
+	if (launch_identity_derive_task(st->o->identity, &st->o->task, st->ns, st->name, &st->id,
+					&e)) {
 		launch_result_set(r, "Error", EXIT_BAD_INPUT, "BadInput", "%s", e.msg);
 		return -1;
 	}

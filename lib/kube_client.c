@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kube_status.h"
+#include "jtree.h"
 #include "yj.h"
 
 const struct kube_resource KUBE_JAXJOB = { "kubeflow.org", "v1", "jaxjobs", "JAXJob", 1 };
@@ -135,6 +136,16 @@ struct kube_client *kube_client_new(struct kube_config *cfg, struct err *e)
 		err_set(e, ERR_INTERNAL, "curl_multi_init failed");
 		return NULL;
 	}
+	/*
+	 * One connection carries every stream when the server speaks HTTP/2
+	 * (see kube_xfer_start). curl's own cap on streams per connection is
+	 * 100; the server's SETTINGS (250 on a default kube-apiserver, Go's
+	 * http2 default) should be the limit, so ours is set above it.
+	 */
+	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+	curl_multi_setopt(c->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
+	const char *h1 = getenv("JAXJOB_HTTP1");
+	c->http1_only = h1 && *h1 && strcmp(h1, "0");
 	c->cfg = *cfg;
 	kube_config_init(cfg);
 	c->creds = kube_creds_new(&c->cfg);
@@ -152,6 +163,17 @@ const struct kube_config *kube_client_config(const struct kube_client *c)
 void kube_client_set_retry(struct kube_client *c, double seconds)
 {
 	c->retry_s = seconds;
+}
+
+long kube_client_connections(const struct kube_client *c)
+{
+	long n = c->connects;
+	for (const struct kube_xfer *x = c->xfers; x; x = x->next) {
+		long k = 0;
+		if (!curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &k) && k > 0)
+			n += k;
+	}
+	return n;
 }
 
 void kube_client_set_trace(struct kube_client *c, int on)

@@ -103,6 +103,14 @@ const struct kube_config *kube_client_config(const struct kube_client *c);
 /* Default retry window for requests (seconds, default 30). */
 void kube_client_set_retry(struct kube_client *c, double seconds);
 
+/*
+ * Connections opened so far (TCP+TLS handshakes, summed over transfers).
+ * With HTTP/2 every stream shares one until the server's stream limit;
+ * with HTTP/1.1 (JAXJOB_HTTP1=1, or a server without h2) each concurrent
+ * stream has its own.
+ */
+long kube_client_connections(const struct kube_client *c);
+
 /* Print "kube: GET /path -> 200 (12 ms)" lines to stderr (no headers/bodies). */
 void kube_client_set_trace(struct kube_client *c, int on);
 

@@ -73,6 +73,8 @@ struct kube_client {
 	struct kube_timer *timers;
 	double retry_s;
 	int trace;
+	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
+	long connects;		/* connections opened, summed over finished transfers */
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */
 	int running;		/* > 0 inside kube_loop_run() */
 	int stop_requested;	/* kube_loop_stop(): only while running */

@@ -18,7 +18,9 @@
 # and nothing else: no shell, no package database, no templates (the binary
 # embeds its default template). Everything is owned by root and not writable
 # by anyone else; nothing is setuid. The file list and a size breakdown (who
-# pulls each library in) are written to ROOTFS.files and ROOTFS.sizes, and the
+# pulls each library in) are written to ROOTFS.files and ROOTFS.sizes, the
+# path of BINARY to ROOTFS.binary (which build went in: `make rootfs` picks
+# build/slim/jaxjob when the slim libraries are cached), and the
 # total is printed as the last line:
 #   "rootfs: N bytes (X.Y MB) in M files; as a gzipped layer Z.Z MB".
 #
@@ -102,6 +104,7 @@ find "$root" -exec touch -h -d "@$epoch" {} +
 
 # ---- report -------------------------------------------------------------
 (cd "$root" && find . -mindepth 1 | sed 's|^\./|/|' | LC_ALL=C sort) >"$root.files"
+readlink -f "$bin" >"$root.binary"
 
 # Who drags in what: for each library its size and the objects in the rootfs
 # that NEED it; then, for each direct dependency of the binary, the bytes

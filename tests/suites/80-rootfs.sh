@@ -37,7 +37,21 @@ else
 fi
 # The size breakdown for the log (run-all.sh shows suite stdout on failure).
 sed 's/^/# /' "$T/mk.out"
-rel=$top/build/jaxjob
+# The binary make rootfs used: build/slim/jaxjob (static slim libcurl and
+# libgit2, scripts/build-slim-deps.sh) when that cache exists, else build/jaxjob.
+rel=$(cat "$built.binary")
+expect 'make rootfs names the binary it packed (ROOTFS.binary), a release build' \
+	'[ "$rel" = "$(readlink -f "$top/build/slim/jaxjob")" ] || [ "$rel" = "$(readlink -f "$top/build/jaxjob")" ]'
+if grep -q '^rootfs: linking against the slim' "$T/mk.out"; then
+	total=$(tail -n 1 "$T/mk.out" | sed -n 's/^rootfs: \([0-9]*\) bytes.*/\1/p')
+	expect "slim build: the rootfs is at most 12 MB ($total bytes)" '[ "${total:-99999999}" -le 12000000 ]'
+	expect 'slim build: no library of Debian libcurl4/libgit2 tail (GnuTLS, LDAP, RTMP, Kerberos, SSH, mbedTLS, IDN, PSL)' \
+		'! grep -Eq "lib(gnutls|ldap|rtmp|krb5|gssapi|ssh2|mbed|idn2|psl|curl|git2)" "$built.files"'
+	expect 'slim build: libcurl in the binary speaks HTTP/2 (nghttp2) and OpenSSL' \
+		'"$built/usr/local/bin/jaxjob" --version >/dev/null && grep -q libnghttp2 "$built.files" && grep -q libssl "$built.files"'
+else
+	skip 'slim build: rootfs size and library set' "no slim libcurl/libgit2 cache (scripts/build-slim-deps.sh not run)"
+fi
 expect 'make rootfs reports the total size as its last line' \
 	'tail -n 1 "$T/mk.out" | grep -Eq "^rootfs: [0-9]+ bytes \([0-9.]+ MB\) in [0-9]+ files; as a gzipped layer [0-9.]+ MB$"'
 
