@@ -53,7 +53,7 @@ int launch_metrics_check(const struct launch_metrics_opts *o, struct err *e)
 		if (!ok)
 			return err_set(e, ERR_INPUT, "--kfp-executor-input is not KFP's executor input "
 				       "(a JSON object with outputs.outputFile): pass the {{$}} "
-				       "placeholder ({executorInput: null} in component.yaml)");
+				       "placeholder");
 	}
 	if (o->mode == LAUNCH_METRICS_NONE)
 		return 0;
