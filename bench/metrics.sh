@@ -8,20 +8,28 @@
 # (the worst case: every line is recognised and stored), and "mixed" - one
 # metric line in ten among typical noise lines. The progress line is on
 # (--progress-every 10s default). Release build recommended (make).
+#
+# CPU time on a shared machine is noisy (other processes, frequency scaling),
+# so the same comparison is also made in instructions, which do not depend on
+# the load: the whole `jaxjob launch` process under valgrind's callgrind
+# (VG_LINES lines, default 20000, `--metrics auto` against `none`). VG=0 skips it.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$top/build/jaxjob}
 RUNS=${RUNS:-5}
 LINES=${LINES:-100000}
 RATE=${RATE:-10000}
+VG=${VG:-1}
+VG_LINES=${VG_LINES:-20000}
 W=$(mktemp -d /tmp/jaxjob-bench-metrics.XXXXXX)
 trap '"$top/tests/kube-apiserver/stop.sh" "$W/ks" >/dev/null 2>&1; rm -rf "$W"' EXIT
 "$top/tests/kube-apiserver/start.sh" "$W/ks" >/dev/null
 
-python3 - "$BIN" "$W" "$RUNS" "$LINES" "$RATE" <<'PY'
-import os, statistics, subprocess, sys, time
+python3 - "$BIN" "$W" "$RUNS" "$LINES" "$RATE" "$VG" "$VG_LINES" <<'PY'
+import os, re, shutil, statistics, subprocess, sys, time
 
 BIN, W, RUNS, LINES, RATE = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+VG, VG_LINES = sys.argv[6] == '1', int(sys.argv[7])
 KC = W + '/ks/kubeconfig'
 
 
@@ -29,13 +37,13 @@ def absl(i, msg):
     return f'I1123 21:{30 + i // 600000 % 30:02d}:{i // 10000 % 60:02d}.{i % 10000:04d}00 140234 {msg}'
 
 
-def write_logs():
-    with open(W + '/metric.log', 'w') as f:
-        for s in range(1, LINES + 1):
+def write_logs(lines, suffix=''):
+    with open(W + f'/metric{suffix}.log', 'w') as f:
+        for s in range(1, lines + 1):
             f.write(absl(s, f'logging_writer.py:48] [{s}] learning_rate=0.100000, '
                             f'train_loss={2.5 / (1 + s / 1000):.6f}, grad_norm={1.0 + (s % 7) / 10:.4f}\n'))
-    with open(W + '/mixed.log', 'w') as f:
-        for s in range(1, LINES + 1):
+    with open(W + f'/mixed{suffix}.log', 'w') as f:
+        for s in range(1, lines + 1):
             if s % 10 == 0:
                 f.write(f'step {s}, loss: {2.5 / (1 + s / 1000):.6f}, accuracy: 0.{s % 9000 + 1000}\n')
             else:
@@ -43,11 +51,11 @@ def write_logs():
                                 f'(10.0.0.{s % 250}:8476) in 0.{s % 97:03d}s\n'))
 
 
-def run(mode, log, n):
+def run(mode, log, n, wrap=(), lines=LINES):
     name = f'b{n}'
-    args = [BIN, 'launch', '--kubeconfig', KC, '--name', name, '--image', 'x/jax:1', '--logs', 'first',
+    args = list(wrap) + [BIN, 'launch', '--kubeconfig', KC, '--name', name, '--image', 'x/jax:1', '--logs', 'first',
             '--metrics', mode, '--delete-after', 'always',
-            '--env', f'SIM_LOG_FILE={W}/{log}.log', '--env', f'SIM_DURATION={LINES / RATE}',
+            '--env', f'SIM_LOG_FILE={W}/{log}.log', '--env', f'SIM_DURATION={lines / RATE}',
             '--out-metrics', f'{W}/{name}.json', '--', 'python', 'train.py']
     t0 = time.monotonic()
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(f'{W}/{name}.err', 'w'))
@@ -58,7 +66,7 @@ def run(mode, log, n):
     return ru.ru_utime + ru.ru_stime, wall
 
 
-write_logs()
+write_logs(LINES)
 n = 0
 print(f'{LINES} lines per run at {RATE} lines/s requested, {RUNS} runs per cell, binary {BIN}')
 print()
@@ -82,4 +90,22 @@ for log in ('metric', 'mixed'):
 print()
 for log, r in ratios.items():
     print(f'{log}: CPU auto / none = {r:.3f} ({(r - 1) * 100:+.1f}%)')
+
+if VG and shutil.which('valgrind'):
+    write_logs(VG_LINES, '-vg')
+    print()
+    print(f'instructions of the whole process (callgrind), {VG_LINES} lines:')
+    print()
+    print('| log | --metrics none (Ir) | --metrics auto (Ir) | auto / none | extra Ir per line |')
+    print('|---|---|---|---|---|')
+    for log in ('metric-vg', 'mixed-vg'):
+        ir = {}
+        for mode in ('none', 'auto'):
+            n += 1
+            out = f'{W}/cg.{n}'
+            run(mode, log, n, wrap=('valgrind', '--tool=callgrind', f'--callgrind-out-file={out}'),
+                lines=VG_LINES)
+            ir[mode] = int(re.search(r'^summary: (\d+)', open(out).read(), re.M).group(1))
+        print(f'| {log[:-3]} | {ir["none"]:,} | {ir["auto"]:,} | {ir["auto"] / ir["none"]:.3f} | '
+              f'{(ir["auto"] - ir["none"]) / VG_LINES:.0f} |')
 PY
