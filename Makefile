@@ -1,21 +1,44 @@
 # jaxjob - one binary (build/jaxjob), three roles, one core (lib/).
 #
-#   make            release build: build/jaxjob
+#   make            release build: build/jaxjob (says what to run when the
+#                   build packages are missing: `make deps`)
+#   make deps       install the missing Debian packages (scripts/install-deps.sh)
 #   make check      install missing packages, build with ASan+UBSan under
-#                   build/asan/, run every suite; last line "N passed, N failed"
+#                   build/asan/, run every suite in parallel; last line
+#                   "N passed, N failed, N skipped"
+#   make check-quick  the same build, only the unit and CLI suites (< 60 s)
 #   make demo       run the main job against the local test API server
+#   make fresh-check  `make demo` and `make check-quick` in a clean clone
+#                   inside a minimal Debian chroot (scripts/fresh-check.sh)
 #   make CC=clang   any C11 compiler; warnings are errors
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile
-# edit: lib/*.c is the core, component/ argocd-plugin/ health-checks/ are the
-# front-ends, tests/unit/test_*.c are cmocka suites (each linked with
-# everything but main), tests/suites/*.sh are the suites `make check` runs.
+# edit: lib/*.c is the core (build/libjaxjob.a, nothing else in it, so the
+# linker refuses a lib file that calls into a front-end), component/
+# argocd-plugin/ health-checks/ are the front-ends (linked into the binary
+# only), tests/unit/test_*.c are cmocka suites linked with the core alone; a
+# suite that tests front-end code names those objects in UNIT_APP_<suite>.
+# tests/suites/*.sh are the suites `make check` runs.
 
 CC      ?= cc
 PKGS    := libcurl yaml-0.1 libcjson libgit2 openssl
 ifeq ($(SLIM_DIR),)
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# pkg-config is asked on first use, not when the Makefile is read: `make demo`
+# and `make check` install the packages first (deps), then build in a
+# recursive make, so a fresh machine builds on the first run.
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$(PKG_LIBS)
+
+# Goals that build C need the packages; the others install them first or
+# need none. A plain `make` on a machine without them says what to run
+# instead of failing on a missing header.
+NO_PKG_GOALS := deps check check-quick demo fresh-check clean deploy deploy-check \
+	health-snippet image rootfs
+ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v $(firstword $(CC)) >/dev/null 2>&1 && echo ok),ok)
+$(error missing build packages (compiler, pkg-config, -dev packages); run `make deps` (as root or with sudo) first, or `make demo` / `make check`, which install them)
+endif
+endif
 else
 # The image's binary (make rootfs): libcurl and libgit2 from
 # scripts/build-slim-deps.sh linked in statically, with libyaml and
@@ -41,7 +64,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wvla
 CFLAGS  ?=
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -I. -Ilib $(PKG_CFLAGS) -MMD -MP
 LDFLAGS ?=
-LDLIBS  := $(PKG_LIBS) -lm
+LDLIBS   = $(PKG_LIBS) -lm
 
 LIB_SRC  := $(sort $(wildcard lib/*.c))
 APP_SRC  := $(sort $(wildcard component/*.c argocd-plugin/*.c health-checks/*.c))
@@ -49,27 +72,39 @@ MAIN_SRC := jaxjob.c
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 OBJ_OF   = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
-CORE_OBJ := $(call OBJ_OF,$(LIB_SRC) $(APP_SRC))
+CORE_OBJ := $(call OBJ_OF,$(LIB_SRC))
+APP_OBJ  := $(call OBJ_OF,$(APP_SRC))
 MAIN_OBJ := $(call OBJ_OF,$(MAIN_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all unit clean check demo deps release-check fuzz bench
+.PHONY: all unit clean check check-quick demo deps fresh-check release-check fuzz bench
 all: $(BUILD)/jaxjob
 
-$(BUILD)/jaxjob: $(MAIN_OBJ) $(BUILD)/libjaxjob.a
+$(BUILD)/jaxjob: $(MAIN_OBJ) $(APP_OBJ) $(BUILD)/libjaxjob.a
 	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/libjaxjob.a: $(CORE_OBJ)
+# Rebuilt when the Makefile changes too, so no member outlives its source.
+$(BUILD)/libjaxjob.a: $(CORE_OBJ) Makefile
 	@rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(filter %.o,$^)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libjaxjob.a
+# The front-end objects a unit suite tests (each suite of lib/ links lib alone).
+UNIT_APP_test_health        := health-checks/health_cmd
+UNIT_APP_test_launch_opts   = component/launch_opts $(UNIT_APP_test_launch_parts)
+UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs \
+			       component/launch_outputs component/launch_progress component/launch_metrics
+UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
+UNIT_APP_test_render_repo   := argocd-plugin/render_repo
+UNIT_APP_OBJ = $(patsubst %,$(BUILD)/obj/%.o,$(UNIT_APP_$(1)))
+
+.SECONDEXPANSION:
+$(BUILD)/tests/%: tests/unit/%.c $$(call UNIT_APP_OBJ,$$*) $(BUILD)/libjaxjob.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(BUILD)/libjaxjob.a $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(call UNIT_APP_OBJ,$*) $(BUILD)/libjaxjob.a $(LDLIBS) -lcmocka
 
 unit: $(UNIT_BIN)
 
@@ -77,13 +112,33 @@ deps:
 	@scripts/install-deps.sh
 
 # The test run: sanitizer build of the binary and the unit tests, then every
-# suite under tests/suites/, counted together by tests/run-all.sh.
+# suite under tests/suites/, run in parallel (JOBS, default nproc+1) and
+# counted together by tests/run-all.sh. The build is a recursive make so that
+# pkg-config is asked after deps has installed it.
+JOBS ?=
+RUN_ALL = JAXJOB=$(CURDIR)/build/asan/jaxjob JAXJOB_BUILD=$(CURDIR)/build/asan \
+	$(if $(JOBS),JOBS=$(JOBS)) tests/run-all.sh
 check: deps
 	$(MAKE) SAN=1 all unit
-	JAXJOB=$(CURDIR)/build/asan/jaxjob JAXJOB_BUILD=$(CURDIR)/build/asan tests/run-all.sh
+	$(RUN_ALL)
 
-demo: deps all
+# The edit-compile loop: unit tests and the CLI suites that need no server.
+QUICK_SUITES := 10-unit 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \
+	70-render-errors 70-render.sh 71-render-trainjob 86-errors
+check-quick: deps
+	$(MAKE) SAN=1 all unit
+	$(RUN_ALL) $(QUICK_SUITES)
+
+demo: deps
+	$(MAKE) all
 	scripts/demo.sh
+
+# A clean clone of HEAD (plus uncommitted changes) inside a minimal Debian
+# bookworm chroot: `make demo` then `make check-quick`, each on first run.
+# Red when an install step is missing. Needs root and Debian's mirror; the
+# chroot base and the .deb files are cached under FRESH_CACHE.
+fresh-check:
+	scripts/fresh-check.sh
 
 clean:
 	rm -rf build
@@ -194,7 +249,7 @@ unit: $(KUBE_DRIVER)
 FUZZ_CC      ?= clang
 FUZZ_BUILD   := build/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
+FUZZ_FLAGS   = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
 	-Wall -Wextra -Werror -Wshadow -Wvla -I. -Ilib -Iargocd-plugin -Ihealth-checks $(PKG_CFLAGS)
 FUZZ_SRC     := $(sort $(wildcard fuzz/fuzz_*.c))

@@ -9,7 +9,26 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lib/err.h"
+#include "lib/suggest.h"
 #include "lib/version.h"
+
+/* The one wording for a command we do not have, with a "did you mean". */
+static int unknown_command(const char *cmd)
+{
+	static const char *const names[] = { "launch", "render", "health", "help", "version", NULL };
+	static const char *const opts[] = { "--version", "--help", NULL };
+	const char *const *cand = cmd[0] == '-' ? opts : names;
+	struct err e = ERR_INIT;
+	struct suggest sg;
+
+	suggest_init(&sg, cmd);
+	for (size_t i = 0; cand[i]; i++)
+		suggest_add(&sg, cand[i]);
+	suggest_unknown(&e, cmd[0] == '-' ? "option" : "command", cmd, sg.best, "jaxjob help");
+	fprintf(stderr, "error: %s\n", e.msg);
+	return 2;
+}
 
 static void usage(FILE *f)
 {
@@ -48,8 +67,7 @@ int main(int argc, char **argv)
 				return cmd_render(2, sub);
 			if (!strcmp(argv[2], "health"))
 				return cmd_health(2, sub);
-			fprintf(stderr, "error: unknown command '%s'; run `jaxjob help`\n", argv[2]);
-			return 2;
+			return unknown_command(argv[2]);
 		}
 		usage(stdout);
 		return 0;
@@ -60,6 +78,5 @@ int main(int argc, char **argv)
 		return cmd_render(argc - 1, argv + 1);
 	if (!strcmp(cmd, "health"))
 		return cmd_health(argc - 1, argv + 1);
-	fprintf(stderr, "error: unknown command '%s'; run `jaxjob help`\n", cmd);
-	return 2;
+	return unknown_command(cmd);
 }

@@ -32,6 +32,7 @@
 
 #include "../commands.h"
 #include "render.h"
+#include "suggest.h"
 
 extern char **environ;
 
@@ -75,6 +76,22 @@ static int exit_code(const struct err *e)
 	}
 }
 
+/* The one wording for what the command line did not understand (suggest.h). */
+static int unknown_arg(const char *a, struct err *e)
+{
+	static const char *const opts[] = { "--repo", "--revision", "--path", "--params",
+					    "--diff", "--help", NULL };
+	struct suggest sg;
+
+	if (a[0] != '-')
+		return err_set(e, ERR_INPUT, "unexpected argument %.80s; render takes only options; "
+			       "see `jaxjob render --help`", a);
+	suggest_init(&sg, a);
+	for (size_t i = 0; opts[i]; i++)
+		suggest_add(&sg, opts[i]);
+	return suggest_unknown(e, "option", a, sg.best, "jaxjob render --help");
+}
+
 static int parse_opts(struct render_opts *o, int argc, char **argv, struct err *e)
 {
 	for (int i = 1; i < argc; i++) {
@@ -99,7 +116,7 @@ static int parse_opts(struct render_opts *o, int argc, char **argv, struct err *
 		} else if (!strcmp(a, "generate")) {
 			/* the CMP verb, accepted for readability in plugin.yaml */
 		} else {
-			return err_set(e, ERR_INPUT, "unknown argument '%s'; see `jaxjob render --help`", a);
+			return unknown_arg(a, e);
 		}
 	}
 	if (o->repo && !o->revision && !o->diff[0])

@@ -29,46 +29,20 @@
 
 #include "jobparams.h"
 #include "render.h"
+#include "jtree.h"
+#include "suggest.h"
 #include "yj.h"
 
 #define ENV_PREFIX "ARGOCD_ENV_"
 
-/* Edit distance, for "did you mean" on unknown keys (short strings only). */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 40 || lb > 40)
-		return 99;
-	size_t d[41][41];
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t k = 0; k <= lb; k++)
-		d[0][k] = k;
-	for (size_t i = 1; i <= la; i++)
-		for (size_t k = 1; k <= lb; k++) {
-			size_t best = d[i - 1][k - 1] + (a[i - 1] != b[k - 1]);
-			if (d[i - 1][k] + 1 < best)
-				best = d[i - 1][k] + 1;
-			if (d[i][k - 1] + 1 < best)
-				best = d[i][k - 1] + 1;
-			d[i][k] = best;
-		}
-	return d[la][lb];
-}
-
 static int unknown_key(const char *key, struct err *e)
 {
-	const struct jobparam *best = NULL;
-	size_t best_d = 4;
-	for (const struct jobparam *p = jobparams_all(); p->name; p++) {
-		size_t d = distance(key, p->name);
-		if (d < best_d) {
-			best_d = d;
-			best = p;
-		}
-	}
-	if (best)
-		return err_set(e, ERR_INPUT, "%s: not a job parameter; did you mean %s?", key, best->name);
+	struct suggest sg;
+	suggest_init(&sg, key);
+	for (const struct jobparam *p = jobparams_all(); p->name; p++)
+		suggest_add(&sg, p->name);
+	if (sg.best)
+		return err_set(e, ERR_INPUT, "%s: not a job parameter; did you mean %s?", key, sg.best);
 	return err_set(e, ERR_INPUT, "%s: not a job parameter; see `jaxjob launch --help` for the names (a template of your own can add more)", key);
 }
 
@@ -237,6 +211,16 @@ static int apply_params(struct render_set *s, const char *json, struct err *e)
 		return 0;
 	cJSON *arr = cJSON_Parse(json);
 	int rc = 0;
+	/*
+	 * An Application whose plugin section has no parameters (`plugin: {}`,
+	 * only a name or only env) gets `null`: the repo-server json.Marshal's
+	 * a nil list (reposerver/repository/repository.go getPluginParamEnvs,
+	 * ../shared/tools/argocd/README.md). Same as absent or [].
+	 */
+	if (cJSON_IsNull(arr)) {
+		cJSON_Delete(arr);
+		return 0;
+	}
 	if (!cJSON_IsArray(arr))
 		rc = err_set(e, ERR_INPUT, "ARGOCD_APP_PARAMETERS is not a JSON array of {name, string|array|map}");
 	for (const cJSON *it = rc ? NULL : arr->child; it; it = it->next) {

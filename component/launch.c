@@ -19,6 +19,7 @@
 #include "jobapi.h"
 #include "jtree.h"
 #include "jobparams.h"
+#include "jobparams_required.h"
 #include "kube.h"
 #include "launch_opts.h"
 #include "launch_outputs.h"
@@ -153,11 +154,21 @@ static int build_job(const struct launch_opts *o, const struct jobapi *api, cJSO
 	cJSON *tmpl = NULL, *job = NULL;
 	const char *source = NULL;
 	*out = NULL;
+	if (!o->template_path && !cJSON_GetObjectItemCaseSensitive(o->params, "name"))
+		return err_set(e, ERR_INPUT, "the job needs a name: give --name NAME, or "
+			       "--name-prefix PREFIX with the run (--run-id) to derive one");
 	/* the built-in template has a place for everything its API can express */
 	if (!o->template_path && jobapi_check_params(api, o->params, e) < 0)
 		return -1;
 	if (jobapi_template(api, o->template_path, &tmpl, &source, e) < 0)
 		return -1;
+	/* a required option, named as the user typed it, not as a placeholder */
+	const struct jobparam *missing = jobparams_first_missing(tmpl, o->params);
+	if (missing) {
+		cJSON_Delete(tmpl);
+		return err_set(e, ERR_INPUT, "--%s is required; see `jaxjob launch --help`",
+			       missing->flag);
+	}
 	int rc = jobparams_render(tmpl, o->params, source, &job, e);
 	cJSON_Delete(tmpl);
 	if (rc < 0)
@@ -209,7 +220,7 @@ int cmd_launch(int argc, char **argv)
 		rc = check_runtime(&o, api, job, &pf);
 	kube_client_free(pf.c);
 	if (rc == 0 && !o.dry_run)
-		rc = launch_run(&o, job);
+		rc = launch_outcome_exit(o.outcome, launch_run(&o, job));
 	if (rc < 0) {
 		fprintf(stderr, "error: %s\n", e.msg);
 		rc = api_error ? EXIT_API_ERROR : EXIT_BAD_INPUT;

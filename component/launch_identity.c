@@ -41,31 +41,79 @@ static void hash_hex(const struct buf *in, char out[33])
 	out[32] = '\0';
 }
 
-/* Fill `material` and `id->source` from the pipeline environment; 0 if none. */
-static int from_pipeline(struct buf *material, struct launch_identity *id)
+/*
+ * The run: --run-id, else the pipeline environment. Adds its line to
+ * `material` and describes it in `source`; 0 when there is none. The lines
+ * for the environment are the ones earlier versions hashed, so a job
+ * launched by an older jaxjob is still recognised.
+ */
+static int run_of(const struct launch_task *t, struct buf *material, char *source, size_t n)
 {
 	const char *wf_uid = env_nonempty("ARGO_WORKFLOW_UID");
 	const char *wf_name = env_nonempty("ARGO_WORKFLOW_NAME");
 	const char *kfp_run = env_nonempty("KFP_RUN_ID");
 
-	if (!wf_uid && !wf_name && !kfp_run)
-		return 0;
-	if (kfp_run) {
+	if (t && t->run_id) {
+		buf_addf(material, "run-id=%s\n", t->run_id);
+		snprintf(source, n, "run %s", t->run_id);
+	} else if (kfp_run) {
 		buf_addf(material, "kfp-run=%s\n", kfp_run);
-		snprintf(id->source, sizeof(id->source), "kfp run %s", kfp_run);
+		snprintf(source, n, "kfp run %s", kfp_run);
 	} else if (wf_uid) {
 		buf_addf(material, "argo-workflow-uid=%s\n", wf_uid);
-		snprintf(id->source, sizeof(id->source), "argo workflow %s (uid %s)",
-			 wf_name ? wf_name : "?", wf_uid);
-	} else {
+		snprintf(source, n, "argo workflow %s (uid %s)", wf_name ? wf_name : "?", wf_uid);
+	} else if (wf_name) {
 		buf_addf(material, "argo-workflow=%s\n", wf_name);
-		snprintf(id->source, sizeof(id->source), "argo workflow %s", wf_name);
+		snprintf(source, n, "argo workflow %s", wf_name);
+	} else {
+		return 0;
 	}
 	return 1;
 }
 
+/* The task within the run, when given: mixed in after the run. */
+static void task_of(const struct launch_task *t, struct buf *material, char *source, size_t n)
+{
+	size_t len = strlen(source);
+
+	if (!t || (!t->task_name && !t->task_id))
+		return;
+	if (t->task_name)
+		buf_addf(material, "task-name=%s\n", t->task_name);
+	if (t->task_id)
+		buf_addf(material, "task-id=%s\n", t->task_id);
+	if (len < n)
+		snprintf(source + len, n - len, " task %s%s%s", t->task_name ? t->task_name : "",
+			 t->task_name && t->task_id ? "/" : "", t->task_id ? t->task_id : "");
+}
+
+/* The identity inputs are single lines: a newline could shift text between lines. */
+static int check_line(const char *flag, const char *v, struct err *e)
+{
+	if (v && strchr(v, '\n'))
+		return err_set(e, ERR_INPUT, "--%s must be one line", flag);
+	return 0;
+}
+
+static int check_task(const struct launch_task *t, struct err *e)
+{
+	if (!t)
+		return 0;
+	if (check_line("run-id", t->run_id, e) || check_line("task-name", t->task_name, e) ||
+	    check_line("task-id", t->task_id, e))
+		return -1;
+	return 0;
+}
+
 int launch_identity_derive(const char *flag, const char *ns, const char *name,
 			   struct launch_identity *id, struct err *e)
+{
+	return launch_identity_derive_task(flag, NULL, ns, name, id, e);
+}
+
+int launch_identity_derive_task(const char *flag, const struct launch_task *task,
+				const char *ns, const char *name,
+				struct launch_identity *id, struct err *e)
 {
 	struct buf m = BUF_INIT;
 	const char *host = env_nonempty("HOSTNAME");
@@ -74,21 +122,24 @@ int launch_identity_derive(const char *flag, const char *ns, const char *name,
 	if (flag && !*flag)
 		return err_set(e, ERR_INPUT, "--identity must not be empty; "
 			       "leave it out to derive it from the pipeline");
-	if (flag && strchr(flag, '\n'))
-		return err_set(e, ERR_INPUT, "--identity must be one line");
+	if (check_line("identity", flag, e) || check_task(task, e))
+		return -1;
 	snprintf(id->pod, sizeof(id->pod), "%s", host ? host : "");
 	buf_addf(&m, "namespace=%s\nname=%s\n", ns ? ns : "", name ? name : "");
 	if (flag) {
 		buf_addf(&m, "identity=%s\n", flag);
 		snprintf(id->source, sizeof(id->source), "--identity");
+		task_of(task, &m, id->source, sizeof(id->source));
 		id->adoptable = 1;
-	} else if (from_pipeline(&m, id)) {
+	} else if (run_of(task, &m, id->source, sizeof(id->source))) {
+		task_of(task, &m, id->source, sizeof(id->source));
 		id->adoptable = 1;
 	} else {
 		/*
 		 * No pipeline around us: unique per process, never adoptable.
 		 * The value only needs to differ from any other launch, not to
-		 * be secret, so pid + time + host is enough.
+		 * be secret, so pid + time + host is enough. A task alone says
+		 * nothing about the run, so it does not make this adoptable.
 		 */
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -99,6 +150,31 @@ int launch_identity_derive(const char *flag, const char *ns, const char *name,
 	}
 	hash_hex(&m, id->id);
 	buf_free(&m);
+	return 0;
+}
+
+int launch_identity_name(const char *prefix, const char *flag, const struct launch_task *task,
+			 char *out, size_t outsz, struct err *e)
+{
+	struct buf m = BUF_INIT;
+	char source[256] = "", hex[33];
+
+	if (check_line("identity", flag, e) || check_task(task, e))
+		return -1;
+	buf_addf(&m, "name-prefix=%s\n", prefix);
+	if (flag && *flag) {
+		buf_addf(&m, "identity=%s\n", flag);
+	} else if (!run_of(task, &m, source, sizeof(source))) {
+		buf_free(&m);
+		return err_set(e, ERR_INPUT, "--name-prefix needs the run, to derive a name that "
+			       "stays the same across retries: give --run-id (KFP: "
+			       "dsl.PIPELINE_JOB_ID_PLACEHOLDER; Argo: {{workflow.uid}}) or "
+			       "--identity, or set KFP_RUN_ID; or give --name instead");
+	}
+	task_of(task, &m, source, sizeof(source));
+	hash_hex(&m, hex);
+	buf_free(&m);
+	snprintf(out, outsz, "%s-%.*s", prefix, LAUNCH_NAME_SUFFIX_HEX, hex);
 	return 0;
 }
 

@@ -8,20 +8,31 @@
  * gives 409 AlreadyExists; the question is then "is that job ours?".
  *
  * The identity answers it. It is a hash over what stays the same across the
- * attempts of one step of one pipeline run and differs between runs:
+ * attempts of one step of one pipeline run and differs between runs. The
+ * run, first found wins:
  *
- *   --identity VALUE                   explicit, wins over everything
- *   ARGO_WORKFLOW_UID / ARGO_WORKFLOW_NAME   set by Argo Workflows in every
- *                                      step container (also for KFP v2 on
- *                                      Argo); the workflow name is unique per
- *                                      run (generateName)
- *   KFP_RUN_ID                         KFP run id, when the pipeline maps the
- *                                      pod label pipeline/runid into the env
+ *   --identity VALUE       explicit
+ *   --run-id VALUE         given as an input: KFP's whole-value placeholder
+ *                          dsl.PIPELINE_JOB_ID_PLACEHOLDER, Argo's
+ *                          {{workflow.uid}}
+ *   KFP_RUN_ID             KFP run id, when the pipeline maps the pod label
+ *                          pipeline/runid into the env (use_field_path_as_env)
+ *   ARGO_WORKFLOW_UID      only when the template passes {{workflow.uid}}:
+ *                          Argo never sets it in the main container
+ *   ARGO_WORKFLOW_NAME     set by Argo in the main container only from
+ *                          v4.1.0 (KFP bundles v4.0.8: never there)
  *
- * mixed with the namespace and the job name (which tells two steps of one run
- * apart). Per-attempt values (ARGO_NODE_ID and the pod name change with every
- * retry) are deliberately NOT part of the hash; the pod name is recorded in an
- * annotation for people, not compared.
+ * mixed with the task (--task-name, --task-id: KFP's PIPELINE_TASK_NAME /
+ * PIPELINE_TASK_ID placeholders, or an Argo DAG task name), the namespace and
+ * the job name (which also tells two steps of one run apart). Per-attempt
+ * values (ARGO_NODE_ID, KFP_POD_NAME, KFP_POD_UID, KFP_RETRY_INDEX and the
+ * pod name change with every retry) are deliberately NOT part of the hash;
+ * the pod name is recorded in an annotation for people, not compared.
+ *
+ * --name-prefix P names the job P-<10 hex> from the same run and task (not
+ * the namespace): the name is unique per run and stable across retries,
+ * without string concatenation in the pipeline, which KFP does not do for
+ * placeholders (it substitutes them only as a whole value).
  *
  * Outside any pipeline (a laptop run) there is nothing stable to hash: the
  * identity is made unique to this process and `adoptable` is 0, so an
@@ -44,6 +55,13 @@
 #define LAUNCH_SOURCE_ANNOTATION "jaxjob.dev/launch-source"
 #define LAUNCH_POD_ANNOTATION "jaxjob.dev/launcher-pod"
 
+/* What identifies the step within its run, from the command line (NULL = not given). */
+struct launch_task {
+	const char *run_id;	/* --run-id */
+	const char *task_name;	/* --task-name */
+	const char *task_id;	/* --task-id */
+};
+
 struct launch_identity {
 	char id[33];		/* 32 lower-case hex chars of sha256 + NUL */
 	char source[256];	/* e.g. "argo workflow train-x7k2p" (no secrets) */
@@ -58,6 +76,23 @@ struct launch_identity {
  */
 int launch_identity_derive(const char *flag, const char *ns, const char *name,
 			   struct launch_identity *id, struct err *e);
+
+/* The same, with the run and task given on the command line (`task` may be NULL). */
+int launch_identity_derive_task(const char *flag, const struct launch_task *task,
+				const char *ns, const char *name,
+				struct launch_identity *id, struct err *e);
+
+#define LAUNCH_NAME_SUFFIX_HEX 10
+#define LAUNCH_NAME_PREFIX_MAX (63 - 1 - LAUNCH_NAME_SUFFIX_HEX)
+
+/*
+ * The job name for --name-prefix: "<prefix>-<10 hex>" from a hash of the
+ * run and the task (the sources above). No run to hash (a laptop run without
+ * --identity or --run-id) is an error: the name would not be stable.
+ * `out` holds at least 64 bytes.
+ */
+int launch_identity_name(const char *prefix, const char *flag, const struct launch_task *task,
+			 char *out, size_t outsz, struct err *e);
 
 /* Add the label and annotations to `job` (metadata is created if missing). */
 void launch_identity_stamp(cJSON *job, const struct launch_identity *id);

@@ -21,9 +21,15 @@
 
 #include "buf.h"
 #include "jobparams.h"
+#include "jobparams_required.h"
+#include "suggest.h"
+#include "tmpl.h"
+#include "k8sname.h"
+#include "launch_metrics.h"
 #include "yj.h"
 
-enum rf_kind { RF_STR, RF_BOOL, RF_DURATION, RF_ENUM, RF_SPECIAL };
+/* RF_OPTSTR: a string where empty means "not given" (pipeline inputs default to "") */
+enum rf_kind { RF_STR, RF_OPTSTR, RF_BOOL, RF_DURATION, RF_ENUM, RF_SPECIAL };
 
 struct run_flag {
 	const char *flag;
@@ -40,9 +46,13 @@ static const char *const format_names[] = { "yaml", "json", NULL };
 static const char *const logs_names[] = { "all", "first", "none", NULL };
 static const char *const delete_names[] = { "never", "success", "always", NULL };
 static const char *const cancel_names[] = { "delete", "suspend", "leave", NULL };
+static const char *const outcome_names[] = { "exit-code", "outputs", NULL };
+static const char *const metrics_names[] = { "auto", "patterns", "none", NULL };
+static const char *const metrics_from_names[] = { "first", "any", "all", NULL };
 
 #define OFF(f) offsetof(struct launch_opts, f)
 #define OUT(f) (offsetof(struct launch_opts, out) + offsetof(struct launch_outputs, f))
+#define MET(f) (offsetof(struct launch_opts, metrics) + offsetof(struct launch_metrics_opts, f))
 
 static const struct run_flag run_flags[] = {
 	{ "template", "FILE", "template", RF_STR, OFF(template_path), NULL,
@@ -88,6 +98,25 @@ static const struct run_flag run_flags[] = {
 	  "is named in a warning; SIGTERM cuts it short (default 30s; 0 = do not wait)" },
 	{ "identity", "ID", "waiting and cleanup", RF_STR, OFF(identity), NULL,
 	  "launch identity (default: derived from the pipeline run), to re-attach on retry" },
+	{ "run-id", "ID", "waiting and cleanup", RF_OPTSTR, OFF(task.run_id), NULL,
+	  "the pipeline run, for the identity and --name-prefix (KFP: "
+	  "dsl.PIPELINE_JOB_ID_PLACEHOLDER as a whole input; Argo: {{workflow.uid}}); "
+	  "empty = from the environment (KFP_RUN_ID, ARGO_WORKFLOW_UID, ARGO_WORKFLOW_NAME)" },
+	{ "task-name", "NAME", "waiting and cleanup", RF_OPTSTR, OFF(task.task_name), NULL,
+	  "the step within the run, mixed into the identity (KFP: "
+	  "dsl.PIPELINE_TASK_NAME_PLACEHOLDER; Argo: the DAG task's name)" },
+	{ "task-id", "ID", "waiting and cleanup", RF_OPTSTR, OFF(task.task_id), NULL,
+	  "more of the same, e.g. dsl.PIPELINE_TASK_ID_PLACEHOLDER (KFP's DAG execution: tells "
+	  "ParallelFor iterations apart) or an Argo loop item" },
+	{ "name-prefix", "PREFIX", "waiting and cleanup", RF_OPTSTR, OFF(name_prefix), NULL,
+	  "name the job PREFIX-<10 hex chars> from the run and task: unique per run, the "
+	  "same for every retry (instead of --name; needs a run: --run-id, --identity or "
+	  "the environment)" },
+	{ "outcome", "HOW", "waiting and cleanup", RF_ENUM, OFF(outcome), outcome_names,
+	  "how the step reports a job that ended: exit-code (exit 1 failed, 3 timeout, 5 "
+	  "cancelled, 6 deleted, 7 stuck) or outputs (exit 0, the outcome only in the outputs "
+	  "state/reason/exit_code, so the pipeline can branch on it; API errors and bad input "
+	  "still exit 4 and 2) (default exit-code)" },
 	{ "adopt", "BOOL", "waiting and cleanup", RF_BOOL, OFF(adopt), NULL,
 	  "re-attach to the job this step created in an earlier attempt (default true)" },
 	{ "quiet", NULL, "waiting and cleanup", RF_BOOL, OFF(quiet), NULL,
@@ -117,6 +146,38 @@ static const struct run_flag run_flags[] = {
 	  "write a Markdown summary for the pipeline UI" },
 	{ "out-exit-code", "FILE", "outputs", RF_STR, OUT(exit_code), NULL,
 	  "write the exit code of this step" },
+
+	{ "metrics", "MODE", "training metrics", RF_ENUM, MET(mode), metrics_names,
+	  "read training metrics from the workers' logs: auto (the common shapes, see "
+	  "component/README.md, plus --metric patterns), patterns (only --metric), none (default auto)" },
+	{ "metric", "NAME=REGEX", "training metrics", RF_SPECIAL, 0, NULL,
+	  "a metric of your own: a POSIX extended regex with one capture group, the number "
+	  "(repeatable); NAME step (or a --metric-step name) is the step counter" },
+	{ "metric-step", "NAME", "training metrics", RF_SPECIAL, 0, NULL,
+	  "another key that counts steps, besides step, global_step, iteration, iter (repeatable)" },
+	{ "metrics-from", "WHICH", "training metrics", RF_ENUM, MET(from), metrics_from_names,
+	  "whose lines count: first (worker 0), any (all workers, one series), all (a series per "
+	  "worker, NAME@N) (default first)" },
+	{ "total-steps", "N", "training metrics", RF_SPECIAL, 0, NULL,
+	  "the step count of the whole run, for progress and ETA (default: from the log, e.g. "
+	  "\"step 100/5000\")" },
+	{ "progress-every", "DURATION", "training metrics", RF_DURATION, MET(progress_s), NULL,
+	  "at most one training progress line on stderr per DURATION (step, values, steps/s, ETA; "
+	  "0 = none) (default 10s)" },
+	{ "metrics-points", "N", "training metrics", RF_SPECIAL, 0, NULL,
+	  "points per metric in the CSV and the chart, chosen by LTTB (10-5000, default 300)" },
+	{ "kfp-executor-input", "JSON", "training metrics", RF_STR, MET(kfp_executor_input), NULL,
+	  "KFP's {{$}}: the last/min/max values go into the metadata of the step's system.Metrics "
+	  "outputs (the scalars KFP's UI shows)" },
+	{ "out-metrics", "FILE", "training metrics", RF_STR, OUT(metrics), NULL,
+	  "write the metrics as JSON: per metric last, min, max and their steps; step, steps/s" },
+	{ "out-metrics-csv", "FILE", "training metrics", RF_STR, OUT(metrics_csv), NULL,
+	  "write the series as CSV metric,step,value (at most --metrics-points per metric)" },
+	{ "out-metrics-chart", "FILE", "training metrics", RF_STR, OUT(metrics_chart), NULL,
+	  "write an SVG line chart of the metrics (self-contained; light and dark themes)" },
+	{ "out-metrics-report", "FILE", "training metrics", RF_STR, OUT(metrics_report), NULL,
+	  "write the Markdown summary with the metrics table and the chart embedded (for KFP's "
+	  "Markdown viewer)" },
 	{ NULL, NULL, NULL, RF_STR, 0, NULL, NULL },
 };
 
@@ -195,7 +256,7 @@ static int parse_patch(struct launch_opts *o, const char *s, struct err *e)
 	int rc;
 	if (s[0] == '@') {
 		source = s + 1;
-		rc = yj_read_file(s + 1, &text, e);
+		rc = buf_read_file(&text, s + 1, YJ_MAX_INPUT, e);
 	} else {
 		buf_adds(&text, s);
 		rc = 0;
@@ -215,6 +276,52 @@ static int parse_patch(struct launch_opts *o, const char *s, struct err *e)
 	return 0;
 }
 
+/* A whole number in [lo, hi] for --FLAG. */
+static int parse_count(const char *flag, const char *s, double lo, double hi, double *out,
+		       struct err *e)
+{
+	char *end;
+	double v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return err_set(e, ERR_INPUT, "--%s must be a whole number, got \"%s\"", flag, s);
+	v = strtod(s, &end);
+	if (v < lo || v > hi)
+		return err_set(e, ERR_INPUT, "--%s must be between %.0f and %.0f, got %s", flag, lo,
+			       hi, s);
+	*out = v;
+	return 0;
+}
+
+static int set_metrics_flag(struct launch_opts *o, const char *flag, const char *v,
+			    struct err *e)
+{
+	struct launch_metrics_opts *m = &o->metrics;
+
+	if (!strcmp(flag, "total-steps"))
+		return parse_count(flag, v, 1, 1e15, &m->total_steps, e);
+	if (!strcmp(flag, "metrics-points"))
+		return parse_count(flag, v, 10, 5000, &m->points, e);
+	if (!strcmp(flag, "metric-step")) {
+		if (m->nsteps == LAUNCH_METRIC_STEPS_MAX)
+			return err_set(e, ERR_INPUT, "too many --metric-step names (at most %d)",
+				       LAUNCH_METRIC_STEPS_MAX);
+		if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "0123456789_./-") != strlen(v))
+			return err_set(e, ERR_INPUT, "--metric-step \"%s\" is not a key name; write "
+				       "the word the log prints before the step, e.g. --metric-step "
+				       "update", v);
+		m->steps[m->nsteps++] = v;
+		return 0;
+	}
+	/* --metric: checked (compiled) in check_metrics once every flag is in */
+	if (m->npatterns == LAUNCH_METRIC_PATTERNS_MAX)
+		return err_set(e, ERR_INPUT, "too many --metric patterns (at most %d)",
+			       LAUNCH_METRIC_PATTERNS_MAX);
+	m->patterns[m->npatterns++] = v;
+	return 0;
+}
+
 static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const char *v,
 			struct err *e)
 {
@@ -224,6 +331,11 @@ static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const c
 	case RF_STR:
 		if (!*v)
 			return err_set(e, ERR_INPUT, "--%s needs a value", f->flag);
+		memcpy(base, &v, sizeof(v));
+		return 0;
+	case RF_OPTSTR:
+		if (!*v)
+			v = NULL;
 		memcpy(base, &v, sizeof(v));
 		return 0;
 	case RF_BOOL:
@@ -241,7 +353,9 @@ static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const c
 	case RF_SPECIAL:
 		if (!strcmp(f->flag, "param"))
 			return jobparams_set_user(o->params, v, e);
-		return parse_patch(o, v, e);
+		if (!strcmp(f->flag, "patch"))
+			return parse_patch(o, v, e);
+		return set_metrics_flag(o, f->flag, v, e);
 	}
 	return 0;
 }
@@ -294,10 +408,24 @@ static void help_line(struct buf *h, const char *flag, const char *metavar, cons
 	buf_free(&t);
 }
 
+/* A built-in template, parsed for --help (NULL if it cannot be: then no
+ * option is marked required, which only makes the help less helpful). */
+static cJSON *builtin_template(const char *name)
+{
+	struct err e = ERR_INIT;
+	size_t len;
+	const char *text = tmpl_builtin(name, &len);
+	cJSON *t = NULL;
+	if (text)
+		tmpl_parse(text, len, name, &t, &e);
+	return t;
+}
+
 static void print_help(void)
 {
-	struct buf h = BUF_INIT;
+	struct buf h = BUF_INIT, text = BUF_INIT;
 	const char *group = NULL;
+	cJSON *jaxjob = builtin_template("jaxjob.yaml"), *trainjob = builtin_template("trainjob.yaml");
 	buf_adds(&h,
 		 "usage: jaxjob launch [options] [-- command args...]\n"
 		 "\n"
@@ -320,9 +448,23 @@ static void print_help(void)
 		if (p->def)	/* JSON text: drop the quotes of a string */
 			snprintf(def, sizeof(def), "%.*s", (int)strcspn(p->def + (p->def[0] == '"'), "\""),
 				 p->def + (p->def[0] == '"'));
-		help_line(&h, p->flag, p->metavar, p->help, p->def ? def : NULL,
+		/* what the built-in templates cannot do without */
+		int for_jaxjob = jaxjob && jobparams_required_by(jaxjob, p);
+		int for_trainjob = trainjob && jobparams_required_by(trainjob, p);
+		buf_reset(&text);
+		buf_adds(&text, p->help);
+		if (for_jaxjob && for_trainjob)
+			buf_adds(&text, " (required)");
+		else if (for_jaxjob)
+			buf_adds(&text, " (required for a JAXJob)");
+		else if (for_trainjob)
+			buf_adds(&text, " (required for a TrainJob)");
+		help_line(&h, p->flag, p->metavar, text.data, p->def ? def : NULL,
 			  strcmp(p->flag, p->name) ? p->name : NULL);
 	}
+	cJSON_Delete(jaxjob);
+	cJSON_Delete(trainjob);
+	buf_free(&text);
 	group = NULL;
 	for (const struct run_flag *f = run_flags; f->flag; f++) {
 		if (!group || strcmp(group, f->group)) {
@@ -362,6 +504,10 @@ static void set_defaults(struct launch_opts *o)
 	o->delete_wait_s = 20;
 	o->log_drain_s = 30;
 	o->adopt = 1;
+	o->metrics.mode = LAUNCH_METRICS_AUTO;
+	o->metrics.from = 0;		/* first */
+	o->metrics.progress_s = 10;
+	o->metrics.points = 300;
 }
 
 /* Everything after "--" is the container command. */
@@ -380,6 +526,74 @@ static int set_command(struct launch_opts *o, int argc, char **argv, struct err 
 	return 0;
 }
 
+/* The one wording (suggest.h), with the closest option as a "did you mean". */
+static int unknown_option(const char *arg, struct err *e)
+{
+	static const char *const shorthands[] = { "-n", "-o", "-h", "--help", NULL };
+	const char *dashes = arg[1] == '-' ? "--" : "-";
+	const char *word = arg + strlen(dashes);
+	struct suggest sg;
+	char near[80];
+
+	suggest_init(&sg, word);
+	for (const struct jobparam *p = jobparams_all(); p->name; p++)
+		suggest_add(&sg, p->flag);
+	for (const struct run_flag *f = run_flags; f->flag; f++)
+		suggest_add(&sg, f->flag);
+	for (size_t i = 0; shorthands[i]; i++)
+		suggest_add(&sg, shorthands[i] + (shorthands[i][1] == '-' ? 2 : 1));
+	if (sg.best)
+		snprintf(near, sizeof(near), "%s%s", strlen(sg.best) == 1 ? "-" : "--", sg.best);
+	return suggest_unknown(e, "option", arg, sg.best ? near : NULL, "jaxjob launch --help");
+}
+
+/*
+ * A "{{...}}" that reached us was not filled in: KFP substitutes its
+ * placeholders only when one is the whole value of an input (driver
+ * resolve.go, a switch on the whole string), so f"mnist-{PLACEHOLDER}"
+ * arrives literally. Say so instead of a confusing name error later.
+ */
+static int unfilled(const char *flag, const char *v, struct err *e)
+{
+	if (!v || !strstr(v, "{{"))
+		return 0;
+	return err_set(e, ERR_INPUT, "--%s \"%.120s\" holds a placeholder nobody filled in: KFP "
+		       "fills one only when it is the whole value of an input; pass "
+		       "name_prefix=\"...\" and run_id=dsl.PIPELINE_JOB_ID_PLACEHOLDER (each alone) "
+		       "instead of building the string in the pipeline", flag, v);
+}
+
+/*
+ * After all flags: the identity inputs carry no unfilled placeholder, and
+ * --name-prefix becomes the job name (the name parameter), derived from the
+ * run and the task (launch_identity_name).
+ */
+static int finish_identity(struct launch_opts *o, struct err *e)
+{
+	const cJSON *given = cJSON_GetObjectItemCaseSensitive(o->params, "name");
+	char name[80];
+
+	if (unfilled("identity", o->identity, e) || unfilled("run-id", o->task.run_id, e) ||
+	    unfilled("task-name", o->task.task_name, e) || unfilled("task-id", o->task.task_id, e) ||
+	    unfilled("name-prefix", o->name_prefix, e))
+		return -1;
+	if (!o->name_prefix)
+		return 0;
+	if (cJSON_IsString(given) && *given->valuestring)
+		return err_set(e, ERR_INPUT, "both --name and --name-prefix are given; keep one "
+			       "(--name-prefix derives the name from the run)");
+	if (k8s_check_dns1035("--name-prefix", o->name_prefix, e) < 0)
+		return -1;
+	if (strlen(o->name_prefix) > LAUNCH_NAME_PREFIX_MAX)
+		return err_set(e, ERR_INPUT, "--name-prefix \"%s\" is %zu characters; at most %d "
+			       "fit before the -<%d hex> suffix (fewer with many workers: "
+			       "{name}-worker-{N-1} must fit in 63)", o->name_prefix,
+			       strlen(o->name_prefix), LAUNCH_NAME_PREFIX_MAX, LAUNCH_NAME_SUFFIX_HEX);
+	if (launch_identity_name(o->name_prefix, o->identity, &o->task, name, sizeof(name), e) < 0)
+		return -1;
+	return jobparams_set_text(o->params, jobparams_find("name"), name, e);
+}
+
 /* One option; *i is advanced past a separate value. */
 static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, struct err *e)
 {
@@ -390,22 +604,25 @@ static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, st
 		snprintf(name, sizeof(name), "%s", arg[1] == 'n' ? "namespace" :
 			 arg[1] == 'o' ? "output" : arg);
 		if ((arg[1] != 'n' && arg[1] != 'o'))
-			return err_set(e, ERR_INPUT, "unknown option %s; run `jaxjob launch --help`", arg);
+			return unknown_option(arg, e);
 		if (arg[2])
 			value = arg + 2;
 	} else {
 		const char *eq = strchr(arg + 2, '=');
 		size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
 		if (n >= sizeof(name))
-			return err_set(e, ERR_INPUT, "unknown option %.60s; run `jaxjob launch --help`", arg);
+			return unknown_option(arg, e);
 		memcpy(name, arg + 2, n);
 		name[n] = '\0';
 		value = eq ? eq + 1 : NULL;
 	}
 	const struct run_flag *f = find_run_flag(name);
 	const struct jobparam *p = f ? NULL : jobparams_find_flag(name);
-	if (!f && !p)
-		return err_set(e, ERR_INPUT, "unknown option --%s; run `jaxjob launch --help`", name);
+	if (!f && !p) {
+		char opt[sizeof(name) + 2];
+		snprintf(opt, sizeof(opt), "--%s", name);
+		return unknown_option(opt, e);
+	}
 	int is_bool = f ? f->kind == RF_BOOL : p->type == JP_BOOL;
 	int lit;
 	/* a boolean flag takes the next word only when it is a boolean literal
@@ -421,6 +638,8 @@ static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, st
 		value = argv[++*i];
 	}
 	if (p) {
+		if (!strcmp(p->name, "name") && unfilled(name, value, e))
+			return -1;
 		if (jobparams_set_text(o->params, p, value, e) < 0)
 			return -1;
 		if (!strcmp(p->name, "namespace"))
@@ -430,7 +649,38 @@ static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, st
 	return set_run_flag(o, f, value, e);
 }
 
+/* Combinations the flags alone cannot judge; the patterns compile here, so
+ * a bad regex is a bad-input error before anything touches the cluster. */
+static int check_metrics(const struct launch_opts *o, struct err *e)
+{
+	const struct launch_metrics_opts *m = &o->metrics;
+
+	if (m->mode == LAUNCH_METRICS_NONE && (m->npatterns || m->nsteps))
+		return err_set(e, ERR_INPUT, "--metric and --metric-step need --metrics auto or "
+			       "patterns, not none");
+	if (m->mode == LAUNCH_METRICS_PATTERNS && !m->npatterns)
+		return err_set(e, ERR_INPUT, "--metrics patterns needs at least one --metric "
+			       "NAME=REGEX");
+	if (m->from != 0 && o->logs != LOGS_ALL)
+		return err_set(e, ERR_INPUT, "--metrics-from %s reads every worker's log, but --logs "
+			       "%s follows %s: use --logs all or --metrics-from first",
+			       m->from == 1 ? "any" : "all", o->logs == LOGS_FIRST ? "first" : "none",
+			       o->logs == LOGS_FIRST ? "worker 0 only" : "none");
+	return launch_metrics_check(m, e);
+}
+
+static int parse_args(struct launch_opts *o, int argc, char **argv, struct err *e);
+
 int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *e)
+{
+	int rc = parse_args(o, argc, argv, e);
+
+	if (rc == 0 && check_metrics(o, e))
+		return -1;
+	return rc;
+}
+
+static int parse_args(struct launch_opts *o, int argc, char **argv, struct err *e)
 {
 	set_defaults(o);
 	for (int i = 1; i < argc; i++) {
@@ -439,15 +689,18 @@ int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *
 			print_help();
 			return 1;
 		}
-		if (!strcmp(arg, "--"))
-			return set_command(o, argc - i - 1, argv + i + 1, e);
+		if (!strcmp(arg, "--")) {
+			if (set_command(o, argc - i - 1, argv + i + 1, e) < 0)
+				return -1;
+			break;
+		}
 		if (arg[0] != '-' || !arg[1])
 			return err_set(e, ERR_INPUT, "unexpected argument \"%s\"; put the command after "
 				       "--, e.g. jaxjob launch ... -- python train.py", arg);
 		if (parse_option(o, argc, argv, &i, e) < 0)
 			return -1;
 	}
-	return 0;
+	return finish_identity(o, e);
 }
 
 void launch_opts_free(struct launch_opts *o)

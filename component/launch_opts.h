@@ -23,12 +23,19 @@
 #include <cJSON.h>
 
 #include "err.h"
+#include "launch_identity.h"
 
 enum launch_logs { LOGS_ALL, LOGS_FIRST, LOGS_NONE };
 enum launch_delete_after { DELETE_NEVER, DELETE_ON_SUCCESS, DELETE_ALWAYS };
 enum launch_on_cancel { CANCEL_DELETE, CANCEL_SUSPEND, CANCEL_LEAVE };
 enum launch_output_format { OUTPUT_YAML, OUTPUT_JSON };
 enum launch_api { API_JAXJOB, API_TRAINJOB, API_AUTO };
+/* How the step says how the job ended: its exit code, or exit 0 and the outputs. */
+enum launch_outcome { OUTCOME_EXIT_CODE, OUTCOME_OUTPUTS };
+enum launch_metrics_mode { LAUNCH_METRICS_AUTO, LAUNCH_METRICS_PATTERNS, LAUNCH_METRICS_NONE };
+
+#define LAUNCH_METRIC_PATTERNS_MAX 32
+#define LAUNCH_METRIC_STEPS_MAX 8
 
 /* Files the pipeline gives us; each NULL when not asked for. */
 struct launch_outputs {
@@ -46,6 +53,25 @@ struct launch_outputs {
 	const char *workers;		/* JSON: {"active":..,"succeeded":..,"failed":..} */
 	const char *summary;		/* Markdown for the pipeline UI */
 	const char *exit_code;		/* the exit code we return, as text */
+	/* training metrics (launch_metrics.h) */
+	const char *metrics;		/* JSON: per metric last/min/max, steps, rate */
+	const char *metrics_csv;	/* CSV metric,step,value (LTTB-downsampled) */
+	const char *metrics_chart;	/* SVG line chart */
+	const char *metrics_report;	/* Markdown: the summary with the chart embedded */
+};
+
+/* What --metrics* say (launch_metrics.h turns it into a lib/metrics.h store). */
+struct launch_metrics_opts {
+	enum launch_metrics_mode mode;	/* --metrics auto|patterns|none */
+	int from;			/* --metrics-from first|any|all (enum metrics_from) */
+	const char *patterns[LAUNCH_METRIC_PATTERNS_MAX];	/* --metric NAME=REGEX */
+	int npatterns;
+	const char *steps[LAUNCH_METRIC_STEPS_MAX + 1];	/* --metric-step NAME, NULL-terminated */
+	int nsteps;
+	double total_steps;		/* --total-steps (0 = from the log) */
+	double progress_s;		/* --progress-every (0 = no training progress lines) */
+	double points;			/* --metrics-points: per metric in CSV and chart */
+	const char *kfp_executor_input;	/* --kfp-executor-input: KFP's {{$}} (scalars for system.Metrics) */
 };
 
 struct launch_opts {
@@ -75,10 +101,14 @@ struct launch_opts {
 	double delete_wait_s;		/* --delete-timeout: how long to wait for deletion to be confirmed */
 	double log_drain_s;		/* --log-drain: after the end, how long to wait for log streams */
 	const char *identity;		/* --identity (else derived from the pipeline's environment) */
+	struct launch_task task;	/* --run-id, --task-name, --task-id (identity inputs) */
+	const char *name_prefix;	/* --name-prefix: job name = prefix-<hash of run and task> */
+	enum launch_outcome outcome;	/* --outcome exit-code|outputs */
 	int adopt;			/* --adopt=true|false: re-attach to our own existing job (default true) */
 	int quiet;			/* --quiet: no progress lines, logs only */
 
 	struct launch_outputs out;
+	struct launch_metrics_opts metrics;
 
 	/* owned allocations, freed by launch_opts_free() */
 	void *owned_;

@@ -14,6 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobapi.h"
+#include "jtree.h"
+#include "launch_metrics.h"
 #include "yj.h"
 
 void launch_result_set(struct launch_result *r, const char *state, int exit_code,
@@ -47,24 +50,16 @@ static const char *str_at(const cJSON *o, const char *a, const char *b, const ch
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static int int_of(const cJSON *v, int dflt)
+int launch_workers_of(const cJSON *job, struct launch_workers *w)
 {
-	return cJSON_IsNumber(v) ? (int)v->valuedouble : dflt;
-}
+	struct jobapi_workers jw;
+	int from_status = jobapi_worker_counts(job, &jw);
 
-void launch_workers_of(const cJSON *job, struct launch_workers *w)
-{
-	const cJSON *st = path_get(job, "status", "replicaStatuses", "Worker");
-	const cJSON *spec = path_get(job, "spec", "jaxReplicaSpecs", "Worker");
-
-	/* replicas defaults to 1 in the operator; a TrainJob says numNodes. */
-	if (spec)
-		w->replicas = int_of(cJSON_GetObjectItemCaseSensitive(spec, "replicas"), 1);
-	else
-		w->replicas = int_of(path_get(job, "spec", "trainer", "numNodes"), 0);
-	w->active = int_of(cJSON_GetObjectItemCaseSensitive(st, "active"), 0);
-	w->succeeded = int_of(cJSON_GetObjectItemCaseSensitive(st, "succeeded"), 0);
-	w->failed = int_of(cJSON_GetObjectItemCaseSensitive(st, "failed"), 0);
+	w->replicas = jw.replicas;
+	w->active = jw.active;
+	w->succeeded = jw.succeeded;
+	w->failed = jw.failed;
+	return from_status;
 }
 
 double launch_parse_time(const char *s)
@@ -256,6 +251,7 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 	md_row(out, "cleanup", r->cleanup);
 	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
 	md_row(out, "exit code", tmp);
+	launch_metrics_summary(r->metrics, out);
 }
 
 static void add_opt(struct buf *v, const char *s)
@@ -274,9 +270,11 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 	case 0: buf_adds(v, r->state ? r->state : ""); break;
 	case 1: buf_adds(v, r->reason); break;
 	case 2: buf_adds(v, r->message); break;
-	case 3:
+	case 3:	/* a STRUCT output: an empty file would fail KFP's parsing */
 		if (r->job)
 			yj_json_pretty(r->job, v);
+		else
+			buf_adds(v, "{}");
 		break;
 	case 4:
 		if (r->manifest) {
@@ -302,6 +300,20 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 		break;
 	case 12: launch_outputs_summary(r, v); break;
 	case 13: buf_addf(v, "%d", r->exit_code); break;
+	}
+}
+
+int launch_outcome_exit(enum launch_outcome how, int code)
+{
+	switch (code) {
+	case 1: case 3: case 5: case 6: case 7:	/* the job ended: an outcome */
+		if (how != OUTCOME_OUTPUTS)
+			return code;
+		fprintf(stderr, "jaxjob: --outcome outputs: the step exits 0; the outcome "
+			"(exit code %d) is in the outputs state, reason and exit_code\n", code);
+		return 0;
+	default:
+		return code;
 	}
 }
 

@@ -6,9 +6,13 @@
  *
  * Written at the end of every run that got past input validation, whatever
  * the ending (succeeded, failed, timeout, cancelled, deleted, API error):
- * "the outputs say what is known". An unknown value is written as an empty
- * file rather than left out, because KFP and Argo fail a step whose declared
- * output file is missing, which would hide the real ending.
+ * "the outputs say what is known". An unknown value is written rather than
+ * left out, because KFP and Argo fail a step whose declared output file is
+ * missing, which would hide the real ending. Each value parses as the type
+ * the component declares under KFP's rules (launcher_v2.go
+ * collectOutputParameters, metadata.TextToPbValue): a String may be empty,
+ * the Integer exit_code is always digits, the JsonObject outputs (job_json,
+ * workers) are always a JSON object - "{}" for a job never created.
  *
  * Each file is written atomically (temp file in the same directory, then
  * rename) so a reader never sees half a value; parent directories are created
@@ -28,6 +32,8 @@
 #include "err.h"
 #include "launch_opts.h"
 
+struct metrics;
+
 struct launch_result {
 	const char *state;	/* Succeeded Failed Timeout Cancelled Deleted Stuck Error */
 	char reason[128];	/* condition reason, or ours (e.g. ImagePullBackOff) */
@@ -43,6 +49,7 @@ struct launch_result {
 	} counted;
 	int exit_code;
 	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
+	const struct metrics *metrics;	/* training metrics (launch_metrics.h), or NULL */
 };
 
 /* Set reason and message (printf-style message). */
@@ -57,6 +64,15 @@ void launch_result_set(struct launch_result *r, const char *state, int exit_code
 int launch_outputs_write(const struct launch_outputs *paths,
 			 const struct launch_result *r, struct err *e);
 
+/*
+ * The process exit status for `code` (launch_run.h's exit codes) under
+ * --outcome: with outputs, a job that ended (failed, timeout, cancelled,
+ * deleted, stuck) exits 0, because KFP's launcher hands a step's outputs on
+ * only when the command exits 0; bad input (2) and API errors (4) keep
+ * their codes, so the engine's retry still sees them.
+ */
+int launch_outcome_exit(enum launch_outcome how, int code);
+
 /* The Markdown summary (also printed to stderr at the end of a run). */
 void launch_outputs_summary(const struct launch_result *r, struct buf *out);
 
@@ -68,10 +84,14 @@ int launch_write_file_atomic(const char *path, const char *data, size_t len,
  * epoch seconds; -1 when absent or malformed. */
 double launch_parse_time(const char *s);
 
-/* Worker counts of a job: requested replicas and status counts (0 if unset). */
+/*
+ * Worker counts of a job: requested replicas and status counts (0 if
+ * unset), as its API's handler reads them (jobapi_worker_counts). Returns 1
+ * when the status counts worker pods, 0 when the pods must be counted.
+ */
 struct launch_workers {
 	int replicas, active, succeeded, failed;
 };
-void launch_workers_of(const cJSON *job, struct launch_workers *w);
+int launch_workers_of(const cJSON *job, struct launch_workers *w);
 
 #endif

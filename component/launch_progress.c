@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "health.h"
 #include "launch_outputs.h"
 
 double launch_now(void)
@@ -54,32 +55,13 @@ void launch_progress_note(struct launch_progress *p, const char *fmt, ...)
 
 const char *launch_phase_of(const cJSON *job)
 {
-	static const char *const order[] = {
-		"Failed", "Succeeded", "Complete", "Suspended", "Restarting", "Running", "Created",
-	};
-	const cJSON *conds = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(job, "status"), "conditions");
+	struct health_result hr = HEALTH_RESULT_INIT;
+	const char *phase;
 
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		const cJSON *c;
-		cJSON_ArrayForEach(c, conds) {
-			const cJSON *type = cJSON_GetObjectItemCaseSensitive(c, "type");
-			const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "status");
-			if (cJSON_IsString(type) && cJSON_IsString(st) &&
-			    strcmp(type->valuestring, order[i]) == 0 &&
-			    strcmp(st->valuestring, "True") == 0)
-				return order[i];
-		}
-	}
-	return "Pending";
-}
-
-void launch_progress_job(struct launch_progress *p, const char *phase, const cJSON *job)
-{
-	struct launch_workers w;
-
-	launch_workers_of(job, &w);
-	launch_progress_counts(p, phase, &w);
+	health_judge(job, &hr);
+	phase = hr.phase;	/* static storage */
+	health_result_free(&hr);
+	return phase;
 }
 
 void launch_progress_counts(struct launch_progress *p, const char *phase,

@@ -35,20 +35,15 @@ void launch_progress_init(struct launch_progress *p, FILE *out, double t0);
 void launch_progress_note(struct launch_progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Print the job's phase and counts if they changed. `phase` is the display
- * phase (launch_phase_of). */
-void launch_progress_job(struct launch_progress *p, const char *phase, const cJSON *job);
-
-/* The same with counts from elsewhere (a TrainJob's status has none: they
- * come from its pods). */
+/* Print the job's phase (launch_phase_of) and worker counts (from the job's
+ * status, or its pods: launch_workers_of) if they changed. */
 struct launch_workers;
 void launch_progress_counts(struct launch_progress *p, const char *phase,
 			    const struct launch_workers *w);
 
 /*
- * The phase to show for a JAXJob: the operator's precedence over conditions
- * with status "True" (Failed, Succeeded, Suspended, Restarting, Running,
- * Created), "Pending" when there is none yet.
+ * The phase to show for the job: the judge's (lib/health.h, struct
+ * health_result's `phase`), "Pending" when no condition is true yet.
  */
 const char *launch_phase_of(const cJSON *job);
 

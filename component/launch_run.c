@@ -29,6 +29,7 @@
 #include "launch_outputs.h"
 #include "launch_run.h"
 #include "launch_state.h"
+#include "jtree.h"
 #include "yj.h"
 
 static const char *jstr(const cJSON *o, const char *k)
@@ -414,9 +415,8 @@ static void report(struct launch_state *st, const struct launch_result *r)
 static void count_from_pods(const struct launch_state *st, struct launch_result *r)
 {
 	struct launch_workers w;
-	const cJSON *status = cJSON_GetObjectItemCaseSensitive(st->job, "status");
 
-	if (!st->job || cJSON_GetObjectItemCaseSensitive(status, "replicaStatuses") || !st->npods)
+	if (!st->job || launch_workers_of(st->job, &w) || !st->npods)
 		return;
 	launch_workers_count(st, &w);
 	r->pod_counts = 1;
@@ -497,7 +497,8 @@ static int prepare(struct launch_state *st, const cJSON *manifest, struct launch
 	if (connect_client(st, r))
 		return -1;
 	r->ns = st->ns;
-	if (launch_identity_derive(st->o->identity, st->ns, st->name, &st->id, &e)) {
+	if (launch_identity_derive_task(st->o->identity, &st->o->task, st->ns, st->name, &st->id,
+					&e)) {
 		launch_result_set(r, "Error", EXIT_BAD_INPUT, "BadInput", "%s", e.msg);
 		return -1;
 	}
@@ -518,7 +519,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	struct launch_state st;
 	struct launch_result r;
 	struct buf note = BUF_INIT;
-	struct err e = ERR_INIT;
+	struct err e = ERR_INIT, me = ERR_INIT;
 	enum launch_cleanup_action action = CLEAN_NONE;
 
 	memset(&st, 0, sizeof(st));
@@ -527,6 +528,8 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	st.t0 = launch_now();
 	signals_blocked(1);
 	launch_progress_init(&st.prog, o->quiet ? NULL : stderr, st.t0);
+	if (launch_metrics_init(&st.metrics, &o->metrics, &st.prog, &me))	/* the parser checked */
+		fprintf(stderr, "warning: no training metrics: %s\n", me.msg);
 	r.manifest = manifest;
 
 	if (prepare(&st, manifest, &r) == 0) {
@@ -551,6 +554,8 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	r.job = st.job;
 	r.cleanup = note.len ? note.data : NULL;
 	r.now = wall_now();
+	r.metrics = st.metrics.m;
+	launch_metrics_end(&st.metrics);
 	report(&st, &r);
 	/*
 	 * From here on the outcome is decided and written: hold SIGTERM/SIGINT
@@ -562,6 +567,10 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	err_clear(&e);
 	if (!o->server_dry_run && launch_outputs_write(&o->out, &r, &e))
 		fprintf(stderr, "warning: %s\n", e.msg);
+	err_clear(&e);
+	if (!o->server_dry_run && launch_metrics_write(&st.metrics, &o->out, &r, &e))
+		fprintf(stderr, "warning: %s\n", e.msg);
+	launch_metrics_free(&st.metrics);
 	state_free(&st);
 	buf_free(&note);
 	return r.exit_code;

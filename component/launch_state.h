@@ -27,6 +27,7 @@
 #include "kube.h"
 #include "launch_identity.h"
 #include "launch_logs.h"
+#include "launch_metrics.h"
 #include "launch_opts.h"
 #include "launch_outputs.h"
 #include "launch_progress.h"
@@ -79,6 +80,7 @@ struct launch_state {
 	cJSON *job;			/* last object seen */
 	struct launch_identity id;
 	struct launch_progress prog;
+	struct launch_metrics metrics;	/* training metrics from the worker logs */
 	double t0;
 
 	enum launch_phase_of_run phase;

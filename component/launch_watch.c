@@ -30,7 +30,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "health-checks/health.h"
+#include "health.h"
 #include "launch_state.h"
 
 static const char *jstr(const cJSON *o, const char *k)
@@ -78,15 +78,11 @@ void launch_show_progress(struct launch_state *st)
 {
 	struct launch_workers w;
 	const char *phase;
-	const cJSON *rs;
 
 	if (!st->job || st->phase != RUN_WAITING)
 		return;
 	phase = launch_phase_of(st->job);
-	rs = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(st->job, "status"), "replicaStatuses");
-	launch_workers_of(st->job, &w);
-	if (!rs) {
+	if (!launch_workers_of(st->job, &w)) {
 		launch_workers_count(st, &w);
 		if ((w.active || w.succeeded || w.failed) &&
 		    (!strcmp(phase, "Pending") || !strcmp(phase, "Created")))

@@ -87,6 +87,7 @@ def argocd_cm_patch(src):
 OUTPUTS = [
     ("pipeline-step/rbac.yaml", "examples/rbac.yaml", with_header),
     ("pipeline-step-trainjob/rbac-trainjob.yaml", "examples/rbac-trainjob.yaml", with_header),
+    ("pipeline-step-argo/rbac-argo-executor.yaml", "examples/rbac-argo-executor.yaml", with_header),
     ("argocd/component/plugin.yaml", "argocd-plugin/plugin.yaml", copy_verbatim),
     ("argocd/component/repo-server-sidecar.yaml", "argocd-plugin/repo-server-sidecar.yaml", with_header),
     ("argocd/component/argocd-cm-health.yaml", "health-checks/argocd-cm.yaml", argocd_cm_patch),

@@ -1,5 +1,5 @@
 /*
- * fuzz_health.c - libFuzzer target for the health judge (health-checks/health.c),
+ * fuzz_health.c - libFuzzer target for the health judge (lib/health.c),
  * the code Argo CD's view and `jaxjob launch`'s "is it finished?" rely on.
  *
  * Input: byte 0 picks where the rest (JSON) goes, so the fuzzer spends its

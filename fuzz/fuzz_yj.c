@@ -11,6 +11,7 @@
  */
 #include <math.h>
 
+#include "jtree.h"
 #include "yj.h"
 #include "fuzz_common.h"
 

@@ -23,8 +23,11 @@
 #include "../commands.h"
 #include "buf.h"
 #include "err.h"
+#include "jtree.h"
+#include "suggest.h"
 #include "yj.h"
 #include "health.h"
+#include "health_cmd.h"
 
 static const char usage_text[] =
 	"usage: jaxjob health [-f FILE|-] [-o text|json]\n"
@@ -50,7 +53,8 @@ struct health_opts {
 	int json;
 };
 
-/* "--name=value", "--name value" or "-n value"; advances *i. */
+/* "--name=value", "--name value", "-n value" or "-nvalue" (as launch takes
+ * -ojson); advances *i. */
 static int opt_value(int argc, char **argv, int *i, const char *s, const char *l,
 		     const char **val, struct err *e)
 {
@@ -61,12 +65,31 @@ static int opt_value(int argc, char **argv, int *i, const char *s, const char *l
 		*val = a + n + 1;
 		return 1;
 	}
+	if (!strncmp(a, s, 2) && a[2]) {
+		*val = a + 2;
+		return 1;
+	}
 	if (strcmp(a, s) && strcmp(a, l))
 		return 0;
 	if (*i + 1 >= argc)
 		return err_set(e, ERR_INPUT, "option %s needs a value; see `jaxjob health --help`", a);
 	*val = argv[++*i];
 	return 1;
+}
+
+/* The one wording for what the command line did not understand (suggest.h). */
+static int unknown_arg(const char *a, struct err *e)
+{
+	static const char *const opts[] = { "--file", "--output", "--help", NULL };
+	struct suggest sg;
+
+	if (a[0] != '-' || !a[1])
+		return err_set(e, ERR_INPUT, "unexpected argument %.80s; give the file with -f FILE; "
+			       "see `jaxjob health --help`", a);
+	suggest_init(&sg, a);
+	for (size_t i = 0; opts[i]; i++)
+		suggest_add(&sg, opts[i]);
+	return suggest_unknown(e, "option", a, sg.best, "jaxjob health --help");
 }
 
 /* Returns 0, 1 when --help was asked for, -1 on a usage error. */
@@ -96,8 +119,7 @@ static int parse_args(int argc, char **argv, struct health_opts *o, struct err *
 			o->json = !strcmp(v, "json");
 			continue;
 		}
-		return err_set(e, ERR_INPUT, "unexpected argument '%s'; see `jaxjob health --help`",
-			       argv[i]);
+		return unknown_arg(argv[i], e);
 	}
 	return 0;
 }
@@ -249,7 +271,7 @@ int cmd_health(int argc, char **argv)
 		return 2;
 	}
 	src = strcmp(o.file, "-") ? o.file : "stdin";
-	if (yj_read_file(o.file, &in, &e) < 0 ||
+	if (buf_read_file(&in, o.file, YJ_MAX_INPUT, &e) < 0 ||
 	    yj_parse_stream(in.data, in.len, src, &docs, &e) < 0)
 		goto fail;
 	cJSON_ArrayForEach(d, docs)
@@ -268,4 +290,17 @@ done:
 	buf_free(&in);
 	buf_free(&out);
 	return rc;
+}
+
+int health_exit_code(enum health_status worst)
+{
+	switch (worst) {
+	case HEALTH_HEALTHY: return 0;
+	case HEALTH_DEGRADED: return 1;
+	case HEALTH_PROGRESSING: return 3;
+	case HEALTH_SUSPENDED: return 4;
+	case HEALTH_UNKNOWN: return 5;
+	case HEALTH_MISSING: return 6;
+	}
+	return 5;
 }

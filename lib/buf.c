@@ -3,11 +3,16 @@
  * one at a time costs O(n) in total.
  */
 #include "buf.h"
+#include "err.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 char buf_empty_[1];
 
@@ -159,4 +164,56 @@ char *buf_detach(struct buf *b, size_t *len_out)
 		*len_out = b->len;
 	buf_init(b);
 	return p;
+}
+
+int buf_read_file(struct buf *out, const char *path, size_t max, struct err *e)
+{
+	int is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, ERR_IO, "cannot open %s: %s", path, strerror(errno));
+	const char *name = is_stdin ? "<stdin>" : path;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return err_set(e, ERR_IO, "cannot read %s: it is a directory", name);
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uintmax_t)st.st_size > max) {
+		if (!is_stdin)
+			close(fd);
+		return err_set(e, ERR_LIMIT,
+			       "%s: file is %jd bytes, more than the limit of %zu bytes (%zu MiB); split it",
+			       name, (intmax_t)st.st_size, max, max >> 20);
+	}
+	size_t start = out->len;
+	for (;;) {
+		buf_grow(out, 65536);
+		size_t room = out->cap - out->len - 1;
+		ssize_t r = read(fd, out->data + out->len, room);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int saved = errno;
+			if (!is_stdin)
+				close(fd);
+			buf_truncate(out, start);
+			return err_set(e, ERR_IO, "cannot read %s: %s", name, strerror(saved));
+		}
+		if (r == 0)
+			break;
+		out->len += (size_t)r;
+		out->data[out->len] = '\0';
+		if (out->len - start > max) {
+			if (!is_stdin)
+				close(fd);
+			buf_truncate(out, start);
+			return err_set(e, ERR_LIMIT,
+				       "%s: input is more than the limit of %zu bytes (%zu MiB); split it",
+				       name, max, max >> 20);
+		}
+	}
+	if (!is_stdin)
+		close(fd);
+	return 0;
 }

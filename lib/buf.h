@@ -51,6 +51,16 @@ void buf_consume(struct buf *b, size_t n);
 /* Return the malloc'd string (caller frees) and leave `b` empty. */
 char *buf_detach(struct buf *b, size_t *len_out);
 
+struct err;
+/*
+ * Append a whole file to `out` (git's strbuf_read_file); "-" is stdin. A file
+ * of more than `max` bytes is ERR_LIMIT with its name and the limit, a
+ * directory or unreadable file ERR_IO; `out` is left as it was on any
+ * failure.
+ */
+int buf_read_file(struct buf *out, const char *path, size_t max,
+		  struct err *e);
+
 /* Process-wide allocation helpers that abort on failure. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

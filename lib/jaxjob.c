@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jcheck.h"
+#include "jobapi.h"
 #include "k8sname.h"
 
 #define I32MAX JCHECK_I32MAX
@@ -245,4 +246,23 @@ int jaxjob_coordinator_port(const cJSON *job)
 void jaxjob_worker_name(const char *job_name, int i, struct buf *out)
 {
 	buf_addf(out, "%s-worker-%d", job_name, i);
+}
+
+/* A count as launch has always read it: any number, truncated; else `dflt`. */
+static int count_or(const cJSON *v, int dflt)
+{
+	return cJSON_IsNumber(v) ? (int)v->valuedouble : dflt;
+}
+
+int jaxjob_worker_counts(const cJSON *job, struct jobapi_workers *w)
+{
+	const cJSON *spec = jaxjob_worker_spec(job);
+	const cJSON *rs = jcheck_member(jcheck_member(job, "status"), "replicaStatuses");
+	const cJSON *st = jcheck_member(rs, JAXJOB_REPLICA);
+
+	w->replicas = spec ? count_or(jcheck_member(spec, "replicas"), 1) : 0;
+	w->active = count_or(jcheck_member(st, "active"), 0);
+	w->succeeded = count_or(jcheck_member(st, "succeeded"), 0);
+	w->failed = count_or(jcheck_member(st, "failed"), 0);
+	return rs != NULL;
 }

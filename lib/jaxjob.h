@@ -54,6 +54,13 @@ const cJSON *jaxjob_worker_spec(const cJSON *job);
 /* Worker replicas (1 when unset, as the operator defaults); -1 if there is no
  * Worker or replicas is out of int range (validate first). */
 int jaxjob_workers(const cJSON *job);
+/*
+ * struct jobapi's worker_counts: replicas from the Worker spec (1 when
+ * unset, 0 without a Worker), active/succeeded/failed from
+ * status.replicaStatuses.Worker; 1 when status.replicaStatuses exists.
+ */
+struct jobapi_workers;
+int jaxjob_worker_counts(const cJSON *job, struct jobapi_workers *w);
 /* The container named jax in the Worker pod template, or NULL. */
 const cJSON *jaxjob_container(const cJSON *job);
 /* containerPort of the port named jaxjob-port, else 6666 (the default). */

@@ -48,6 +48,7 @@ const struct jobapi JOBAPI_JAXJOB = {
 	.validate = jaxjob_validate,
 	.tidy = NULL,
 	.workers = jaxjob_workers,
+	.worker_counts = jaxjob_worker_counts,
 	.name_overhead = jaxjob_overhead,
 	.longest_child = jaxjob_longest,
 	.suspend_path = jaxjob_suspend,
@@ -108,6 +109,7 @@ const struct jobapi JOBAPI_TRAINJOB = {
 	.validate = trainjob_validate,
 	.tidy = trainjob_tidy,
 	.workers = trainjob_nodes,
+	.worker_counts = trainjob_worker_counts,
 	.name_overhead = trainjob_name_overhead,
 	.longest_child = trainjob_longest,
 	.suspend_path = trainjob_suspend,
@@ -128,6 +130,14 @@ const struct jobapi *jobapi_find(const char *name)
 		if (!strcmp(all[i]->name, name))
 			return all[i];
 	return NULL;
+}
+
+int jobapi_worker_counts(const cJSON *job, struct jobapi_workers *w)
+{
+	const struct jobapi *api = jobapi_of(job);
+
+	memset(w, 0, sizeof(*w));
+	return api ? api->worker_counts(job, w) : 0;
 }
 
 const char *jobapi_names(void)

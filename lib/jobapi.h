@@ -35,6 +35,11 @@
 #include "err.h"
 #include "kube_client.h"
 
+/* Worker counts of a job: replicas wanted (spec), the rest from the status. */
+struct jobapi_workers {
+	int replicas, active, succeeded, failed;
+};
+
 /* A parameter an API has no field for, and why. */
 struct jobapi_refusal {
 	const char *param;
@@ -51,6 +56,13 @@ struct jobapi {
 	int (*validate)(const cJSON *job, struct err *e);
 	void (*tidy)(cJSON *job);	/* after rendering a template, or NULL */
 	int (*workers)(const cJSON *job);	/* worker pods wanted, -1 unknown */
+	/*
+	 * Worker counts as the object says them (absent numbers are 0). Returns
+	 * 1 when its status counts worker pods, 0 when it does not (a
+	 * TrainJob's counts child Jobs; a new JAXJob has no counts yet): then
+	 * a launcher counts the pods it watches instead.
+	 */
+	int (*worker_counts)(const cJSON *job, struct jobapi_workers *w);
 	/* characters the operator adds to the job name in its longest child name */
 	int (*name_overhead)(int workers);
 	/* that name, said for messages: "Service NAME-worker-3" */
@@ -73,6 +85,9 @@ extern const struct jobapi JOBAPI_TRAINJOB;
 const struct jobapi *jobapi_find(const char *name);
 /* By the object's apiVersion group and kind, or NULL. */
 const struct jobapi *jobapi_of(const cJSON *obj);
+/* The worker counts of `job` by its own API's rule (all 0 and returns 0
+ * for an object of no API); see struct jobapi's worker_counts. */
+int jobapi_worker_counts(const cJSON *job, struct jobapi_workers *w);
 /* "jaxjob, trainjob" for messages. */
 const char *jobapi_names(void);
 

@@ -5,12 +5,12 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/evp.h>
 
 #include "buf.h"
-#include "yj.h"
 
 /* ---------------------------------------------------------------------- */
 /* Paths.                                                                 */
@@ -288,4 +288,128 @@ void jtree_sha256_hex(const cJSON *root, char out[65])
 	}
 	out[64] = '\0';
 	buf_free(&json);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Numbers, shared by the YAML and JSON writers.                          */
+
+/*
+ * Integral values up to 2^53 print as integers; anything else as the
+ * shortest %.15g..%.17g form that reads back to the same double. For YAML a
+ * mantissa gets a ".0" when it has an exponent but no dot, because YAML 1.1
+ * float syntax requires the dot ("1e+20" would be a string there).
+ */
+void jtree_fmt_number(double v, int yaml, char out[48])
+{
+	if (isnan(v)) {
+		strcpy(out, yaml ? ".nan" : "null");
+		return;
+	}
+	if (isinf(v)) {
+		strcpy(out, !yaml ? "null" : v < 0 ? "-.inf" : ".inf");
+		return;
+	}
+	if (v == floor(v) && fabs(v) <= 9007199254740992.0) {
+		if (v == 0 && signbit(v) && yaml)
+			strcpy(out, "-0.0");
+		else
+			snprintf(out, 48, "%.0f", v == 0 ? 0.0 : v);
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(out, 48, "%.*g", prec, v);
+		if (strtod(out, NULL) == v)
+			break;
+	}
+	char *e = strchr(out, 'e');
+	if (yaml && e && !strchr(out, '.')) {
+		memmove(e + 2, e, strlen(e) + 1);
+		e[0] = '.';
+		e[1] = '0';
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* JSON writer (yj.h's YAML writer is its sibling).                      */
+
+static void json_string(struct buf *out, const char *s)
+{
+	buf_addch(out, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': buf_adds(out, "\\\""); break;
+		case '\\': buf_adds(out, "\\\\"); break;
+		case '\b': buf_adds(out, "\\b"); break;
+		case '\f': buf_adds(out, "\\f"); break;
+		case '\n': buf_adds(out, "\\n"); break;
+		case '\r': buf_adds(out, "\\r"); break;
+		case '\t': buf_adds(out, "\\t"); break;
+		default:
+			if (*p < 0x20)
+				buf_addf(out, "\\u%04x", *p);
+			else
+				buf_addch(out, (char)*p);
+		}
+	}
+	buf_addch(out, '"');
+}
+
+static void json_newline(struct buf *out, int pretty, int indent)
+{
+	if (pretty) {
+		buf_addch(out, '\n');
+		for (int i = 0; i < indent; i++)
+			buf_addch(out, ' ');
+	}
+}
+
+/* Recursion depth is that of the tree: ours are bounded by YJ_MAX_DEPTH,
+ * cJSON_Parse's by CJSON_NESTING_LIMIT. */
+static void json_write(const cJSON *n, int pretty, int indent, struct buf *out)
+{
+	char num[48];
+	if (cJSON_IsArray(n) || cJSON_IsObject(n)) {
+		int is_map = cJSON_IsObject(n);
+		size_t k;
+		const cJSON **v = jtree_members(n, 1, &k);
+		buf_addch(out, is_map ? '{' : '[');
+		for (size_t i = 0; i < k; i++) {
+			if (i)
+				buf_addch(out, ',');
+			json_newline(out, pretty, indent + 2);
+			if (is_map) {
+				json_string(out, v[i]->string);
+				buf_adds(out, pretty ? ": " : ":");
+			}
+			json_write(v[i], pretty, indent + 2, out);
+		}
+		if (k)
+			json_newline(out, pretty, indent);
+		buf_addch(out, is_map ? '}' : ']');
+		free(v);
+	} else if (cJSON_IsString(n)) {
+		json_string(out, n->valuestring);
+	} else if (cJSON_IsNumber(n)) {
+		jtree_fmt_number(n->valuedouble, 0, num);
+		buf_adds(out, num);
+	} else if (cJSON_IsTrue(n)) {
+		buf_adds(out, "true");
+	} else if (cJSON_IsFalse(n)) {
+		buf_adds(out, "false");
+	} else if (cJSON_IsRaw(n) && n->valuestring) {
+		buf_adds(out, n->valuestring);
+	} else {
+		buf_adds(out, "null");
+	}
+}
+
+void yj_json_canonical(const cJSON *doc, struct buf *out)
+{
+	json_write(doc, 0, 0, out);
+}
+
+void yj_json_pretty(const cJSON *doc, struct buf *out)
+{
+	json_write(doc, 1, 0, out);
+	buf_addch(out, '\n');
 }

@@ -1,7 +1,8 @@
 /*
  * jtree.h - small helpers over cJSON trees that every part of jaxjob needs:
- * path lookup, RFC 7386 merge patch, key sorting, structural equality and a
- * content hash.
+ * path lookup, RFC 7386 merge patch, key sorting, structural equality, a
+ * content hash, and the JSON writer (canonical and pretty) the hash is taken
+ * over. The YAML writer (yj.h) builds on this file, never the reverse.
  *
  * Debian's libcjson ships without cJSON_Utils, so merge patch lives here
  * (about thirty lines). cJSON_Compare is not used anywhere in the core: it
@@ -30,6 +31,8 @@
 #define JAXJOB_JTREE_H
 
 #include <cJSON.h>
+
+#include "buf.h"
 
 /* The node at `path`, or NULL. */
 const cJSON *jtree_get(const cJSON *root, const char *path);
@@ -72,5 +75,23 @@ const cJSON **jtree_members(const cJSON *n, int sorted, size_t *count);
 
 /* Lower-case hex SHA-256 of yj_json_canonical(root), NUL-terminated. */
 void jtree_sha256_hex(const cJSON *root, char out[65]);
+
+/*
+ * Deterministic compact JSON: keys sorted at every level, numbers that are
+ * integral printed as integers. Used for hashing and for request bodies.
+ * Appended to `out`.
+ */
+void yj_json_canonical(const cJSON *doc, struct buf *out);
+
+/* Same, pretty-printed with 2-space indent and a trailing newline (-o json). */
+void yj_json_pretty(const cJSON *doc, struct buf *out);
+
+/*
+ * A number as the writers print it: integral values within +-2^53 as
+ * integers, others as the shortest of %.15g/%.16g/%.17g that reads back
+ * exactly. `yaml` selects YAML's spelling (.nan, .inf, -0.0, "1.0e+20");
+ * JSON has no NaN/Inf and gets null.
+ */
+void jtree_fmt_number(double v, int yaml, char out[48]);
 
 #endif

@@ -25,6 +25,7 @@
 #include <openssl/evp.h>
 
 #include "kube_loop.h"
+#include "jtree.h"
 #include "yj.h"
 
 extern char **environ;
@@ -133,7 +134,7 @@ static int file_token(struct kube_creds *c, struct err *e)
 	if (c->file_loaded && same_file(&st, &c->file_st))
 		return 0;
 	wipe(&c->file_token);
-	if (yj_read_file(path, &c->file_token, e))
+	if (buf_read_file(&c->file_token, path, YJ_MAX_INPUT, e))
 		return err_prefix(e, "token file");
 	while (c->file_token.len && strchr(" \t\r\n", c->file_token.data[c->file_token.len - 1]))
 		buf_truncate(&c->file_token, c->file_token.len - 1);

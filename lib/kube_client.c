@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kube_status.h"
+#include "jtree.h"
 #include "yj.h"
 
 const struct kube_resource KUBE_JAXJOB = { "kubeflow.org", "v1", "jaxjobs", "JAXJob", 1 };

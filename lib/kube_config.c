@@ -132,7 +132,7 @@ static int load_pem(const cJSON *o, const char *key, const char *dir, const char
 	if (!file || !*file)
 		return 0;
 	char *path = resolve(file, dir);
-	int rc = yj_read_file(path, out, e);
+	int rc = buf_read_file(out, path, YJ_MAX_INPUT, e);
 	free(path);
 	if (rc)
 		return err_prefix(e, "%s: %s", who, key);
@@ -348,7 +348,7 @@ static int merge_file(cJSON *merged, const char *path, struct err *e)
 {
 	struct buf text = BUF_INIT;
 	cJSON *doc = NULL;
-	int rc = yj_read_file(path, &text, e);
+	int rc = buf_read_file(&text, path, YJ_MAX_INPUT, e);
 	if (!rc && text.len)
 		rc = yj_parse_one(text.data, text.len, path, &doc, e);
 	buf_free(&text);
@@ -412,7 +412,7 @@ static int load_in_cluster(const struct kube_config_opts *opts, const char *sa_d
 	buf_addf(&b, "%s/token", sa_dir);
 	cfg->token_file = buf_detach(&b, NULL);
 	buf_addf(&b, "%s/ca.crt", sa_dir);
-	if (file_exists(b.data) && yj_read_file(b.data, &cfg->ca_pem, e)) {
+	if (file_exists(b.data) && buf_read_file(&cfg->ca_pem, b.data, YJ_MAX_INPUT, e)) {
 		buf_free(&b);
 		return err_prefix(e, "in-cluster CA");
 	}
@@ -426,7 +426,7 @@ static int load_in_cluster(const struct kube_config_opts *opts, const char *sa_d
 	buf_addf(&b, "%s/namespace", sa_dir);
 	struct buf ns = BUF_INIT;
 	struct err ignore = ERR_INIT;
-	if (file_exists(b.data) && !yj_read_file(b.data, &ns, &ignore)) {
+	if (file_exists(b.data) && !buf_read_file(&ns, b.data, YJ_MAX_INPUT, &ignore)) {
 		while (ns.len && (ns.data[ns.len - 1] == '\n' || ns.data[ns.len - 1] == ' '))
 			buf_truncate(&ns, ns.len - 1);
 	}

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "suggest.h"
 #include "yj.h"
 
 struct frame {
@@ -123,54 +124,18 @@ static void path_of(const struct walk *w, struct buf *out)
 		buf_adds(out, "(top)");
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[TMPL_NAME_MAX + 2];
-	if (lb > TMPL_NAME_MAX)
-		return (size_t)-1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /* The known or given name closest to `name`, if close enough to be a typo. */
 static const char *closest(const struct tmpl_ctx *ctx, const char *name)
 {
-	const char *best = NULL;
-	size_t bestd = strlen(name) / 3 + 1;
-	if (bestd > 3)
-		bestd = 3;
-	for (size_t i = 0; ctx->known && ctx->known[i]; i++) {
-		size_t d = edit_distance(name, ctx->known[i]);
-		if (d <= bestd) {
-			best = ctx->known[i];
-			bestd = d;
-		}
-	}
+	struct suggest sg;
 	const cJSON *v;
-	cJSON_ArrayForEach(v, ctx->values) {
-		size_t d = edit_distance(name, v->string);
-		if (d < bestd || (d == bestd && !best)) {
-			best = v->string;
-			bestd = d;
-		}
-	}
-	return best;
+
+	suggest_init(&sg, name);
+	for (size_t i = 0; ctx->known && ctx->known[i]; i++)
+		suggest_add(&sg, ctx->known[i]);
+	cJSON_ArrayForEach(v, ctx->values)
+		suggest_add(&sg, v->string);
+	return sg.best;
 }
 
 static int is_known(const struct tmpl_ctx *ctx, const char *name)
@@ -437,7 +402,7 @@ int tmpl_load(const char *path, cJSON **out, const char **source_out, struct err
 	struct buf text = BUF_INIT;
 	if (source_out)
 		*source_out = path;
-	if (yj_read_file(path, &text, e) < 0) {
+	if (buf_read_file(&text, path, YJ_MAX_INPUT, e) < 0) {
 		buf_free(&text);
 		return -1;
 	}

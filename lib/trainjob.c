@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jcheck.h"
+#include "jobapi.h"
 
 #define MAX_NAME 63
 #define JOBSET_POD_SUFFIX 6	/* "-abcde": the Job controller's random suffix */
@@ -277,4 +278,14 @@ int trainjob_name_overhead(int nodes)
 void trainjob_node_name(const char *job_name, int i, struct buf *out)
 {
 	buf_addf(out, "%s-%s-0-%d", job_name, TRAINJOB_REPLICATED_JOB, i);
+}
+
+int trainjob_worker_counts(const cJSON *job, struct jobapi_workers *w)
+{
+	const cJSON *n = jcheck_member(jcheck_member(jcheck_member(job, "spec"), "trainer"),
+				       "numNodes");
+
+	w->replicas = cJSON_IsNumber(n) ? (int)n->valuedouble : 0;
+	w->active = w->succeeded = w->failed = 0;
+	return 0;
 }

@@ -75,6 +75,13 @@ const char *trainjob_runtime_kind(const cJSON *job);
  */
 int trainjob_nodes(const cJSON *job);
 /*
+ * struct jobapi's worker_counts: replicas is spec.trainer.numNodes (0 when
+ * unset: the runtime decides); the status counts child Jobs, not pods, so
+ * the rest stay 0 and it returns 0.
+ */
+struct jobapi_workers;
+int trainjob_worker_counts(const cJSON *job, struct jobapi_workers *w);
+/*
  * Characters the JobSet adds to the TrainJob name in the longest pod name
  * for `nodes` nodes: "-node-0-{nodes-1}-abcde".
  */

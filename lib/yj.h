@@ -3,8 +3,11 @@
  * into deterministic YAML.
  *
  * Every manifest, template, job file and kubeconfig enters the program
- * through yj_parse_stream()/yj_parse_one(); every YAML we print leaves
- * through yj_emit(). Inside, the program only ever handles cJSON trees.
+ * through yj_parse_stream()/yj_parse_one() (yj_parse.c); every YAML we print
+ * leaves through yj_emit() (yj_emit.c). Inside, the program only ever
+ * handles cJSON trees. Both sides type plain scalars with one function
+ * (yj_scalar.c); the JSON writer is jtree.h's; files are read with
+ * buf_read_file() (buf.h) with YJ_MAX_INPUT as the limit.
  *
  * Scalars are typed by the YAML 1.2 core schema: null (~, null/Null/NULL,
  * empty), booleans (true/True/TRUE, false/False/FALSE), integers (decimal,
@@ -89,13 +92,6 @@ int yj_parse_one(const char *data, size_t len, const char *source,
 		 cJSON **doc_out, struct err *e);
 
 /*
- * Append a whole file (at most YJ_MAX_INPUT bytes) to `out`; "-" is stdin.
- * A larger file is ERR_LIMIT with its name and the limit; `out` is left as
- * it was on any failure.
- */
-int yj_read_file(const char *path, struct buf *out, struct err *e);
-
-/*
  * Emit one document as YAML (no leading "---"), appended to `out`; on
  * failure nothing is appended.
  */
@@ -107,14 +103,5 @@ int yj_emit(const cJSON *doc, unsigned flags, struct buf *out, struct err *e);
  */
 int yj_emit_stream(const cJSON *docs, unsigned flags, struct buf *out,
 		   struct err *e);
-
-/*
- * Deterministic compact JSON: keys sorted at every level, numbers that are
- * integral printed as integers. Used for hashing and for request bodies.
- */
-void yj_json_canonical(const cJSON *doc, struct buf *out);
-
-/* Same, pretty-printed with 2-space indent and a trailing newline (-o json). */
-void yj_json_pretty(const cJSON *doc, struct buf *out);
 
 #endif

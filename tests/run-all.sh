@@ -1,77 +1,220 @@
 #!/usr/bin/env bash
-# tests/run-all.sh - run every suite in tests/suites/ and count the results.
+# tests/run-all.sh - run the suites in tests/suites/, in parallel, and count.
+#
+#   tests/run-all.sh                 every suite
+#   tests/run-all.sh PATTERN...      the suites whose file name contains any PATTERN
+#   JOBS=1 tests/run-all.sh          one suite at a time (default: nproc + 2;
+#                                    most suites wait on servers and sleeps)
 #
 # A suite is an executable tests/suites/NN-name.{sh,py} that prints TAP lines
 # on stdout: "ok - description", "not ok - description", or
 # "ok - description # SKIP reason" when it cannot run here (for example
-# ../shared is absent in a user's clone). Anything else it prints is shown but
-# not counted. A suite that exits non-zero without having reported a failure
-# counts as one failure, so a crash is never silent.
+# ../shared is absent in a user's clone: the reason says so). Anything else it
+# prints is kept but not counted. A suite fails when it exits non-zero without
+# having reported a failure (a crash is never silent) and when it reported
+# nothing at all (a suite that ran nothing is not green).
+#
+# Suites are independent unless one says otherwise in a comment line:
+#   # run-all: after 20-launch-dry-run 21-trainjob-dry-run
+#   # run-all: after all
+# It then starts once those (or all others) have finished. The longest suites
+# of the previous run start first ($JAXJOB_BUILD/suite-times). Each suite runs
+# in its own process group and its own TMPDIR; whatever it leaves running is
+# killed when it exits (and named on stderr). Reports come out in file-name
+# order, each suite's lines together, whatever order the suites finish in.
 #
 # Environment given to suites:
 #   JAXJOB        the binary under test (sanitizer build in `make check`)
 #   JAXJOB_BUILD  its build directory (unit test binaries in $JAXJOB_BUILD/tests)
 #   JAXJOB_TOP    the repository top
-#   JAXJOB_SHARED ../shared when present, else empty
-#   JAXJOB_TMP    a scratch directory, removed afterwards
+#   JAXJOB_SHARED ../shared when present, else empty (JAXJOB_NO_SHARED=1
+#                 pretends it is absent, as in a user's clone)
+#   JAXJOB_TMP    a scratch directory shared by the run, removed afterwards;
+#                 a suite keeps its files under a name of its own in it
+#   TMPDIR        $JAXJOB_TMP/tmp.SUITE, the suite's own
 #
-# The last line printed is "N passed, N failed" (skips are listed before it).
-# Exit status is 0 only if nothing failed. `tests/run-all.sh PATTERN` runs only
-# the suites whose file name contains PATTERN.
+# Output: per suite its failures, skips and a count line; then the skips with
+# their reasons, the failures, the wall time, and as the last line
+# "N passed, N failed, N skipped". Exit status is 0 only if nothing failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 export JAXJOB_TOP=$top
 export JAXJOB=${JAXJOB:-$top/build/jaxjob}
 export JAXJOB_BUILD=${JAXJOB_BUILD:-$top/build}
-if [ -d "$top/../shared/reference" ]; then
+if [ -z "${JAXJOB_NO_SHARED:-}" ] && [ -d "$top/../shared/reference" ]; then
 	export JAXJOB_SHARED=$(cd "$top/../shared" && pwd)
 else
 	export JAXJOB_SHARED=
 fi
-export JAXJOB_TMP=$(mktemp -d /tmp/jaxjob-tests.XXXXXX)
-trap 'rm -rf "$JAXJOB_TMP"' EXIT
+export JAXJOB_TMP=$(mktemp -d "${TMPDIR:-/tmp}/jaxjob-tests.XXXXXX")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+jobs=${JOBS:-$(( $(nproc 2>/dev/null || echo 2) + 2 ))}
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+t0=$(date +%s.%N)
 
-pattern=${1:-}
-passed=0 failed=0 skipped=0
-failures=()
+# --- which suites, in which order ------------------------------------------
+suites=()
 for suite in "$top"/tests/suites/*; do
-	[ -x "$suite" ] || continue
+	[ -f "$suite" ] && [ -x "$suite" ] || continue
 	name=$(basename "$suite")
-	case "$name" in *"$pattern"*) ;; *) continue ;; esac
-	echo "# suite $name"
-	out="$JAXJOB_TMP/$name.out"
-	start=$(date +%s)
-	"$suite" >"$out" 2>"$JAXJOB_TMP/$name.err"
-	rc=$?
-	s_pass=0 s_fail=0 s_skip=0
+	if [ $# -gt 0 ]; then
+		match=
+		for p in "$@"; do case "$name" in *"$p"*) match=1 ;; esac; done
+		[ -n "$match" ] || continue
+	fi
+	suites+=("$name")
+done
+if [ ${#suites[@]} -eq 0 ]; then
+	echo "run-all: no suite in tests/suites/ matches: $*" >&2
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+
+declare -A after=() state=() pid_of=() started=()
+times_file=$JAXJOB_BUILD/suite-times
+declare -A last_time=()
+if [ -r "$times_file" ]; then
+	while read -r s n; do last_time[$s]=$n; done <"$times_file"
+fi
+for s in "${suites[@]}"; do
+	after[$s]=$(sed -n 's/^# run-all: after //p' "$top/tests/suites/$s" | head -n 1)
+	state[$s]=pending
+done
+# start order: longest first by the last run's times (unknown = long)
+mapfile -t order < <(for s in "${suites[@]}"; do echo "${last_time[$s]:-999} $s"; done | sort -k1,1nr -k2 | cut -d' ' -f2)
+
+cleanup() {
+	local p
+	for p in "${!pid_of[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
+	rm -rf "$JAXJOB_TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ready() { # SUITE: are the suites it runs after finished?
+	local dep s
+	for dep in ${after[$1]}; do
+		if [ "$dep" = all ]; then
+			for s in "${suites[@]}"; do
+				[ "$s" = "$1" ] || [ "${state[$s]}" = done ] || return 1
+			done
+		else
+			for s in "${suites[@]}"; do
+				case "$s" in "$dep".*|"$dep") [ "${state[$s]}" = done ] || return 1 ;; esac
+			done
+		fi
+	done
+	return 0
+}
+
+start() { # SUITE
+	local s=$1
+	mkdir -p "$JAXJOB_TMP/tmp.$s"
+	started[$s]=$(date +%s.%N)
+	# exec setsid: the suite leads its own process group (pid = pgid), so
+	# what it leaves behind can be found and stopped.
+	( cd "$top" && TMPDIR=$JAXJOB_TMP/tmp.$s exec setsid "$top/tests/suites/$s" \
+		>"$JAXJOB_TMP/$s.out" 2>"$JAXJOB_TMP/$s.err" </dev/null ) &
+	pid_of[$!]=$s
+	state[$s]=running
+}
+
+finish() { # PID STATUS
+	local p=$1 rc=$2 s=${pid_of[$1]} left
+	unset "pid_of[$p]"
+	left=$(pgrep -g "$p" 2>/dev/null | wc -l)
+	if [ "$left" -gt 0 ]; then
+		echo "run-all: $s left $left process(es) running; stopped them" >>"$JAXJOB_TMP/$s.err"
+		echo "# $s left $left process(es) running (stopped)" >>"$JAXJOB_TMP/$s.note"
+		kill -TERM -- "-$p" 2>/dev/null
+		sleep 0.2
+		kill -KILL -- "-$p" 2>/dev/null
+	fi
+	echo "$rc" >"$JAXJOB_TMP/$s.rc"
+	awk -v a="${started[$s]}" -v b="$(date +%s.%N)" 'BEGIN { printf "%d\n", b - a + 0.5 }' >"$JAXJOB_TMP/$s.secs"
+	state[$s]=done
+}
+
+# --- report one suite (called in file-name order) ----------------------------
+passed=0 failed=0 skipped=0
+failures=() skips=()
+report() { # SUITE
+	local s=$1 rc line s_pass=0 s_fail=0 s_skip=0
+	rc=$(cat "$JAXJOB_TMP/$s.rc")
+	echo "# suite $s"
 	while IFS= read -r line; do
 		case "$line" in
 		"not ok"*)
-			s_fail=$((s_fail + 1)); failures+=("$name: $line"); echo "$line" ;;
+			s_fail=$((s_fail + 1)); failures+=("$s: $line"); echo "$line" ;;
 		"ok"*"# SKIP"*|"ok"*"# skip"*)
-			s_skip=$((s_skip + 1)); echo "$line" ;;
+			s_skip=$((s_skip + 1)); skips+=("$s: ${line#ok - }"); echo "$line" ;;
 		"ok"*)
 			s_pass=$((s_pass + 1)) ;;
-		*) ;;
 		esac
-	done <"$out"
+	done <"$JAXJOB_TMP/$s.out"
 	if [ "$rc" -ne 0 ] && [ "$s_fail" -eq 0 ]; then
 		s_fail=1
-		failures+=("$name: exited with status $rc without reporting a failure")
+		failures+=("$s: exited with status $rc without reporting a failure")
 	fi
+	if [ $((s_pass + s_fail + s_skip)) -eq 0 ]; then
+		s_fail=1
+		failures+=("$s: reported no test at all (a suite that ran nothing fails)")
+	fi
+	[ -f "$JAXJOB_TMP/$s.note" ] && cat "$JAXJOB_TMP/$s.note"
 	if [ "$s_fail" -ne 0 ]; then
-		echo "# --- stderr of $name (last 40 lines) ---"
-		tail -n 40 "$JAXJOB_TMP/$name.err" | sed 's/^/# /'
+		echo "# --- stderr of $s (last 40 lines) ---"
+		tail -n 40 "$JAXJOB_TMP/$s.err" | sed 's/^/# /'
 	fi
-	echo "# $name: $s_pass passed, $s_fail failed, $s_skip skipped ($(( $(date +%s) - start ))s)"
+	echo "# $s: $s_pass passed, $s_fail failed, $s_skip skipped ($(cat "$JAXJOB_TMP/$s.secs")s)"
 	passed=$((passed + s_pass)); failed=$((failed + s_fail)); skipped=$((skipped + s_skip))
+}
+
+# --- the scheduler ------------------------------------------------------------
+next_report=0
+flush() { # report every finished suite at the head of the file-name order
+	while [ "$next_report" -lt ${#suites[@]} ] && [ "${state[${suites[$next_report]}]}" = done ]; do
+		report "${suites[$next_report]}"
+		next_report=$((next_report + 1))
+	done
+}
+while :; do
+	for s in "${order[@]}"; do
+		[ ${#pid_of[@]} -lt "$jobs" ] || break
+		[ "${state[$s]}" = pending ] && ready "$s" && start "$s"
+	done
+	if [ ${#pid_of[@]} -eq 0 ]; then
+		pending=
+		for s in "${suites[@]}"; do [ "${state[$s]}" = pending ] && pending+=" $s"; done
+		[ -z "$pending" ] && break
+		# what is left waits for a suite that is not in this run: start it anyway
+		for s in $pending; do start "$s"; break; done
+	fi
+	wait -n -p done_pid
+	rc=$?
+	[ -n "${done_pid:-}" ] && [ -n "${pid_of[$done_pid]+x}" ] && finish "$done_pid" "$rc"
+	flush
 done
+flush
+if [ "$next_report" -lt ${#suites[@]} ]; then
+	failed=$((failed + 1))
+	failures+=("run-all: stopped before every suite had finished (a bug in tests/run-all.sh)")
+fi
+
+# the times of this run order the next one (only a full run's are kept)
+if [ $# -eq 0 ] && [ -d "$JAXJOB_BUILD" ]; then
+	for s in "${suites[@]}"; do echo "$s $(cat "$JAXJOB_TMP/$s.secs")"; done >"$times_file.tmp" &&
+		mv "$times_file.tmp" "$times_file"
+fi
+
+if [ ${#skips[@]} -gt 0 ]; then
+	echo "# skipped (suite: test # SKIP reason):"
+	printf '#   %s\n' "${skips[@]}"
+fi
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failures:"
 	printf '#   %s\n' "${failures[@]}"
 fi
-echo "# $skipped skipped"
-echo "$passed passed, $failed failed"
+echo "# wall time $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { s = b - a; printf "%dm%02ds", s / 60, s % 60 }') with JOBS=$jobs on $(nproc 2>/dev/null || echo '?') cores"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

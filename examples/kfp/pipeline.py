@@ -1,51 +1,84 @@
-"""A Kubeflow Pipelines (SDK v2) pipeline that trains with a 4-worker JAXJob and
-hands the job's outcome to the next step.
+"""A Kubeflow Pipelines (SDK v2) pipeline that trains with a 4-worker JAXJob,
+branches on how the job ended, and always reports.
 
-    pip install kfp kfp-kubernetes
-    python examples/kfp/pipeline.py          # writes jax_mnist_pipeline.yaml
+    python3 examples/kfp/pipeline.py                 # writes jax_mnist_pipeline.yaml
+    python3 examples/kfp/pipeline.py --submit HOST   # also starts a run on HOST
 
-The training step is the jaxjob component (component/component.yaml): it
-creates the JAXJob, streams every worker's log into the step's log, waits
-until the job Succeeds or Fails and exits with a code that says how it ended.
-If the step is retried (set_retry below) it re-attaches to the JAXJob it
-already created instead of starting a second one: KFP v2 runs on Argo
-Workflows, whose ARGO_WORKFLOW_NAME is the same for every attempt of a run.
-If the run is terminated, the step deletes the JAXJob (on_cancel="delete").
+(With the offline SDK of a jaxjob checkout:
+`. ../shared/tools/kfp-sdk/env.sh && "$KFP_PYTHON" examples/kfp/pipeline.py`.)
+
+The training step is the jaxjob component (component/component.yaml). What
+each choice below relies on in KFP's backend is in component/README.md,
+section "Kubeflow Pipelines v2":
+
+- Naming: KFP fills a placeholder such as dsl.PIPELINE_JOB_ID_PLACEHOLDER only
+  when it is the *whole* value of an input, so the name is never built with an
+  f-string here. The step gets name_prefix="mnist" and the run id and task as
+  inputs of their own, and names the job mnist-<10 hex> from them: unique per
+  run, the same for every retry of this task.
+- Identity: the same run_id / task_name / task_id make the launch identity, so
+  a retried attempt (a new pod) re-attaches to the JAXJob the first attempt
+  created instead of creating a second one.
+- GPUs: gpus_per_worker goes to the JAXJob's workers; the step itself is a
+  small client and needs none.
+- Outcome: outcome="outputs" makes a Failed, timed-out or cancelled job end
+  the step with exit 0 and the outcome in the outputs, because KFP hands
+  outputs on only from a step that exits 0. dsl.If branches on the state; the
+  ExitHandler's task runs whatever happened, even when the step failed.
+- Retries: set_retry retries a step whose command exits non-zero. With
+  outcome="outputs" that is no longer a genuinely Failed job (exit 0) but a
+  lost pod (preemption, node failure: the retry re-attaches) or an API error
+  (exit 4).
+- Service account: KFP runs every task of a run as the run's service account,
+  chosen when the run is created (below, or in the UI); there is no per-task
+  setting. Give it the Role in examples/rbac.yaml.
 
 On a cluster with Kubeflow Trainer v2 instead of the Training Operator, run
-the same pipeline with api="trainjob": the step creates a TrainJob on the
-jax-distributed runtime from the same inputs (api="auto" asks the cluster).
-
-The step's pod runs as the jaxjob-launcher service account from
-examples/rbac.yaml (kubectl apply -f examples/rbac.yaml in the run's namespace).
+the same pipeline with api="trainjob" (a TrainJob on the jax-distributed
+runtime from the same inputs; api="auto" asks the cluster).
 """
+import argparse
 import os
 
 from kfp import compiler, components, dsl
-from kfp import kubernetes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 jaxjob_launch = components.load_component_from_file(
     os.path.join(HERE, "..", "..", "component", "component.yaml"))
 
+# the service account the run's pods use (examples/rbac.yaml creates it)
+SERVICE_ACCOUNT = "jaxjob-launcher"
+
 
 @dsl.component(base_image="python:3.12-slim")
-def report(state: str, reason: str, duration: str, workers: dict, summary: str) -> str:
-    """Runs after the training step: prints the Markdown summary and
-    returns a one-line verdict for the UI."""
+def evaluate(job_name: str, duration: str, workers: dict) -> str:
+    """Runs only when the job Succeeded."""
+    return f"{job_name}: trained in {duration}s on {workers['replicas']} workers"
+
+
+@dsl.component(base_image="python:3.12-slim")
+def report_failure(state: str, reason: str, message: str, exit_code: int, summary: str):
+    """Runs when the job Failed, timed out, was cancelled or got stuck."""
     print(summary)
-    return f"{state} ({reason}) after {duration}s; workers: {workers}"
+    raise SystemExit(f"training ended {state} ({reason}, code {exit_code}): {message}")
 
 
-@dsl.pipeline(name="jax-mnist", description="Distributed JAX training as a JAXJob")
-def jax_mnist(image: str = "ghcr.io/kubeflow/training-v1/jaxjob-dist-spmd-mnist:latest",
-              workers: int = 4,
-              gpus_per_worker: str = "",
-              timeout: str = "2h",
-              api: str = "jaxjob"):
-    train = jaxjob_launch(
-        # unique per run, DNS-1035, short enough for {name}-worker-{i} Services
-        name=f"mnist-{dsl.PIPELINE_JOB_ID_PLACEHOLDER}",
+@dsl.component(base_image="python:3.12-slim")
+def notify(status: dsl.PipelineTaskFinalStatus):
+    """The exit task: runs after everything else, whatever happened."""
+    print(f"run {status.pipeline_job_resource_name}: {status.state}"
+          f" {status.error_message or ''}")
+
+
+def train(image: str, workers: int, gpus_per_worker: str, timeout: str, api: str):
+    """The training step, set up for retries and for branching on its outcome."""
+    step = jaxjob_launch(
+        # naming and identity: whole-value inputs only (see the docstring)
+        name_prefix="mnist",
+        run_id=dsl.PIPELINE_JOB_ID_PLACEHOLDER,
+        task_name=dsl.PIPELINE_TASK_NAME_PLACEHOLDER,
+        task_id=dsl.PIPELINE_TASK_ID_PLACEHOLDER,
+        outcome="outputs",
         api=api,
         image=image,
         command='["python3", "spmd_mnist_classifier_fromscratch.py"]',
@@ -59,19 +92,45 @@ def jax_mnist(image: str = "ghcr.io/kubeflow/training-v1/jaxjob-dist-spmd-mnist:
         on_cancel="delete",
         fail_fast_after="5m",
     )
-    train.set_display_name("train (JAX)")
-    train.set_retry(num_retries=2)          # a retry re-attaches, never duplicates
-    train.set_caching_options(False)        # a training run is not a cacheable function
-    kubernetes.set_service_account_name(train, "jaxjob-launcher")
+    step.set_display_name("train (JAX)")
+    # a lost pod or an API error: retried, and the retry re-attaches
+    step.set_retry(num_retries=2, backoff_duration="30s", backoff_factor=2)
+    step.set_caching_options(False)         # a training run is not a cacheable function
+    return step
 
-    report(
-        state=train.outputs["state"],
-        reason=train.outputs["reason"],
-        duration=train.outputs["duration"],
-        workers=train.outputs["workers"],
-        summary=train.outputs["summary"],
-    )
+
+@dsl.pipeline(name="jax-mnist", description="Distributed JAX training as a JAXJob")
+def jax_mnist(image: str = "ghcr.io/kubeflow/training-v1/jaxjob-dist-spmd-mnist:latest",
+              workers: int = 4,
+              gpus_per_worker: str = "",
+              timeout: str = "2h",
+              api: str = "jaxjob"):
+    with dsl.ExitHandler(notify()):
+        step = train(image, workers, gpus_per_worker, timeout, api)
+        with dsl.If(step.outputs["state"] == "Succeeded"):
+            evaluate(job_name=step.outputs["job_name"],
+                     duration=step.outputs["duration"],
+                     workers=step.outputs["workers"])
+        with dsl.Else():
+            report_failure(state=step.outputs["state"],
+                           reason=step.outputs["reason"],
+                           message=step.outputs["message"],
+                           exit_code=step.outputs["exit_code"],
+                           summary=step.outputs["summary"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-o", "--output", default="jax_mnist_pipeline.yaml")
+    ap.add_argument("--submit", metavar="HOST", help="also start a run on this KFP API server")
+    args = ap.parse_args()
+    compiler.Compiler().compile(jax_mnist, args.output)
+    if args.submit:
+        import kfp
+        # the service account is chosen per run (the UI has the same field)
+        kfp.Client(host=args.submit).create_run_from_pipeline_func(
+            jax_mnist, arguments={"workers": 4}, service_account=SERVICE_ACCOUNT)
 
 
 if __name__ == "__main__":
-    compiler.Compiler().compile(jax_mnist, "jax_mnist_pipeline.yaml")
+    main()

@@ -22,6 +22,8 @@ import uuid
 import resources as R
 from api import now_iso, rand_suffix
 from resources import ApiError, err
+from simscript import (exit_code, int_set, kf, knobs_from, parse_time, plan_exit, pull_message,  # noqa: F401
+                       set_cond, set_metacond, unschedulable, worker_script)
 
 OPERATOR = 'jaxjob-controller'
 NODE = 'sim-node'
@@ -53,39 +55,6 @@ class ContainerLog:
         with self.cond:
             self.done = True
             self.cond.notify_all()
-
-
-def knobs_from(container):
-    """SIM_* settings from a container: KEY=VALUE words in command/args, then env (env wins)."""
-    k = {}
-    if not isinstance(container, dict):
-        return k
-    for w in (container.get('command') or []) + (container.get('args') or []):
-        if isinstance(w, str):
-            for m in re.finditer(r'\b(SIM_[A-Z_]+)=(\S+)', w):
-                k[m.group(1)] = m.group(2)
-    for e in container.get('env') or []:
-        if isinstance(e, dict) and str(e.get('name', '')).startswith('SIM_') and e.get('value') is not None:
-            k[e['name']] = str(e['value'])
-    if 'image-pull-error' in str(container.get('image') or ''):
-        k.setdefault('SIM_IMAGE_PULL_ERROR', '1')
-    return k
-
-
-def kf(k, name, default, conv=float):
-    try:
-        return conv(k[name]) if name in k else default
-    except (TypeError, ValueError):
-        return default
-
-
-def int_set(v):
-    out = set()
-    for p in str(v or '').split(','):
-        p = p.strip()
-        if p.isdigit():
-            out.add(int(p))
-    return out
 
 
 class Simulator:
@@ -812,18 +781,7 @@ class Simulator:
 
     def plan_exit(self, pod, k, instance):
         """Exit code of this container run: crash (SIM_RESTART) or final (SIM_EXIT / SIM_FAIL_WORKER)."""
-        idx = self.worker_index(pod)
-        fail_workers = int_set(k.get('SIM_FAIL_WORKER'))
-        chosen = not fail_workers or idx in fail_workers
-        restarts = int(kf(k, 'SIM_RESTART', 0, int))
-        if restarts and chosen:
-            attempt = instance + self.prior_attempts(pod)
-            if attempt < restarts:
-                return int(kf(k, 'SIM_RESTART_EXIT', 137, int)), True
-        code = int(kf(k, 'SIM_EXIT', 0, int))
-        if fail_workers and idx in fail_workers and 'SIM_EXIT' not in k and not restarts:
-            code = 1
-        return (code if chosen else 0), False
+        return plan_exit(self.worker_index(pod), k, instance + self.prior_attempts(pod))
 
     def prior_attempts(self, pod):
         """Crashes of earlier pods of the same worker (operator/Job re-created the pod)."""
@@ -856,30 +814,15 @@ class Simulator:
         n = env.get('NUM_PROCESSES') or env.get('JAX_NUM_PROCESSES') or '1'
         coord = env.get('COORDINATOR_ADDRESS')
         coord = f'{coord}:{env.get("COORDINATOR_PORT")}' if coord else env.get('JAX_COORDINATOR_ADDRESS', '?')
-        lines = int(kf(k, 'SIM_LINES', 3, int))
-        hang = k.get('SIM_HANG') not in (None, '', '0') or k.get('SIM_FAIL_SERVICE') not in (None, '', '0')
         duration = self.scale(kf(k, 'SIM_DURATION', 1.0))
         code, crash = self.plan_exit(pod, k, instance)
-        script = [(0.0, f'INFO:sim:worker {idx} of {n} connecting to JAX coordinator {coord}\n')]
-        big = int(kf(k, 'SIM_BIG_LINE', 0, int))
-        if big > 0 and idx == 0:
-            script.append((0.0, 'x' * big + '\n'))
+        script, hang = worker_script(idx, n, coord, k, code, crash, duration)
         if hang:
-            script.append((0.0, f'INFO:sim:worker {idx} waiting for the coordinator (SIM_HANG)\n'))
             for t, text in script:
                 log.write(text)
             if k.get('SIM_HANG_LINES') or k.get('SIM_HANG') not in (None, '', '0'):
                 self.later(duration, self.tick_hang, pod, log, 1)
             return
-        steps = lines if not crash else max(1, lines // 2)
-        for s in range(1, steps + 1):
-            script.append((duration * s / (steps + 1), f'step {s}/{lines} loss={1.0 / (s + 1):.4f} worker={idx}\n'))
-        if crash:
-            script.append((duration, f'ERROR:sim:worker {idx} crashed (exit code {code}, SIM_RESTART)\n'))
-        elif code:
-            script.append((duration, f'ERROR:sim:worker {idx} failed with exit code {code}\n'))
-        else:
-            script.append((duration, f'INFO:sim:worker {idx} finished\n'))
         for t, text in script:
             self.later(t, self.print_line, uid, log, text)
         self.later(duration + 0.001, self.container_exit, ns, name, uid, instance, code, crash)
@@ -1065,81 +1008,3 @@ class Simulator:
                 if done and pos >= len(log.lines):
                     break
         h.end_stream()
-
-
-# --- helpers ---------------------------------------------------------------------------------------
-
-def exit_code(pod):
-    for cs in (pod.get('status') or {}).get('containerStatuses') or []:
-        t = (cs.get('state') or {}).get('terminated')
-        if t and t.get('exitCode'):
-            return t['exitCode']
-    return None
-
-
-def parse_time(s):
-    try:
-        return datetime.datetime.strptime(s[:19], '%Y-%m-%dT%H:%M:%S').replace(
-            tzinfo=datetime.timezone.utc).timestamp()
-    except (TypeError, ValueError):
-        return time.time()
-
-
-def pull_message(img):
-    return (f'rpc error: code = NotFound desc = failed to pull and unpack image "{img}": failed to resolve '
-            f'reference "{img}": {img}: not found')
-
-
-def unschedulable(pod, k):
-    if k.get('SIM_UNSCHEDULABLE') not in (None, '', '0'):
-        return ('0/1 nodes are available: 1 node(s) didn\'t match Pod\'s node affinity/selector. preemption: 0/1 '
-                'nodes are available: 1 Preemption is not helpful for scheduling.')
-    for c in (pod.get('spec') or {}).get('containers') or []:
-        r = c.get('resources') or {}
-        for src in (r.get('limits') or {}, r.get('requests') or {}):
-            g = src.get('nvidia.com/gpu')
-            try:
-                if g is not None and int(g) > 8:
-                    return ('0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are '
-                            'available: 1 No preemption victims found for incoming pod.')
-            except (TypeError, ValueError):
-                pass
-    return None
-
-
-def set_cond(status, ctype, cstatus, reason, message, now):
-    """JobCondition list mechanics of the v1 operator (pkg/util/status.go)."""
-    conds = status.get('conditions') or []
-    if any(c.get('type') == 'Failed' and c.get('status') == 'True' for c in conds):
-        return
-    cur = next((c for c in conds if c.get('type') == ctype), None)
-    if cur and cur.get('status') == cstatus and cur.get('reason') == reason:
-        return
-    new = {'type': ctype, 'status': cstatus, 'reason': reason, 'message': message, 'lastUpdateTime': now,
-           'lastTransitionTime': cur['lastTransitionTime'] if cur and cur.get('status') == cstatus else now}
-    out = []
-    for c in conds:
-        if ctype == 'Restarting' and c.get('type') == 'Running':
-            continue
-        if ctype == 'Running' and c.get('type') == 'Restarting':
-            continue
-        if c.get('type') == ctype:
-            continue
-        if ctype in ('Failed', 'Succeeded') and c.get('type') == 'Running':
-            c = dict(c, status='False')
-        out.append(c)
-    out.append(new)
-    status['conditions'] = out
-
-
-def set_metacond(status, ctype, cstatus, reason, message, now):
-    """metav1.Condition list (TrainJob): one entry per type, updated in place."""
-    conds = status.setdefault('conditions', [])
-    cur = next((c for c in conds if c.get('type') == ctype), None)
-    if cur is None:
-        conds.append({'type': ctype, 'status': cstatus, 'reason': reason, 'message': message,
-                      'lastTransitionTime': now})
-    elif (cur.get('status'), cur.get('reason')) != (cstatus, reason):
-        if cur.get('status') != cstatus:
-            cur['lastTransitionTime'] = now
-        cur.update({'status': cstatus, 'reason': reason, 'message': message})

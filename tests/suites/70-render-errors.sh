@@ -162,7 +162,7 @@ bad 'a bad ARGOCD_ENV_ value names the variable' \
 
 # --- flags ------------------------------------------------------------------------
 cmp_render "$A" -- --frobnicate
-one_error && grep -q "unknown argument '--frobnicate'" "$T/err"
+one_error && grep -qxF 'error: unknown option --frobnicate; see `jaxjob render --help`' "$T/err"
 report 'an unknown flag is one clean error' $?
 cmp_render "$A" -- --repo .
 one_error && grep -q -- '--repo needs --revision' "$T/err"

@@ -202,4 +202,20 @@ cmp_render "$APP" 'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"7
 python3 -c 'import json,sys; a={p["name"]:p for p in json.load(open(sys.argv[1]))}; assert a["resnet50.workers"]["string"]=="7"' "$T/out"
 report '--params shows values set by the Application' $?
 
+# An Application whose plugin section has no parameters (plugin: {},
+# only a name, only env) gets ARGOCD_APP_PARAMETERS=null: the repo-server
+# json.Marshal's a nil list (../shared/tools/argocd/README.md, getPluginParamEnvs).
+# null, [], whitespace around them and absent all mean "no parameters".
+for v in 'null' '[]' ' null ' $'[\t]' ''; do
+	cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV "ARGOCD_APP_PARAMETERS=$v" --
+	[ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && cmp -s "$T/out" "$W/base.yaml"
+	report "ARGOCD_APP_PARAMETERS='${v//$'\t'/\\t}' renders the same bytes as no parameters" $?
+	cmp_render "$APP" "ARGOCD_APP_PARAMETERS=$v" -- --params
+	[ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && cmp -s "$T/out" "$EXPECTED/params.json"
+	report "ARGOCD_APP_PARAMETERS='${v//$'\t'/\\t}': --params announces the repository's values" $?
+done
+cmp_render "$APP" -- --params
+[ "$rc" -eq 0 ] && cmp -s "$T/out" "$EXPECTED/params.json"
+report 'ARGOCD_APP_PARAMETERS unset: --params announces the repository values' $?
+
 exit 0

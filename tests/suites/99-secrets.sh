@@ -12,6 +12,7 @@
 # left there (launch stdout/stderr and --out-* files under kept/) - except
 # the server state directories themselves (they hold the secrets: any
 # directory with an admin.token) and the list.
+# run-all: after all
 set -u
 list=$JAXJOB_TMP/secrets.list
 if [ ! -s "$list" ]; then

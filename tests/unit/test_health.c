@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "health-checks/health.h"
+#include "health.h"
+#include "health-checks/health_cmd.h"
 
 static cJSON *parse(const char *json)
 {

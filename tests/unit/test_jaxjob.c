@@ -188,7 +188,7 @@ static void check_file(const char *path, int roundtrip)
 	struct err e = ERR_INIT;
 	struct buf text = BUF_INIT, out = BUF_INIT;
 	cJSON *docs = NULL, *doc;
-	if (yj_read_file(path, &text, &e) < 0 || yj_parse_stream(text.data, text.len, path, &docs, &e) < 0)
+	if (buf_read_file(&text, path, YJ_MAX_INPUT, &e) < 0 || yj_parse_stream(text.data, text.len, path, &docs, &e) < 0)
 		fail_msg("%s: %s", path, e.msg);
 	assert_true(cJSON_GetArraySize(docs) > 0);
 	cJSON_ArrayForEach(doc, docs) {
@@ -238,8 +238,7 @@ static void listed_manifests_validate(void **state)
 {
 	(void)state;
 	const char *list = getenv("JAXJOB_VALIDATE_FILES");
-	if (!list || !*list)
-		skip();
+	assert_non_null(list);
 	char *copy = strdup(list), *save = NULL;
 	int n = 0;
 	for (char *f = strtok_r(copy, ":", &save); f; f = strtok_r(NULL, ":", &save), n++)
@@ -256,7 +255,15 @@ int main(void)
 		cmocka_unit_test(name_length_depends_on_the_worker_count),
 		cmocka_unit_test(status_is_ignored_and_accessors_read_the_job),
 		cmocka_unit_test(upstream_examples_validate_and_round_trip),
+	};
+	/* JAXJOB_VALIDATE_FILES=f1:f2 (set by the suites that produce manifests) runs
+	 * only the check of those files, so its exit status is the verdict and
+	 * the plain unit run has no test that always skips. */
+	const struct CMUnitTest listed[] = {
 		cmocka_unit_test(listed_manifests_validate),
 	};
+	const char *list = getenv("JAXJOB_VALIDATE_FILES");
+	if (list && *list)
+		return cmocka_run_group_tests(listed, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

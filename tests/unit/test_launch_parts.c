@@ -176,7 +176,7 @@ static char *slurp(const char *path)
 }
 
 static const char *JOB =
-	"{\"metadata\":{\"name\":\"mnist\",\"namespace\":\"team-a\",\"uid\":\"u-1\"},"
+	"{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"JAXJob\",\"metadata\":{\"name\":\"mnist\",\"namespace\":\"team-a\",\"uid\":\"u-1\"},"
 	"\"spec\":{\"jaxReplicaSpecs\":{\"Worker\":{\"replicas\":4}}},"
 	"\"status\":{\"startTime\":\"2026-01-02T03:04:05Z\","
 	"\"completionTime\":\"2026-01-02T03:05:15Z\","

@@ -674,14 +674,14 @@ static void input_size_is_bounded(void **state)
 	assert_int_equal(ftruncate(fd, 50 * 1024 * 1024), 0);
 	close(fd);
 	struct buf b = BUF_INIT;
-	assert_int_equal(yj_read_file(path, &b, &e), -1);
+	assert_int_equal(buf_read_file(&b, path, YJ_MAX_INPUT, &e), -1);
 	unlink(path);
 	assert_int_equal(e.code, ERR_LIMIT);
 	assert_non_null(strstr(e.msg, path));
 	assert_non_null(strstr(e.msg, "8 MiB"));
 	assert_int_equal(b.len, 0);
 
-	assert_int_equal(yj_read_file("/nonexistent/x.yaml", &b, &e), -1);
+	assert_int_equal(buf_read_file(&b, "/nonexistent/x.yaml", YJ_MAX_INPUT, &e), -1);
 	assert_int_equal(e.code, ERR_IO);
 	assert_non_null(strstr(e.msg, "/nonexistent/x.yaml"));
 	buf_free(&b);
@@ -701,7 +701,7 @@ static void read_file_reads_the_whole_file(void **state)
 	struct buf b = BUF_INIT;
 	struct err e = ERR_INIT;
 	buf_adds(&b, "prefix");
-	assert_int_equal(yj_read_file(path, &b, &e), 0);
+	assert_int_equal(buf_read_file(&b, path, YJ_MAX_INPUT, &e), 0);
 	unlink(path);
 	assert_int_equal(b.len, text.len + 6);
 	assert_memory_equal(b.data + 6, text.data, text.len);
@@ -902,7 +902,7 @@ static int round_trip_file(const char *path, const struct stat *st, int type,
 	struct buf b = BUF_INIT;
 	struct err e = ERR_INIT;
 	cJSON *docs = NULL;
-	if (yj_read_file(path, &b, &e) || yj_parse_stream(b.data, b.len, path, &docs, &e)) {
+	if (buf_read_file(&b, path, YJ_MAX_INPUT, &e) || yj_parse_stream(b.data, b.len, path, &docs, &e)) {
 		print_error("%s\n", e.msg);
 		fail();
 	}

@@ -1,14 +1,17 @@
 /*
- * health.h - the C twin of the Argo CD health checks we ship in Lua
- * (health-checks/kubeflow.org/JAXJob/health.lua and
- * health-checks/trainer.kubeflow.org/TrainJob/health.lua).
+ * health.h - the judge of one job object: its health status and message,
+ * its lifecycle (finished? succeeded? suspended?) and the phase a launcher
+ * shows. The C twin of the Lua health checks in health-checks/
+ * (kubeflow.org/JAXJob/health.lua, trainer.kubeflow.org/TrainJob/health.lua);
+ * core logic, so it lives in lib/ and knows no front-end.
  *
- * One judge, three users: `jaxjob health` prints its verdicts, `jaxjob
- * launch` asks it on every watch event whether the job is finished, and the
- * suite tests/suites/40-health-vectors.sh runs every vector of the Lua
- * checks' health_test.yaml through it and through the Lua script (lua5.1 in
- * the argocd-cm sandbox): status and message must be identical. So any change
- * to the rules here is a change to both files and to the vectors.
+ * One judge, three users: `jaxjob health` (health-checks/health_cmd.c)
+ * prints its verdicts, `jaxjob launch` (component/) asks it on every watch
+ * event whether the job is finished and which phase to show, and the suite
+ * tests/suites/40-health-vectors.sh runs every vector of the Lua checks'
+ * health_test.yaml through it and through the Lua script: status and
+ * message must be identical. So any change to the rules here is a change to
+ * both files and to the vectors.
  *
  * Rules (JAXJob, group kubeflow.org): metadata.deletionTimestamp set ->
  * Progressing "Pending deletion" (what Argo CD reports itself). No condition
@@ -80,10 +83,17 @@ struct health_result {
 	bool failed;
 	bool suspended;
 	bool deleting;
+	/*
+	 * The phase `jaxjob launch` shows (static storage): the first of
+	 * Failed, Succeeded, Complete, Suspended, Restarting, Running, Created
+	 * with a condition of status "True", else "Pending". Read from the
+	 * conditions of any object, whatever its kind.
+	 */
+	const char *phase;
 };
 
 #define HEALTH_RESULT_INIT { HEALTH_KIND_OTHER, HEALTH_UNKNOWN, BUF_INIT, \
-			     false, false, false, false, false }
+			     false, false, false, false, false, "Pending" }
 
 /*
  * Judge one object. Returns 0 for a JAXJob or TrainJob; for anything else
@@ -102,12 +112,5 @@ const char *health_status_name(enum health_status s);
 
 /* The worse of two statuses, in Argo CD's order (see enum health_status). */
 enum health_status health_worst(enum health_status a, enum health_status b);
-
-/*
- * Exit code of `jaxjob health` for the worst status seen (documented in
- * health-checks/README.md): 0 Healthy, 1 Degraded, 3 Progressing,
- * 4 Suspended, 5 Unknown, 6 Missing (no objects). 2 is bad input.
- */
-int health_exit_code(enum health_status worst);
 
 #endif

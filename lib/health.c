@@ -81,7 +81,8 @@ static void from_cond(struct health_result *out, enum health_status s,
 /*
  * The first condition with status "True" of each type we know, in list
  * order (never "the last one": the operator re-appends changed conditions
- * and keeps Running=False and Suspended=False around).
+ * and keeps Running=False and Suspended=False around). The order of the
+ * types is the precedence of the phase shown by launch (phase_of).
  */
 enum cond_type { C_FAILED, C_SUCCEEDED, C_COMPLETE, C_SUSPENDED, C_RESTARTING,
 		 C_RUNNING, C_CREATED, C_NTYPES };
@@ -170,12 +171,12 @@ static void jaxjob_running(const cJSON *obj, const cJSON *status,
 		buf_addf(out, "%ld workers active", n);
 }
 
-static void judge_jaxjob(const cJSON *obj, struct health_result *out)
+static void judge_jaxjob(const cJSON *obj, const struct cond_scan *scp,
+			 struct health_result *out)
 {
 	const cJSON *status = get(obj, "status");
-	struct cond_scan sc;
+	const struct cond_scan sc = *scp;
 
-	scan_conditions(status, &sc);
 	lifecycle(&sc, C_SUCCEEDED, out);
 
 	if (out->deleting) {
@@ -214,13 +215,13 @@ static bool trainjob_active(const cJSON *status)
 	return false;
 }
 
-static void judge_trainjob(const cJSON *obj, struct health_result *out)
+static void judge_trainjob(const cJSON *obj, const struct cond_scan *scp,
+			   struct health_result *out)
 {
 	const cJSON *status = get(obj, "status"), *cf;
-	struct cond_scan sc;
+	const struct cond_scan sc = *scp;
 	long gen = count(get(get(obj, "metadata"), "generation"));
 
-	scan_conditions(status, &sc);
 	lifecycle(&sc, C_COMPLETE, out);
 	cf = sc.created_false;
 
@@ -272,19 +273,35 @@ static const char *str_or(const cJSON *v, const char *dflt)
 	return v && cJSON_IsString(v) && v->valuestring ? v->valuestring : dflt;
 }
 
+/*
+ * The phase `jaxjob launch` shows: the first type, in the operators'
+ * precedence (cond_names' order), with a condition of status "True".
+ */
+static const char *phase_of(const struct cond_scan *sc)
+{
+	for (int i = 0; i < C_NTYPES; i++)
+		if (sc->is_true[i])
+			return cond_names[i];
+	return "Pending";
+}
+
 int health_judge(const cJSON *obj, struct health_result *out)
 {
+	struct cond_scan sc;
+
 	buf_reset(&out->message);
 	out->terminal = out->succeeded = out->failed = out->suspended = false;
 	out->kind = kind_of(obj);
 	out->deleting = deleting(obj);
+	scan_conditions(get(obj, "status"), &sc);
+	out->phase = phase_of(&sc);
 
 	switch (out->kind) {
 	case HEALTH_KIND_JAXJOB:
-		judge_jaxjob(obj, out);
+		judge_jaxjob(obj, &sc, out);
 		return 0;
 	case HEALTH_KIND_TRAINJOB:
-		judge_trainjob(obj, out);
+		judge_trainjob(obj, &sc, out);
 		return 0;
 	case HEALTH_KIND_OTHER:
 		break;
@@ -322,17 +339,4 @@ const char *health_status_name(enum health_status s)
 enum health_status health_worst(enum health_status a, enum health_status b)
 {
 	return a > b ? a : b;
-}
-
-int health_exit_code(enum health_status worst)
-{
-	switch (worst) {
-	case HEALTH_HEALTHY: return 0;
-	case HEALTH_DEGRADED: return 1;
-	case HEALTH_PROGRESSING: return 3;
-	case HEALTH_SUSPENDED: return 4;
-	case HEALTH_UNKNOWN: return 5;
-	case HEALTH_MISSING: return 6;
-	}
-	return 5;
 }

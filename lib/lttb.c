@@ -1,0 +1,74 @@
+/*
+ * lttb.c - see lttb.h.
+ */
+#include "lttb.h"
+
+#include <math.h>
+#include <string.h>
+
+static size_t small(const struct lttb_point *in, size_t n, struct lttb_point *out,
+		    size_t threshold)
+{
+	if (n <= threshold) {
+		if (out != in)
+			memmove(out, in, n * sizeof(*in));
+		return n;
+	}
+	/* 1 or 2 points asked of more: the ends carry the most meaning */
+	out[0] = in[0];
+	if (threshold == 2)
+		out[1] = in[n - 1];
+	return threshold;
+}
+
+size_t lttb(const struct lttb_point *in, size_t n, struct lttb_point *out, size_t threshold)
+{
+	struct lttb_point kept, last;
+	double every;
+	size_t w = 0;
+
+	if (n <= threshold || threshold < 3)
+		return small(in, n, out, threshold);
+	every = (double)(n - 2) / (double)(threshold - 2);
+	last = in[n - 1];
+	kept = in[0];
+	out[w++] = kept;
+	for (size_t i = 0; i < threshold - 2; i++) {
+		/* the mean of the next bucket (the last point for the last bucket) */
+		size_t nb = (size_t)floor((double)(i + 1) * every) + 1;
+		size_t ne = (size_t)floor((double)(i + 2) * every) + 1;
+		double ax = 0, ay = 0;
+		if (ne > n)
+			ne = n;
+		if (nb >= ne) {
+			ax = last.x;
+			ay = last.y;
+		} else {
+			for (size_t j = nb; j < ne; j++) {
+				ax += in[j].x;
+				ay += in[j].y;
+			}
+			ax /= (double)(ne - nb);
+			ay /= (double)(ne - nb);
+		}
+		/* this bucket: the point with the largest triangle */
+		size_t b = (size_t)floor((double)i * every) + 1;
+		size_t e = (size_t)floor((double)(i + 1) * every) + 1;
+		double best = -1;
+		size_t pick = b;
+		if (e > n - 1)
+			e = n - 1;
+		for (size_t j = b; j < e; j++) {
+			double area = fabs((kept.x - ax) * (in[j].y - kept.y) -
+					   (kept.x - in[j].x) * (ay - kept.y));
+			if (area > best) {
+				best = area;
+				pick = j;
+			}
+		}
+		kept = in[pick];
+		out[w++] = kept;
+	}
+	out[w++] = last;
+	return w;
+}

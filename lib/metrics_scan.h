@@ -1,0 +1,87 @@
+/*
+ * metrics_scan.h - the recogniser: which numbers in one training log line
+ * are metrics, which is the step counter, and what is noise.
+ *
+ * Training scripts print progress in a handful of shapes; we read them as
+ * printed, with no change to the script:
+ *
+ *   step 100 loss=0.23                        key=value
+ *   step: 100, loss: 0.23, acc: 0.91          key: value (a space after ':')
+ *   {"step": 100, "loss": 0.23}               JSON lines, Python dicts
+ *   {'loss': Array(0.69, dtype=float32)}      JAX/numpy scalars in a dict repr
+ *   Epoch 3/10 ... / Step [100/1000]          a counter and its total
+ *   [100] train_loss=0.69, accuracy=0.5       CLU's LoggingWriter (absl prefix
+ *                                             "I1123 21:30:05.1 123 f.py:48]" ok)
+ *   epoch:  1, train_loss: 0.2364, ...        Flax's MNIST example
+ *
+ * The rules (component/README.md "Metrics" repeats them for users):
+ *  1. A metric is KEY=NUMBER, KEY: NUMBER (whitespace after the colon, so
+ *     host:8080 is not one), "KEY": NUMBER or 'KEY': NUMBER. KEY starts with
+ *     a letter or '_', holds letters, digits, '_', '.', '/', '-', at most 47
+ *     characters, and is not preceded by '-' (an echoed --flag=value) or by a
+ *     letter, digit or '.' (part of a longer word, a file name).
+ *  2. KEY NUMBER with only a space counts only for the step and epoch
+ *     counters and for loss-like names (loss, *loss, acc, accuracy, lr,
+ *     learning_rate, perplexity, ppl, grad_norm): "port 8080" or
+ *     "Python 3.11" are words, not metrics.
+ *  3. NUMBER is a decimal (sign, digits, fraction, exponent), nan, inf or
+ *     infinity (any case), optionally wrapped as Array(...), DeviceArray(...),
+ *     np.float32(...)/np.float64(...)/tensor(...) or quoted, and optionally
+ *     followed by '%'. It must end the token: followed by the end of the
+ *     line, whitespace or one of , ; | ) ] } " ' and never by a letter
+ *     (units, hex), ':' + digit (a time), '.' + digit (a version, an IP
+ *     address), '-' + digit (a date) or '/' (a ratio) - except that the
+ *     step and epoch counters may carry "/TOTAL" and a following ':'. A
+ *     size unit after it (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, bytes)
+ *     makes it a size, not a metric.
+ *  4. Keys that name things rather than measure them are never metrics
+ *     (case-insensitive): port, pid, tid, ppid, rank, local_rank,
+ *     world_size, process_id, process_index, num_processes, seed, version,
+ *     host, ip, addr, address, uid, gid, id, code, exit_code, line, lineno,
+ *     worker, replica, index, idx, device, devices, gpu, gpus, node, nodes,
+ *     attempt, restarts, pod, date, time, timestamp, ts, year, month, day,
+ *     hour, minute, second, and keys ending in _id, _port, _rank, _pid.
+ *  5. Step counter keys: step, steps, global_step, train_step, iteration,
+ *     iter, plus the caller's own (`--metric-step NAME`); epoch counter: epoch.
+ *     A line's "[N] " right before its first metric (CLU) is its step.
+ *  6. The same key twice on a line: the last value counts.
+ *
+ * Ownership: plain storage in struct metrics_rec, nothing allocated.
+ */
+#ifndef JAXJOB_METRICS_SCAN_H
+#define JAXJOB_METRICS_SCAN_H
+
+#include <stddef.h>
+
+#define METRICS_NAME_MAX 48
+#define METRICS_KV_MAX 24
+
+struct metrics_kv {
+	char name[METRICS_NAME_MAX];
+	double value;
+};
+
+struct metrics_rec {
+	int has_step;
+	double step, step_total;	/* step_total 0: not printed */
+	int has_epoch;
+	double epoch, epoch_total;
+	int n;				/* metrics on the line (not step/epoch) */
+	struct metrics_kv kv[METRICS_KV_MAX];
+};
+
+/*
+ * Recognise one line (line[len] must be '\0', as kube_lines delivers).
+ * `step_keys` are extra step-counter names (NULL-terminated; may be NULL).
+ * Returns 1 when the line holds a metric, a step or an epoch, else 0.
+ */
+int metrics_scan(const char *line, size_t len, const char *const *step_keys,
+		 struct metrics_rec *r);
+
+/*
+ * Parse a whole string as one NUMBER of rule 3 (surrounding spaces allowed):
+ * for the value captured by a user's --metric pattern. 0 on success.
+ */
+int metrics_parse_number(const char *s, size_t len, double *out);
+
+#endif

@@ -1,0 +1,604 @@
+/*
+ * yj_parse.c - YAML text into cJSON trees (yj_parse_stream, yj_parse_one);
+ * the rules are in yj.h, the writer is yj_emit.c.
+ *
+ * libyaml hands us a flat stream of events; we build the cJSON tree
+ * with an explicit stack of open collections (struct frame), never by
+ * recursion, so input nesting cannot exhaust the C stack before the depth
+ * bound trips. Each completed node goes through one function, attach(), which
+ * registers its anchor, then places it as document root, sequence element,
+ * mapping key or mapping value. Every completed node carries two numbers: how
+ * many cJSON nodes it holds and how tall it is. Anchors remember both, so an
+ * alias is priced (YJ_MAX_ALIAS_NODES) and measured (YJ_MAX_DEPTH) before it
+ * is copied, never after. Anchor names and each mapping's keys are looked up
+ * in a string map (smap.h).
+ */
+#include "yj.h"
+#include "smap.h"
+#include "yj_scalar.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+static cJSON *xcheck(cJSON *n)
+{
+	if (!n)
+		abort();	/* cJSON fails only when malloc does */
+	return n;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Parser state.                                                          */
+
+struct frame {
+	cJSON *node;		/* the open collection */
+	int is_map;
+	char *key;		/* mapping: key awaiting its value (owned) */
+	int key_is_merge;	/* that key is a plain "<<" */
+	yaml_mark_t key_mark;	/* where that key was written */
+	char *anchor;		/* anchor of this collection (owned) */
+	size_t nodes;		/* cJSON nodes so far, this one included */
+	int height;		/* 1 + tallest child */
+	struct smap keys;	/* mapping: keys seen (borrowed from cJSON) */
+	cJSON *merges;		/* mapping: values of "<<" keys, in order */
+};
+
+struct anchor {
+	cJSON *node;		/* lives in the tree or in ctx->keep */
+	size_t nodes;
+	int height;
+	char name[];		/* smap key */
+};
+
+struct ctx {
+	const char *source;
+	const char *data;
+	size_t len;
+	struct err *e;
+	struct frame *stack;
+	int depth;		/* frames in use */
+	cJSON *root;
+	int have_root;
+	struct smap anchors;	/* name -> struct anchor * (owned) */
+	cJSON *keep;		/* nodes anchors point at outside the tree */
+	size_t alias_nodes;
+};
+
+static int fail_at(struct ctx *c, enum err_code code, yaml_mark_t m,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int fail_at(struct ctx *c, enum err_code code, yaml_mark_t m,
+		   const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return err_set(c->e, code, "%s:%zu:%zu: %s", c->source,
+		       m.line + 1, m.column + 1, msg);
+}
+
+static void free_anchors(struct ctx *c)
+{
+	for (size_t i = 0; i < c->anchors.cap; i++)
+		if (c->anchors.slots[i].key)
+			free(c->anchors.slots[i].val);
+	smap_free(&c->anchors);
+	cJSON_Delete(c->keep);
+	c->keep = NULL;
+}
+
+static void pop_frame(struct ctx *c)
+{
+	struct frame *f = &c->stack[--c->depth];
+	free(f->key);
+	free(f->anchor);
+	smap_free(&f->keys);
+	cJSON_Delete(f->merges);
+}
+
+/* Drop everything of the current document (after an error or at its end). */
+static void reset_document(struct ctx *c)
+{
+	while (c->depth > 0) {
+		/* open collections join their parent only when they end */
+		cJSON *n = c->stack[c->depth - 1].node;
+		pop_frame(c);
+		cJSON_Delete(n);
+	}
+	free_anchors(c);
+	cJSON_Delete(c->root);
+	c->root = NULL;
+	c->have_root = 0;
+	c->alias_nodes = 0;
+}
+
+static void keep_node(struct ctx *c, cJSON *n)
+{
+	if (!c->keep)
+		c->keep = xcheck(cJSON_CreateArray());
+	cJSON_AddItemToArray(c->keep, n);
+}
+
+static void add_anchor(struct ctx *c, const char *name, cJSON *node,
+		       size_t nodes, int height)
+{
+	size_t nl = strlen(name);
+	struct anchor *a = xmalloc(sizeof(*a) + nl + 1);
+	memcpy(a->name, name, nl + 1);
+	a->node = node;
+	a->nodes = nodes;
+	a->height = height;
+	struct anchor *old = smap_get(&c->anchors, name);
+	smap_put(&c->anchors, a->name, a);	/* a later anchor wins */
+	free(old);
+}
+
+static int key_from_node(struct ctx *c, const cJSON *n, yaml_mark_t m,
+			 char **out)
+{
+	char tmp[64];
+	if (cJSON_IsString(n)) {
+		*out = xstrdup(n->valuestring);
+	} else if (cJSON_IsNumber(n)) {
+		snprintf(tmp, sizeof(tmp), "%.17g", n->valuedouble);
+		*out = xstrdup(tmp);
+	} else if (cJSON_IsBool(n)) {
+		*out = xstrdup(cJSON_IsTrue(n) ? "true" : "false");
+	} else if (cJSON_IsNull(n)) {
+		*out = xstrdup("null");
+	} else {
+		return fail_at(c, ERR_INPUT, m,
+			       "mapping keys must be scalars, found a %s; use a string key",
+			       cJSON_IsArray(n) ? "sequence" : "mapping");
+	}
+	return 0;
+}
+
+static int add_merge_source(struct ctx *c, struct frame *f, cJSON *n,
+			    yaml_mark_t m)
+{
+	int ok = cJSON_IsObject(n);
+	if (cJSON_IsArray(n)) {
+		ok = 1;
+		for (cJSON *it = n->child; it; it = it->next)
+			ok &= cJSON_IsObject(it);
+	}
+	if (!ok) {
+		cJSON_Delete(n);
+		return fail_at(c, ERR_INPUT, m,
+			       "merge key \"<<\" needs a mapping or a sequence of mappings; quote it to use \"<<\" as a plain key");
+	}
+	if (!f->merges)
+		f->merges = xcheck(cJSON_CreateArray());
+	cJSON_AddItemToArray(f->merges, n);
+	return 0;
+}
+
+static int key_seen(struct frame *f, const char *key)
+{
+	if (f->keys.cap)
+		return smap_get(&f->keys, key) != NULL;
+	/* small mappings: a scan beats hashing; build the set past 8 keys */
+	int n = 0;
+	for (cJSON *it = f->node->child; it; it = it->next, n++)
+		if (strcmp(it->string, key) == 0)
+			return 1;
+	if (n >= 8)
+		for (cJSON *it = f->node->child; it; it = it->next)
+			smap_put(&f->keys, it->string, it);
+	return 0;
+}
+
+/* A completed scalar (or alias copy) in key position becomes f->key. */
+static int attach_key(struct ctx *c, struct frame *f, cJSON *n, int anchored,
+		      int plain_merge, yaml_mark_t m)
+{
+	char *key = NULL;
+	int rc = key_from_node(c, n, m, &key);
+	if (anchored)
+		keep_node(c, n);	/* aliases may copy it later */
+	else
+		cJSON_Delete(n);
+	if (rc)
+		return -1;
+	f->key = key;
+	f->key_is_merge = plain_merge;
+	f->key_mark = m;
+	return 0;
+}
+
+/* A completed value under f->key: a member, or a "<<" merge source. */
+static int attach_value(struct ctx *c, struct frame *f, cJSON *n, int anchored,
+			yaml_mark_t m)
+{
+	char *key = f->key;
+	f->key = NULL;
+	if (f->key_is_merge) {
+		f->key_is_merge = 0;
+		free(key);
+		if (anchored) {	/* the anchor keeps the original */
+			cJSON *copy = xcheck(cJSON_Duplicate(n, 1));
+			keep_node(c, n);
+			n = copy;
+		}
+		return add_merge_source(c, f, n, m);
+	}
+	if (key_seen(f, key)) {
+		int rc = fail_at(c, ERR_INPUT, f->key_mark,
+				 "duplicate mapping key \"%s\"; each key may appear once",
+				 key);
+		free(key);
+		cJSON_Delete(n);
+		return rc;
+	}
+	cJSON_AddItemToObject(f->node, key, n);
+	free(key);
+	if (f->keys.cap)
+		smap_put(&f->keys, f->node->child->prev->string, n);
+	return 0;
+}
+
+/*
+ * Place a completed node: document root, sequence element, mapping key or
+ * mapping value. Takes ownership of `n` (also on error). `plain_merge` is
+ * set when `n` is the plain scalar "<<" (a merge key).
+ */
+static int attach(struct ctx *c, cJSON *n, size_t nodes, int height,
+		  const char *anchor, int plain_merge, yaml_mark_t m)
+{
+	struct frame *f = c->depth ? &c->stack[c->depth - 1] : NULL;
+
+	if (anchor)
+		add_anchor(c, anchor, n, nodes, height);
+	if (!f) {
+		c->root = n;
+		c->have_root = 1;
+		return 0;
+	}
+	if (f->is_map && !f->key)
+		return attach_key(c, f, n, anchor != NULL, plain_merge, m);
+	if (!f->is_map || !f->key_is_merge) {
+		/* merge sources are counted by apply_merges, key by key */
+		f->nodes += nodes;
+		if (height + 1 > f->height)
+			f->height = height + 1;
+	}
+	if (!f->is_map) {
+		cJSON_AddItemToArray(f->node, n);
+		return 0;
+	}
+	return attach_value(c, f, n, anchor != NULL, m);
+}
+
+static size_t count_nodes(const cJSON *n)
+{
+	size_t k = 1;
+	for (const cJSON *it = n->child; it; it = it->next)
+		k += count_nodes(it);	/* depth is bounded by YJ_MAX_DEPTH */
+	return k;
+}
+
+static int tree_height(const cJSON *n)
+{
+	int h = 0;
+	for (const cJSON *it = n->child; it; it = it->next) {
+		int ch = tree_height(it) + 1;
+		if (ch > h)
+			h = ch;
+	}
+	return (cJSON_IsArray(n) || cJSON_IsObject(n)) ? (h ? h : 1) : 0;
+}
+
+static int charge_alias(struct ctx *c, size_t nodes, yaml_mark_t m)
+{
+	c->alias_nodes += nodes;
+	if (c->alias_nodes > YJ_MAX_ALIAS_NODES)
+		return fail_at(c, ERR_LIMIT, m,
+			       "aliases expand to more than %d nodes (billion laughs?); use fewer aliases",
+			       YJ_MAX_ALIAS_NODES);
+	return 0;
+}
+
+/* Apply "<<" merge keys: explicit keys win, then earlier sources win. */
+static int apply_merges(struct ctx *c, struct frame *f, yaml_mark_t m)
+{
+	for (cJSON *src = f->merges->child; src; src = src->next) {
+		cJSON *one = cJSON_IsArray(src) ? src->child : src;
+		for (; one; one = cJSON_IsArray(src) ? one->next : NULL) {
+			for (cJSON *it = one->child; it; it = it->next) {
+				if (key_seen(f, it->string))
+					continue;
+				size_t k = count_nodes(it);
+				if (charge_alias(c, k, m))
+					return -1;
+				cJSON_AddItemToObject(f->node, it->string,
+						      xcheck(cJSON_Duplicate(it, 1)));
+				if (f->keys.cap)
+					smap_put(&f->keys, f->node->child->prev->string,
+						 f->node->child->prev);
+				f->nodes += k;
+				int h = tree_height(it) + 1;
+				if (h > f->height)
+					f->height = h;
+			}
+		}
+	}
+	return 0;
+}
+
+static int start_collection(struct ctx *c, int is_map, yaml_char_t *anchor,
+			    yaml_mark_t m)
+{
+	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
+	if (top && top->is_map && !top->key)
+		return fail_at(c, ERR_INPUT, m,
+			       "mapping keys must be scalars, found a %s; use a string key",
+			       is_map ? "mapping" : "sequence");
+	if (c->depth >= YJ_MAX_DEPTH)
+		return fail_at(c, ERR_LIMIT, m,
+			       "nesting deeper than %d levels; flatten the document",
+			       YJ_MAX_DEPTH);
+	struct frame *f = &c->stack[c->depth++];
+	memset(f, 0, sizeof(*f));
+	f->node = xcheck(is_map ? cJSON_CreateObject() : cJSON_CreateArray());
+	f->is_map = is_map;
+	f->anchor = anchor ? xstrdup((char *)anchor) : NULL;
+	f->nodes = 1;
+	f->height = 1;
+	return 0;
+}
+
+static int end_collection(struct ctx *c, yaml_mark_t m)
+{
+	struct frame *f = &c->stack[c->depth - 1];
+	if (f->merges && apply_merges(c, f, m))
+		return -1;
+	cJSON *n = f->node;
+	size_t nodes = f->nodes;
+	int height = f->height;
+	char *anchor = f->anchor;
+	f->anchor = NULL;
+	pop_frame(c);
+	int rc = attach(c, n, nodes, height, anchor, 0, m);
+	free(anchor);
+	return rc;
+}
+
+static int tag_is(const yaml_char_t *tag, const char *name)
+{
+	return tag && strcmp((const char *)tag, name) == 0;
+}
+
+/* The typed node for a scalar in value position, or NULL after fail_at. */
+static cJSON *typed_scalar(struct ctx *c, yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	const yaml_char_t *tag = ev->data.scalar.tag;
+	yaml_mark_t m = ev->start_mark;
+	int b = 0;
+	double num = 0;
+	enum yj_scalar_kind k = SK_STRING;
+	int want = tag_is(tag, YAML_INT_TAG) || tag_is(tag, YAML_FLOAT_TAG) ? SK_NUMBER :
+		   tag_is(tag, YAML_BOOL_TAG) ? SK_BOOL :
+		   tag_is(tag, YAML_NULL_TAG) ? SK_NULL : -1;
+
+	if (tag_is(tag, YAML_STR_TAG) || tag_is(tag, "!"))
+		k = SK_STRING;
+	else if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE || want >= 0)
+		k = yj_resolve_plain(s, &b, &num);	/* other tags are ignored */
+	if (want >= 0 && ((int)k != want ||
+			  (tag_is(tag, YAML_INT_TAG) && num != floor(num)))) {
+		fail_at(c, ERR_INPUT, m,
+			"\"%.40s\" is not a valid !!%s; fix the value or drop the tag",
+			s, (const char *)tag + strlen("tag:yaml.org,2002:"));
+		return NULL;
+	}
+	if (k == SK_AMBIGUOUS) {
+		fail_at(c, ERR_INPUT, m,
+			"%s has a leading zero: YAML 1.1 tools (kubectl) read it as octal, YAML 1.2 as decimal; write 0o%s for octal, or quote it for a string",
+			s, s + strspn(s, "+-0"));
+		return NULL;
+	}
+	switch (k) {
+	case SK_NULL:
+		return xcheck(cJSON_CreateNull());
+	case SK_BOOL:
+		return xcheck(cJSON_CreateBool(b));
+	case SK_NUMBER:
+		return xcheck(cJSON_CreateNumber(num));
+	default:
+		return xcheck(cJSON_CreateString(s));
+	}
+}
+
+static int scalar_event(struct ctx *c, yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	const char *anchor = (const char *)ev->data.scalar.anchor;
+	yaml_mark_t m = ev->start_mark;
+
+	if (strlen(s) != ev->data.scalar.length)
+		return fail_at(c, ERR_INPUT, m, "NUL character in a scalar; remove it");
+	/* keys are JSON strings: take them as written ("0x10" stays "0x10") */
+	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
+	if (top && top->is_map && !top->key) {
+		int merge = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+			    !ev->data.scalar.tag && strcmp(s, "<<") == 0;
+		return attach(c, xcheck(cJSON_CreateString(s)), 1, 0, anchor, merge, m);
+	}
+	cJSON *n = typed_scalar(c, ev);
+	return n ? attach(c, n, 1, 0, anchor, 0, m) : -1;
+}
+
+static int alias_event(struct ctx *c, yaml_event_t *ev)
+{
+	const char *name = (const char *)ev->data.alias.anchor;
+	yaml_mark_t m = ev->start_mark;
+	struct anchor *a = smap_get(&c->anchors, name);
+	if (!a)
+		return fail_at(c, ERR_INPUT, m,
+			       "alias *%s has no anchor &%s before it (aliases cannot point into their own node)",
+			       name, name);
+	if (c->depth + a->height > YJ_MAX_DEPTH)
+		return fail_at(c, ERR_LIMIT, m,
+			       "alias *%s makes nesting deeper than %d levels; flatten the document",
+			       name, YJ_MAX_DEPTH);
+	if (charge_alias(c, a->nodes, m))
+		return -1;
+	cJSON *copy = xcheck(cJSON_Duplicate(a->node, 1));
+	return attach(c, copy, a->nodes, a->height, NULL, 0, m);
+}
+
+static void linecol(const char *data, size_t len, size_t off, size_t *line,
+		    size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && i < len; i++) {
+		if (data[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)data[i] & 0xC0) != 0x80) {
+			(*col)++;
+		}
+	}
+}
+
+static int parser_error(struct ctx *c, yaml_parser_t *p)
+{
+	const char *problem = p->problem ? p->problem : "malformed YAML";
+	if (p->error == YAML_READER_ERROR) {
+		size_t line, col;
+		linecol(c->data, c->len, p->problem_offset, &line, &col);
+		return err_set(c->e, ERR_PARSE, "%s:%zu:%zu: %s; the input must be UTF-8 text",
+			       c->source, line, col, problem);
+	}
+	if (p->error == YAML_MEMORY_ERROR)
+		return err_set(c->e, ERR_INTERNAL, "%s: out of memory", c->source);
+	yaml_mark_t m = p->problem_mark;
+	const char *hint = "";
+	if (m.index < c->len && c->data[m.index] == '\t')
+		hint = "; tabs are not allowed for indentation, use spaces";
+	if (p->context)
+		return err_set(c->e, ERR_PARSE, "%s:%zu:%zu: %s (%s started at line %zu)%s",
+			       c->source, m.line + 1, m.column + 1, problem,
+			       p->context, p->context_mark.line + 1, hint);
+	return err_set(c->e, ERR_PARSE, "%s:%zu:%zu: %s%s", c->source,
+		       m.line + 1, m.column + 1, problem, hint);
+}
+
+/* One event; returns 1 at stream end, 0 to go on, -1 on error. */
+static int handle_event(struct ctx *c, yaml_event_t *ev, cJSON *docs)
+{
+	switch (ev->type) {
+	case YAML_STREAM_END_EVENT:
+		return 1;
+	case YAML_DOCUMENT_START_EVENT:
+		reset_document(c);
+		return 0;
+	case YAML_DOCUMENT_END_EVENT:
+		if (c->have_root && !cJSON_IsNull(c->root)) {
+			cJSON_AddItemToArray(docs, c->root);
+			c->root = NULL;
+		}
+		reset_document(c);
+		return 0;
+	case YAML_MAPPING_START_EVENT:
+		return start_collection(c, 1, ev->data.mapping_start.anchor,
+					ev->start_mark);
+	case YAML_SEQUENCE_START_EVENT:
+		return start_collection(c, 0, ev->data.sequence_start.anchor,
+					ev->start_mark);
+	case YAML_MAPPING_END_EVENT:
+	case YAML_SEQUENCE_END_EVENT:
+		return end_collection(c, ev->start_mark);
+	case YAML_SCALAR_EVENT:
+		return scalar_event(c, ev);
+	case YAML_ALIAS_EVENT:
+		return alias_event(c, ev);
+	default:
+		return 0;
+	}
+}
+
+static int check_input(const char *data, size_t len, const char *source,
+		       struct err *e)
+{
+	if (len > YJ_MAX_INPUT)
+		return err_set(e, ERR_LIMIT,
+			       "%s: input is %zu bytes, more than the limit of %u bytes (%u MiB); split it",
+			       source, len, YJ_MAX_INPUT, YJ_MAX_INPUT >> 20);
+	const char *nul = memchr(data, '\0', len);
+	if (nul) {
+		size_t line, col;
+		linecol(data, len, (size_t)(nul - data), &line, &col);
+		return err_set(e, ERR_PARSE,
+			       "%s:%zu:%zu: NUL byte in the input; YAML must be UTF-8 text without NULs",
+			       source, line, col);
+	}
+	return 0;
+}
+
+int yj_parse_stream(const char *data, size_t len, const char *source,
+		    cJSON **docs_out, struct err *e)
+{
+	*docs_out = NULL;
+	if (!source)
+		source = "<input>";
+	if (!data)	/* memchr and libyaml want a pointer even for 0 bytes */
+		data = "";
+	if (check_input(data, len, source, e))
+		return -1;
+
+	struct frame stack[YJ_MAX_DEPTH];
+	struct ctx c = { .source = source, .data = data, .len = len, .e = e,
+			 .stack = stack };
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p))
+		abort();
+	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+	cJSON *docs = xcheck(cJSON_CreateArray());
+	int rc = 0;
+	while (rc == 0) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&p, &ev)) {
+			rc = parser_error(&c, &p);
+			break;
+		}
+		rc = handle_event(&c, &ev, docs);
+		yaml_event_delete(&ev);
+	}
+	reset_document(&c);
+	yaml_parser_delete(&p);
+	if (rc < 0) {
+		cJSON_Delete(docs);
+		return -1;
+	}
+	*docs_out = docs;
+	return 0;
+}
+
+int yj_parse_one(const char *data, size_t len, const char *source,
+		 cJSON **doc_out, struct err *e)
+{
+	cJSON *docs;
+	*doc_out = NULL;
+	if (yj_parse_stream(data, len, source, &docs, e))
+		return -1;
+	int n = cJSON_GetArraySize(docs);
+	if (n != 1) {
+		cJSON_Delete(docs);
+		return err_set(e, ERR_INPUT,
+			       "%s: expected exactly one YAML document, found %d",
+			       source ? source : "<input>", n);
+	}
+	*doc_out = cJSON_DetachItemFromArray(docs, 0);
+	cJSON_Delete(docs);
+	return 0;
+}

@@ -1,0 +1,179 @@
+# tests/realserver/kcp.sh - sourced (bash): a real control plane (../shared/tools/kube-control-plane)
+# with the simulated operator/kubelet (operator.py), for suites and benchmarks. See README.md.
+#
+#   kcp_check                 0: can run; 1: cannot, $KCP_WHY says why (skip); 2: ../shared is
+#                             present but something it needs is missing (a failure, not a skip)
+#   kcp_up DIR                bring it up in DIR (free loopback ports), export its env (KUBE_SERVER,
+#                             KUBECONFIG, KCP_AUDIT_LOG, ...), start the operator; KCP_KUBECONFIG
+#                             is a token kubeconfig whose namespace is team-a. Registers every
+#                             token/key in $JAXJOB_TMP/secrets.list. Returns non-zero on failure.
+#   kcp_down                  stop the operator and the control plane (idempotent; call from a trap)
+#   kcp_kill_apiserver        SIGKILL the kube-apiserver and wait until it is gone
+#   kcp_start_apiserver       start it again (same etcd, same certificates), wait until ready
+#   kcp_ctl METHOD PATH [JSON]  call the API as admin (client certificate); body on stdout,
+#                             non-zero exit on an HTTP error (PATCH is a merge patch)
+#   kcp_audit UA_PREFIX       every request in the audit log of clients whose user agent starts with
+#                             UA_PREFIX, one JSON line each {verb, uri, code, ua, user, time}
+#   kcp_secret FILE           register a file's content (a minted token) in secrets.list
+#
+# Needs: bash, openssl, curl, kubectl, etcd (Debian etcd-server), /usr/bin/python3.
+KCP_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KCP_TOOL=${KCP_TOOL:-${JAXJOB_SHARED:+$JAXJOB_SHARED/tools/kube-control-plane}}
+KCP_PY=${KCP_PY:-/usr/bin/python3}
+KCP_WHY=
+
+kcp_check() {
+	if [ -z "$KCP_TOOL" ] || [ ! -d "$KCP_TOOL" ]; then
+		KCP_WHY="../shared/tools/kube-control-plane is absent (a user's clone)"
+		return 1
+	fi
+	local miss=
+	[ -x "$KCP_TOOL/bin/kube-apiserver" ] || miss="$miss $KCP_TOOL/bin/kube-apiserver"
+	[ -x "$KCP_TOOL/bin/kube-controller-manager" ] || miss="$miss $KCP_TOOL/bin/kube-controller-manager"
+	local c
+	for c in etcd etcdctl kubectl openssl curl; do
+		command -v "$c" >/dev/null 2>&1 || miss="$miss $c"
+	done
+	[ -x "$KCP_PY" ] || miss="$miss $KCP_PY"
+	if [ -n "$miss" ]; then
+		KCP_WHY="needed for the real control plane but missing:$miss (scripts/install-deps.sh installs etcd-server and kubectl)"
+		return 2
+	fi
+	return 0
+}
+
+# five free loopback ports (bound together, so they differ; released before use)
+kcp_ports() {
+	"$KCP_PY" -c '
+import socket
+ss = [socket.socket() for _ in range(5)]
+for s in ss:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))'
+}
+
+kcp_up() {
+	local dir=$1 p
+	mkdir -p "$dir" || return 1
+	KCP_DIR=$(cd "$dir" && pwd)
+	export KCP_DIR
+	read -r -a p <<<"$(kcp_ports)"
+	export APISERVER_PORT=${p[0]} ETCD_PORT=${p[1]} ETCD_PEER_PORT=${p[2]} KCM_PORT=${p[3]} KUBELET_PORT=${p[4]}
+	export PYTHON=$KCP_PY
+	KCP_UP=1
+	if ! "$KCP_TOOL/up.sh" >"$KCP_DIR/up.log" 2>&1; then
+		echo "kcp_up: up.sh failed:" >&2
+		tail -n 20 "$KCP_DIR/up.log" >&2
+		kcp_register_secrets
+		return 1
+	fi
+	# shellcheck disable=SC1091
+	. "$KCP_DIR/env"
+	kcp_register_secrets
+	# a token kubeconfig for the launcher, namespace team-a (kubeconfig* is never searched by 99-secrets)
+	sed 's/namespace: default/namespace: team-a/' "$KCP_DIR/admin-token.kubeconfig" >"$KCP_DIR/kubeconfig"
+	chmod 600 "$KCP_DIR/kubeconfig"
+	KCP_KUBECONFIG=$KCP_DIR/kubeconfig
+	kubectl create namespace team-a >/dev/null &&
+		kubectl apply -f "$KCP_HERE/runtimes.yaml" >/dev/null &&
+		kubectl wait --for condition=Established --timeout 30s \
+			crd/clustertrainingruntimes.trainer.kubeflow.org crd/trainingruntimes.trainer.kubeflow.org >/dev/null &&
+		kubectl apply -f "$KCP_HERE/jax-distributed.yaml" >/dev/null || {
+		echo "kcp_up: cluster setup (namespace team-a, training runtimes) failed" >&2
+		return 1
+	}
+	kcp_start_operator
+}
+
+kcp_start_operator() {
+	rm -f "$KCP_DIR/operator.ready"
+	setsid "$KCP_PY" "$KCP_HERE/operator.py" --env "$KCP_DIR/env" --ready-file "$KCP_DIR/operator.ready" \
+		>>"$KCP_DIR/logs/operator.log" 2>&1 </dev/null &
+	echo $! >"$KCP_DIR/pids/operator.pid"
+	local i=0
+	until [ -e "$KCP_DIR/operator.ready" ]; do
+		i=$((i + 1))
+		if [ "$i" -gt 300 ] || ! kill -0 "$(cat "$KCP_DIR/pids/operator.pid")" 2>/dev/null; then
+			echo "kcp_up: the simulated operator did not start:" >&2
+			tail -n 20 "$KCP_DIR/logs/operator.log" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+kcp_down() {
+	[ -n "${KCP_UP:-}" ] || return 0
+	KCP_UP=
+	local f=$KCP_DIR/pids/operator.pid pid
+	if [ -f "$f" ]; then
+		pid=$(cat "$f")
+		kill -TERM "$pid" 2>/dev/null
+		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+		kill -KILL "$pid" 2>/dev/null
+		rm -f "$f"
+	fi
+	KCP_DIR=$KCP_DIR "$KCP_TOOL/down.sh" >>"$KCP_DIR/down.log" 2>&1
+	return 0
+}
+
+kcp_register_secrets() {
+	local list=${JAXJOB_SECRETS_LIST:-${JAXJOB_TMP:+$JAXJOB_TMP/secrets.list}} f
+	[ -n "$list" ] || return 0
+	for f in "$KCP_DIR"/*.token; do
+		[ -s "$f" ] && tr -d '\n' <"$f" && echo
+	done >>"$list"
+	for f in "$KCP_DIR"/pki/*.key "$KCP_DIR"/pki/*.crt; do
+		[ -s "$f" ] || continue
+		case $f in */ca.crt) continue ;; esac	# the CA certificate is public
+		grep -v -- '-----' "$f" | awk 'length($0) >= 40'
+		base64 -w0 <"$f" | cut -c 1-60
+		echo
+	done >>"$list"
+}
+
+kcp_secret() { # FILE: a token minted by a test
+	local list=${JAXJOB_SECRETS_LIST:-${JAXJOB_TMP:+$JAXJOB_TMP/secrets.list}}
+	[ -n "$list" ] && { tr -d '\n' <"$1"; echo; } >>"$list"
+}
+
+kcp_kill_apiserver() {
+	local pid
+	pid=$(cat "$KCP_DIR/pids/apiserver.pid") || return 1
+	kill -KILL "$pid"
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+	rm -f "$KCP_DIR/pids/apiserver.pid"
+}
+
+kcp_start_apiserver() {
+	"$KCP_TOOL/up.sh" apiserver >>"$KCP_DIR/up.log" 2>&1
+}
+
+kcp_ctl() { # METHOD PATH [JSON]
+	local ctype=application/json out code
+	[ "$1" = PATCH ] && ctype=application/merge-patch+json
+	out=$(curl -sS -X "$1" --cacert "$KUBE_CA" --cert "$KCP_DIR/pki/admin.crt" --key "$KCP_DIR/pki/admin.key" \
+		-H "Content-Type: $ctype" ${3:+--data-binary "$3"} -w '\n%{http_code}' "$KUBE_SERVER$2") || return 1
+	code=${out##*$'\n'}
+	printf '%s\n' "${out%$'\n'*}"
+	case $code in 2*) return 0 ;; *) return 1 ;; esac
+}
+
+kcp_audit() { # UA_PREFIX: requests of that client, one JSON line each (a watch still open counts)
+	"$KCP_PY" - "$KCP_AUDIT_LOG" "$1" <<'PY'
+import json, sys
+seen = {}
+for line in open(sys.argv[1]):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if not (e.get('userAgent') or '').startswith(sys.argv[2]):
+        continue
+    seen[e.get('auditID')] = e      # ResponseStarted (watch, log follow), then ResponseComplete
+for e in seen.values():
+    print(json.dumps({'verb': e.get('verb'), 'uri': e.get('requestURI'), 'code': (e.get('responseStatus') or {}).get('code'),
+                      'ua': e.get('userAgent'), 'user': (e.get('user') or {}).get('username'),
+                      'time': e.get('requestReceivedTimestamp')}))
+PY
+}
