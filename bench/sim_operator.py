@@ -23,11 +23,12 @@ KUBE_SERVER, KUBE_CA, KUBE_TOKEN_FILE, FAKE_KUBELET_LOG_ROOT, FAKE_NODE.
      stay running with their log stream open ("stuck in a collective");
      the remaining ones exit 0; then the job gets Failed.
 
-Prints one JSON line: {"created": <audit-free local time the job was
-seen>, "decided": <time.time() when the terminal status PATCH was sent>,
-"uid": ..., "lines": N*WORKERS}. The operator of issue 11
-(tests/realserver/, realsrv) replaces this when it lands; until then the
-bench and tests/suites/56-kube-http2-real.sh use this one.
+Prints one JSON line: {"seen": <time.time() the job's ADDED event came>,
+"decided": <time.time() when the terminal status PATCH was sent>, "uid": ...,
+"lines": N*WORKERS}. realsrv's tests/realserver/operator.py is the full
+operator (SIM_* scenarios, restarts, TrainJobs); this one exists for the
+bench because it knows the exact moment the verdict is written and has
+failures with survivors that never exit (bench/launch-real.sh).
 """
 import argparse
 import datetime

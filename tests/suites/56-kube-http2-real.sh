@@ -7,58 +7,49 @@
 # the control: it opens one connection per stream, so the count can fail.
 #
 # Connections are counted outside the process: strace's connect() calls
-# to the apiserver's port. The operator's part (pods, statuses, logs the
-# stub kubelet serves) is bench/sim_operator.py. Not timed.
+# to the apiserver's port. The control plane and the simulated operator and
+# kubelet are realsrv's harness (tests/realserver/kcp.sh, operator.py); the
+# workers print the lines of a file (SIM_LOG_FILE) so completeness is exact.
+# Not timed.
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 top=$JAXJOB_TOP
-kcp=$top/../shared/tools/kube-control-plane
-PY=/usr/bin/python3
-
-if [ ! -x "$kcp/up.sh" ]; then
-	skip 'http2 on the real apiserver' "../shared/tools/kube-control-plane is absent"
-	exit 0
+. "$top/tests/realserver/kcp.sh"
+kcp_check
+case $? in
+1) skip 'http2 on the real apiserver' "$KCP_WHY"; exit 0 ;;
+2) not_ok "http2 on the real apiserver: $KCP_WHY"; exit 1 ;;
+esac
+if ! command -v strace >/dev/null 2>&1; then
+	not_ok 'http2 on the real apiserver: strace is missing (scripts/install-deps.sh installs it)'
+	exit 1
 fi
-for t in etcd strace kubectl openssl; do
-	if ! command -v $t >/dev/null 2>&1; then
-		skip 'http2 on the real apiserver' "$t not installed (scripts/install-deps.sh)"
-		exit 0
-	fi
-done
-
-# Five free loopback ports (bound then released; the control plane binds them next).
-read -r p1 p2 p3 p4 p5 < <($PY -c '
-import socket
-ss = [socket.socket() for _ in range(5)]
-for s in ss: s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in ss])')
-export KCP_DIR=$JAXJOB_TMP/kcp APISERVER_PORT=$p1 ETCD_PORT=$p2 ETCD_PEER_PORT=$p3 KCM_PORT=$p4 KUBELET_PORT=$p5
-trap '"$kcp/down.sh" >/dev/null 2>&1' EXIT
-if ! "$kcp/up.sh" >"$T/up.out" 2>&1; then
+trap kcp_down EXIT
+if ! kcp_up "$JAXJOB_TMP/kcp" >"$T/up.out" 2>&1; then
 	not_ok 'the real control plane starts'
 	tail -n 30 "$T/up.out" >&2
 	exit 1
 fi
-. "$KCP_DIR/env"
-kubectl create namespace h2 >/dev/null
 
-# run NAME WORKERS LINES [env...] -- a launch with the operator beside it;
-# stdout in $T/NAME.out (through SLOW_READER when set), connect() calls in
+# run NAME WORKERS LINES [env...]: a launch of a job whose workers print
+# LINES lines each ("NAME worker I line J") over a second; stdout in
+# $T/NAME.out (through SLOW_READER when set), connect() calls in
 # $T/NAME.strace, the exit status in $T/NAME.rc.
 run() {
-	local name=$1 workers=$2 lines=$3
+	local name=$1 workers=$2 lines=$3 i
 	shift 3
-	$PY "$top/bench/sim_operator.py" h2 "$name" "$workers" --lines "$lines" >"$T/$name.op" 2>"$T/$name.operr" &
-	local op=$!
+	for ((i = 0; i < workers; i++)); do
+		seq 0 $((lines - 1)) | sed "s/^/$name worker $i line /" >"$T/$name.log$i"
+	done
 	local sink=(cat)
-	[ -n "${SLOW_READER:-}" ] && sink=($PY -c "$SLOW_READER")
+	[ -n "${SLOW_READER:-}" ] && sink=(/usr/bin/python3 -c "$SLOW_READER")
 	set -o pipefail
 	env "$@" strace -f -qq -e trace=connect -o "$T/$name.strace" \
-		"$JAXJOB" launch --kubeconfig "$KUBECONFIG" --namespace h2 --name "$name" \
-		--workers "$workers" --image ghcr.io/x/jax:1 --timeout 120s -- python train.py \
+		"$JAXJOB" launch --kubeconfig "$KCP_KUBECONFIG" --name "$name" \
+		--workers "$workers" --image ghcr.io/x/jax:1 --timeout 120s \
+		--env "SIM_LOG_FILE=$T/$name.log{worker}" --env SIM_DURATION=1 -- python train.py \
 		2>"$T/$name.err" | "${sink[@]}" >"$T/$name.out"
 	echo $? >"$T/$name.rc"
 	set +o pipefail
-	wait $op
 }
 
 conns() { grep -c "sin_port=htons($APISERVER_PORT)" "$T/$1.strace"; }
@@ -67,7 +58,8 @@ conns() { grep -c "sin_port=htons($APISERVER_PORT)" "$T/$1.strace"; }
 complete() { # complete NAME WORKERS LINES
 	local name=$1 workers=$2 lines=$3 i
 	for ((i = 0; i < workers; i++)); do
-		grep "^\[worker-$i\] " "$T/$name.out" | sed "s/^\[worker-$i\] //" >"$T/$name.w$i"
+		# the file's lines, between the simulator's own INFO lines
+		grep "^\[worker-$i\] $name worker $i line " "$T/$name.out" | sed "s/^\[worker-$i\] //" >"$T/$name.w$i"
 		seq 0 $((lines - 1)) | sed "s/^/$name worker $i line /" | cmp -s - "$T/$name.w$i" || {
 			echo "worker $i: $(wc -l <"$T/$name.w$i") of $lines lines, or out of order" >&2
 			return 1
