@@ -155,8 +155,8 @@ static int build_job(const struct launch_opts *o, const struct jobapi *api, cJSO
 	const char *source = NULL;
 	*out = NULL;
 	if (!o->template_path && !cJSON_GetObjectItemCaseSensitive(o->params, "name"))
-		return err_set(e, ERR_INPUT, "the job needs a name: give --name NAME, or "
-			       "--name-prefix PREFIX with the run (--run-id) to derive one");
+		return err_set(e, ERR_INPUT, "--name is required (or --name-prefix with --run-id, "
+			       "which derive one per run); see `jaxjob launch --help`");
 	/* the built-in template has a place for everything its API can express */
 	if (!o->template_path && jobapi_check_params(api, o->params, e) < 0)
 		return -1;
