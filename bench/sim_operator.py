@@ -4,7 +4,7 @@ one JAXJob on the real control plane (../shared/tools/kube-control-plane),
 minimal: what a launcher needs to see to follow a job to its end.
 
     sim_operator.py NS NAME WORKERS [--lines N] [--outcome Succeeded|Failed]
-                    [--stuck K] [--run-s S] [--wait-s S]
+                    [--stuck K] [--run-s S] [--wait-s S] [--ready-file F]
 
 Reads the control plane's env from the environment (source $KCP_DIR/env):
 KUBE_SERVER, KUBE_CA, KUBE_TOKEN_FILE, FAKE_KUBELET_LOG_ROOT, FAKE_NODE.
@@ -41,6 +41,7 @@ import time
 import urllib.parse
 
 GROUP = "/apis/kubeflow.org/v1"
+UA = "sim-operator/bench"    # the bench tells its requests from the launcher's by this
 
 
 class Api:
@@ -59,7 +60,8 @@ class Api:
 
     def call(self, method, path, body=None, ctype="application/json"):
         data = json.dumps(body).encode() if body is not None else None
-        hdr = {"Authorization": "Bearer " + self.token, "Accept": "application/json"}
+        hdr = {"Authorization": "Bearer " + self.token, "Accept": "application/json",
+               "User-Agent": UA}
         if data is not None:
             hdr["Content-Type"] = ctype
         for attempt in range(3):
@@ -76,15 +78,18 @@ class Api:
                 if attempt == 2:
                     raise
 
-    def wait_created(self, ns, name, timeout_s):
-        """The job's ADDED event (a watch on its own connection)."""
+    def wait_created(self, ns, name, timeout_s, ready_file=None):
+        """The job's ADDED event (a watch on its own connection); ready_file
+        is created once the watch is open (the bench starts the tool then)."""
         c = http.client.HTTPSConnection(self.host, self.port, context=self.ctx, timeout=timeout_s)
         sel = urllib.parse.quote(f"metadata.name={name}")
         c.request("GET", f"{GROUP}/namespaces/{ns}/jaxjobs?watch=1&fieldSelector={sel}",
-                  headers={"Authorization": "Bearer " + self.token})
+                  headers={"Authorization": "Bearer " + self.token, "User-Agent": UA})
         r = c.getresponse()
         if r.status != 200:
             raise RuntimeError(f"watch jaxjobs: {r.status}")
+        if ready_file:
+            open(ready_file, "w").close()
         while True:
             line = r.readline()
             if not line:
@@ -116,9 +121,10 @@ def main():
     ap.add_argument("--stuck", type=int, default=-1)
     ap.add_argument("--run-s", type=float, default=0.5)
     ap.add_argument("--wait-s", type=float, default=60)
+    ap.add_argument("--ready-file")
     a = ap.parse_args()
     api = Api()
-    job, seen = api.wait_created(a.ns, a.name, a.wait_s)
+    job, seen = api.wait_created(a.ns, a.name, a.wait_s, a.ready_file)
     uid = job["metadata"]["uid"]
     node = os.environ.get("FAKE_NODE", "fake-node")
     logroot = os.environ["FAKE_KUBELET_LOG_ROOT"]
