@@ -67,7 +67,9 @@ static int connect_client(struct launch_state *st, struct launch_result *r)
 	ko.context = st->o->context;
 	ko.ns = st->o->namespace_flag;
 	ko.insecure_skip_tls_verify = st->o->insecure_skip_tls_verify;
-	if (kube_config_load(&ko, &cfg, &e)) {
+	int rc = kube_config_load(&ko, &cfg, &e);
+	launch_print_warnings(cfg.warnings.data);
+	if (rc) {
 		kube_config_free(&cfg);
 		launch_result_set(r, "Error", EXIT_API_ERROR, "ConfigError", "%s", e.msg);
 		return -1;
@@ -101,6 +103,15 @@ static void adopt(struct launch_state *st, cJSON *job, const char *how)
 static void after_cancelled_create(struct launch_state *st);
 static int find_by_identity(struct launch_state *st, cJSON **found, struct err *e);
 
+/* Was `job` created by `jaxjob launch` outside any pipeline (no identity)? */
+static int local_run(const cJSON *job)
+{
+	const cJSON *ann = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(job, "metadata"), "annotations");
+	const char *src = jstr(ann, LAUNCH_SOURCE_ANNOTATION);
+	return src && !strncmp(src, "local run", 9);
+}
+
 /* The name is taken (409): ours from an earlier attempt, or someone else's. */
 static int on_conflict(struct launch_state *st, struct launch_result *r)
 {
@@ -128,6 +139,13 @@ static int on_conflict(struct launch_state *st, struct launch_result *r)
 				  "%s %s/%s already exists (created by an earlier attempt of this "
 				  "step) and --adopt=false: delete it or allow re-attaching",
 				  st->kind, st->ns, st->name);
+	else if (local_run(existing))	/* a person ran the same command before */
+		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
+				  "%s %s/%s already exists, left by an earlier local run (local runs "
+				  "are never re-attached): delete it with `kubectl delete %s.%s %s -n %s`, "
+				  "choose another --name, or give every run the same --identity",
+				  st->kind, st->ns, st->name, st->res->plural, st->res->group,
+				  st->name, st->ns);
 	else
 		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
 				  "%s %s/%s already exists and was not launched by this step "
@@ -231,6 +249,30 @@ static int find_by_identity(struct launch_state *st, cJSON **found, struct err *
 	return rc;
 }
 
+/* A create into a namespace that does not exist: say where the name came
+ * from, since the user may never have typed it. */
+static int missing_namespace(const struct launch_state *st, const struct err *e,
+			     struct launch_result *r)
+{
+	const struct kube_config *cfg = st->c ? kube_client_config(st->c) : NULL;
+	char want[300];
+
+	snprintf(want, sizeof(want), "namespaces \"%s\" not found", st->ns ? st->ns : "");
+	if (e->code != ERR_NOTFOUND || strncmp(e->msg, want, strlen(want)))
+		return 0;
+	if (st->o->namespace_flag)
+		launch_result_set(r, "Error", EXIT_API_ERROR, "NamespaceNotFound",
+				  "namespace \"%s\" does not exist (it is the one -n/--namespace "
+				  "gave): create it, or pass an existing one with -n", st->ns);
+	else
+		launch_result_set(r, "Error", EXIT_API_ERROR, "NamespaceNotFound",
+				  "namespace \"%s\" does not exist (it is the namespace of context "
+				  "\"%s\" in %s, or the template's): create it, or pass an existing "
+				  "one with -n", st->ns, cfg && cfg->context ? cfg->context : "?",
+				  cfg && cfg->source ? cfg->source : "the kubeconfig");
+	return 1;
+}
+
 static void api_error(struct launch_result *r, const struct err *e)
 {
 	const char *hint = "";
@@ -241,12 +283,29 @@ static void api_error(struct launch_result *r, const struct err *e)
 			  e->reason[0] ? e->reason : err_code_name(e->code), "%s%s", e->msg, hint);
 }
 
+/*
+ * The create retries for a short while only (a server that is not there is
+ * more likely a wrong kubeconfig than a blip), saying what it waits for.
+ */
+#define CREATE_RETRY_S 10.0
+
+static void on_create_retry(void *ud, unsigned attempt, double delay_s, const struct err *why)
+{
+	struct launch_state *st = ud;
+
+	(void)why;
+	if (delay_s < 1.0)	/* the first quick tries go unsaid */
+		return;
+	launch_progress_note(&st->prog, "waiting for the API server at %s (attempt %u, next in %.0f s)",
+			     kube_client_config(st->c)->server, attempt, delay_s);
+}
+
 /* The create failed in a way that says nothing about whether it happened:
  * the connection broke or the server failed after our POST may have landed. */
 static int answer_lost(const struct err *e)
 {
-	if (kube_err_tls_untrusted(e))
-		return 0;
+	if (kube_err_tls_untrusted(e) || !strcmp(e->reason, KUBE_REASON_UNREACHABLE))
+		return 0;	/* the POST never left */
 	return e->code == ERR_NETWORK || e->code == ERR_TIMEOUT ||
 	       (e->code == ERR_API && e->http_status >= 500);
 }
@@ -302,7 +361,13 @@ static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 			return 0;
 		}
 	}
-	if (kube_create(st->c, st->res, st->ns, st->manifest, 0, &created, &e) == 0) {
+	double window = kube_client_retry(st->c);
+	kube_client_set_retry(st->c, CREATE_RETRY_S);
+	kube_client_on_retry(st->c, on_create_retry, st);
+	int rc = kube_create(st->c, st->res, st->ns, st->manifest, 0, &created, &e);
+	kube_client_on_retry(st->c, NULL, NULL);
+	kube_client_set_retry(st->c, window);
+	if (rc == 0) {
 		const char *rv = jstr(cJSON_GetObjectItemCaseSensitive(created, "metadata"),
 				      "resourceVersion");
 		free(st->watch_from);
@@ -319,7 +384,8 @@ static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 		return on_conflict(st, r);
 	if (answer_lost(&e) && found_after_lost_answer(st, &e))
 		return 0;
-	api_error(r, &e);
+	if (!missing_namespace(st, &e, r))
+		api_error(r, &e);
 	return -1;
 }
 
@@ -463,8 +529,10 @@ static void report(struct launch_state *st, const struct launch_result *r)
 	}
 	if (st->o->quiet)
 		return;
+	/* "Timeout: --timeout of 60s reached", never "Timeout: Timeout: ..." */
+	int same = !strcmp(r->reason, r->state);
 	launch_progress_note(&st->prog, "%s%s%s%s%s (exit %d)", r->state,
-			     r->reason[0] ? ": " : "", r->reason,
+			     r->reason[0] && !same ? ": " : "", same ? "" : r->reason,
 			     r->message[0] ? ": " : "", r->message, r->exit_code);
 }
 

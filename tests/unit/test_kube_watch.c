@@ -53,6 +53,12 @@ static const char watch3[] =
 
 /* ---- the scripted server (child process) ------------------------------------ */
 
+static void trace_to_stderr(const char *line, void *ud)
+{
+	(void)ud;
+	fprintf(stderr, "%s\n", line);
+}
+
 static void send_all(int fd, const char *p, size_t n)
 {
 	while (n) {
@@ -206,7 +212,8 @@ static void run_with_chunk(size_t chunk, int outage)
 	struct err e = ERR_INIT;
 	struct kube_client *c = kube_client_new(&cfg, &e);
 	assert_non_null(c);
-	kube_client_set_trace(c, getenv("KUBE_TRACE") != NULL);
+	if (getenv("KUBE_TRACE"))
+		kube_client_set_trace(c, trace_to_stderr, NULL);
 	struct seen s = { c, BUF_INIT, 0, 0, 0 };
 	struct kube_watch_opts o = {
 		.res = &KUBE_JAXJOB, .ns = "t", .sel = { .field_selector = "metadata.namespace=t" },
