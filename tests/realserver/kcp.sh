@@ -75,8 +75,11 @@ kcp_up() {
 	fi
 	# shellcheck disable=SC1091
 	. "$KCP_DIR/env"
-	if [ -n "$cache" ] && [ ! -e "$cache/pki/done" ] && mkdir -p "$cache" 2>/dev/null; then
-		chmod 700 "$cache" && cp -a "$KCP_DIR/pki" "$cache/" && cp -p "$KCP_DIR"/*.token "$cache/"
+	if [ -n "$cache" ] && [ ! -e "$cache" ]; then
+		# built aside and renamed: a suite starting in parallel sees all of it or nothing
+		local tmp
+		tmp=$(mktemp -d "$cache.XXXXXX") && cp -a "$KCP_DIR/pki" "$tmp/" && cp -p "$KCP_DIR"/*.token "$tmp/" &&
+			mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"
 	fi
 	kcp_register_secrets
 	# a token kubeconfig for the launcher, namespace team-a (kubeconfig* is never searched by 99-secrets)

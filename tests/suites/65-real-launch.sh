@@ -4,7 +4,7 @@
 # (tests/realserver/operator.py): every operator scenario, all workers' logs line for line,
 # cancel by suspend and by foreground deletion through the real garbage collector, re-attach,
 # a TrainJob, the shipped Role with a token minted by `kubectl create token`, and the request
-# count of a long job from the apiserver's audit log (a 15 s job, not the issue's 60 s: a
+# count of a long job from the apiserver's audit log (a 10 s job, not the issue's 60 s: a
 # watch-driven launch makes the same requests however long the job runs, and the suite's time
 # budget is small; bench/realserver.sh runs the 60 s job). The scenarios run side by side on one
 # control plane (different jobs), then the assertions.
@@ -31,7 +31,7 @@ t_start=$SECONDS
 # ---- every scenario at once (different jobs on one control plane) -----------------------------
 # the long job is counted: its requests are told apart by its identity (the service account)
 bg_launch_as "$KCP_DIR/kubeconfig-sa" cnt --name cnt --image x/jax:1 --workers 2 \
-	--env SIM_DURATION=15 --env SIM_LINES=4 --out-state="$O/cnt/state" -- python train.py
+	--env SIM_DURATION=10 --env SIM_LINES=4 --out-state="$O/cnt/state" -- python train.py
 bg_launch ok3 --name ok3 --image x/jax:1 --workers 3 --env SIM_LINES=20 --env SIM_DURATION=3 \
 	--out-state="$O/ok3/state" --out-exit-code="$O/ok3/exit" -- python train.py
 bg_launch late --name late --image x/jax:1 --workers 3 --env SIM_LATE_WORKER=2 --env SIM_LATE_DELAY=3 \
@@ -132,7 +132,7 @@ expect '... the same job (uid), every worker'"'"'s log in full, each line once' 
 	test -z \"\$(sort $T/ra2.out | uniq -d)\""
 
 # ---- the shipped Role, a minted token, the request count of a long job ------------------------------
-expect "a 15 s job under the shipped Role (deploy/pipeline-step) with a TokenRequest token: exit 0 (got $rc_cnt)" \
+expect "a 10 s job under the shipped Role (deploy/pipeline-step) with a TokenRequest token: exit 0 (got $rc_cnt)" \
 	"test $rc_cnt -eq 0 && test \"\$(cat $O/cnt/state)\" = Succeeded"
 kcp_audit jaxjob/ | "$KCP_PY" -c '
 import json, sys
@@ -158,4 +158,4 @@ assert len(watches) <= 4, watches
 assert len(work) <= 12, [(r['verb'], r['uri']) for r in work]
 PY"
 cp "$T/cnt.requests" "$JAXJOB_TMP/65-real-cnt.requests" 2>/dev/null
-echo "# requests of the 15 s job: $(wc -l <"$T/cnt.requests") (see 65-real-cnt.requests)"
+echo "# requests of the 10 s job: $(wc -l <"$T/cnt.requests") (see 65-real-cnt.requests)"
