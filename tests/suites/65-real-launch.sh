@@ -141,21 +141,26 @@ for l in sys.stdin:
     if r["user"] == "system:serviceaccount:team-a:jaxjob-launcher":
         print(l.strip())' >"$T/cnt.requests"
 n=$(grep -vc selfsubject "$T/cnt.requests")
-expect "its requests, from the audit log: $n besides access reviews; no polling, no denial, no repeat" "
-	\"$KCP_PY\" - '$T/cnt.requests' <<'PY'
+# 9 on a quiet machine (one POST; a LIST + a WATCH each for the job, its pods, its events; one log
+# follow per worker). The bounds leave room for a reconnect or two when the machine is starved
+# (a watch or log stream the server or the launch gave up on), never for polling or a 403 loop.
+expect "its requests, from the audit log: $n besides access reviews (9 when idle); no polling, no denial" "
+	\"\$KCP_PY\" - '$T/cnt.requests' <<'PY'
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
 work = [r for r in reqs if 'selfsubject' not in r['uri']]
+for r in work:
+    print(r['verb'], r['code'], r['uri'][:160], file=sys.stderr)
 gets = [r for r in work if r['verb'] == 'get' and '/jaxjobs/cnt' in r['uri'].split('?')[0]]
 denied = [r for r in reqs if r['code'] in (401, 403)]
 watches = [r for r in work if r['verb'] == 'watch']
 logs = [r for r in work if '/log' in r['uri']]
 assert len([r for r in work if r['verb'] == 'create']) == 1, 'one POST'
-assert len(gets) <= 1, ('no polling of the job', gets)
-assert not denied, denied
-assert len(logs) == 2, ('one log follow per worker', logs)
-assert len(watches) <= 4, watches
-assert len(work) <= 12, [(r['verb'], r['uri']) for r in work]
+assert len(gets) <= 1, 'no polling of the job'
+assert not denied, 'no request denied'
+assert 2 <= len(logs) <= 4, 'one log follow per worker (+ a reconnect each at most)'
+assert len(watches) <= 6, 'one watch each for job, pods, events (+ a reconnect each at most)'
+assert len(work) <= 15, 'a handful of requests'
 PY"
 cp "$T/cnt.requests" "$JAXJOB_TMP/65-real-cnt.requests" 2>/dev/null
 echo "# requests of the 10 s job: $(wc -l <"$T/cnt.requests") (see 65-real-cnt.requests)"
