@@ -31,13 +31,13 @@ kcp_check() {
 	local miss=
 	[ -x "$KCP_TOOL/bin/kube-apiserver" ] || miss="$miss $KCP_TOOL/bin/kube-apiserver"
 	[ -x "$KCP_TOOL/bin/kube-controller-manager" ] || miss="$miss $KCP_TOOL/bin/kube-controller-manager"
-	local c
+	local c hint=
 	for c in etcd etcdctl kubectl openssl curl; do
-		command -v "$c" >/dev/null 2>&1 || miss="$miss $c"
+		command -v "$c" >/dev/null 2>&1 || { miss="$miss $c"; hint=" (scripts/install-deps.sh installs them)"; }
 	done
 	[ -x "$KCP_PY" ] || miss="$miss $KCP_PY"
 	if [ -n "$miss" ]; then
-		KCP_WHY="needed for the real control plane but missing:$miss (scripts/install-deps.sh installs etcd-server and kubectl)"
+		KCP_WHY="needed for the real control plane but missing:$miss$hint"
 		return 2
 	fi
 	return 0
