@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "crdschema.h"
 #include "jcheck.h"
 #include "jobapi.h"
 #include "jschema.h"
@@ -121,6 +122,8 @@ static int check_pod_template(const cJSON *tmpl, struct err *e)
 	if (!jax)
 		return err_set(e, ERR_INPUT, "%s.spec.containers must have a container named %s "
 			       "(the operator's JAX container)", base, JAXJOB_CONTAINER);
+	if (jcheck_pod_rules("spec.jaxReplicaSpecs.Worker.template.spec", spec, e) < 0)
+		return -1;
 	snprintf(p, sizeof(p), "%s.metadata.labels", base);
 	return jcheck_string_map(p, jcheck_member(jcheck_member(tmpl, "metadata"), "labels"), 1, e);
 }
@@ -167,7 +170,9 @@ int jaxjob_validate(const cJSON *job, struct err *e)
 			return err_set(e, ERR_INPUT, "spec.jaxReplicaSpecs.%s is not supported: the only "
 				       "replica type of a JAXJob is %s", rs->string, JAXJOB_REPLICA);
 	const char *name = jaxjob_name(job);
-	return check_worker(name, jcheck_member(specs, JAXJOB_REPLICA), e);
+	if (check_worker(name, jcheck_member(specs, JAXJOB_REPLICA), e) < 0)
+		return -1;
+	return crdschema_validate(job, e);	/* what the rules above do not cover */
 }
 
 /* ---- accessors ------------------------------------------------------------ */

@@ -33,7 +33,9 @@ static int check_field(const char *path, const struct jschema_field *f, const cJ
 	case JS_STRINGS:
 		return jcheck_strings(path, v, (int)f->max, e);
 	case JS_ENV:
-		return jcheck_env(path, v, (int)f->max, e);
+		if (jcheck_env(path, v, (int)f->max, e) < 0)
+			return -1;
+		return jcheck_env_names(path, v, e);	/* the apiserver's rule for the pods to come */
 	case JS_LIST:
 		return jcheck_want(path, v, cJSON_IsArray, "a list", e);
 	case JS_MAP:

@@ -51,6 +51,9 @@
 
 /* err.reason of a TLS verification failure of the API server (code ERR_NETWORK). */
 #define KUBE_REASON_TLS_UNTRUSTED "TLSVerificationFailed"
+/* The connection was never made (refused, name not resolved): the request
+ * did not leave, so nothing it would have done happened. */
+#define KUBE_REASON_UNREACHABLE "Unreachable"
 
 static inline int kube_err_tls_untrusted(const struct err *e)
 {
@@ -103,6 +106,17 @@ const struct kube_config *kube_client_config(const struct kube_client *c);
 
 /* Default retry window for requests (seconds, default 30). */
 void kube_client_set_retry(struct kube_client *c, double seconds);
+double kube_client_retry(const struct kube_client *c);
+
+/*
+ * Called each time a request failed and is sent again after `delay_s`
+ * (attempt = the one that failed, `why` = its error), so a front-end can
+ * say what it waits for; NULL to stop. The core never prints.
+ */
+void kube_client_on_retry(struct kube_client *c,
+			  void (*fn)(void *ud, unsigned attempt, double delay_s,
+				     const struct err *why),
+			  void *ud);
 
 /*
  * Connections opened so far (TCP+TLS handshakes, summed over transfers).

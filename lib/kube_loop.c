@@ -396,6 +396,13 @@ static void dispatch_xfers(struct kube_client *c)
 			size_t used = x->on_data(x->ud, x->in.data, x->in.len);
 			buf_consume(&x->in, used);
 		}
+		/*
+		 * A burst (a worker's backlog arriving at once) grows the buffer
+		 * up to the pause bound; give it back once drained, or every
+		 * stream of a big job keeps its largest burst for its lifetime.
+		 */
+		if (!x->in.len && x->in.cap > KUBE_STREAM_KEEP_CAP)
+			buf_free(&x->in);
 		if (!x->dead && x->paused && x->in.len < KUBE_STREAM_PENDING_MAX / 2) {
 			x->paused = 0;
 			curl_easy_pause(x->easy, CURLPAUSE_CONT);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "crdschema.h"
 #include "jcheck.h"
 #include "jobapi.h"
 #include "jschema.h"
@@ -94,6 +95,16 @@ static int check_patches(const char *path, const cJSON *list, struct err *e)
 		snprintf(q, sizeof(q), "%s.trainingRuntimeSpec", p);
 		if (spec && jcheck_want(q, spec, cJSON_IsObject, "a mapping", e) < 0)
 			return -1;
+		/* the pods of each replicated job: the API server's Pod rules */
+		const cJSON *rj;
+		int k = 0;
+		cJSON_ArrayForEach(rj, jcheck_member(jcheck_member(jcheck_member(spec, "template"), "spec"), "replicatedJobs")) {
+			char pod[256];
+			snprintf(pod, sizeof(pod), "%s.template.spec.replicatedJobs[%d].template.spec.template.spec", q, k++);
+			const cJSON *ps = jcheck_member(jcheck_member(jcheck_member(jcheck_member(rj, "template"), "spec"), "template"), "spec");
+			if (jcheck_pod_rules(pod, ps, e) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -144,9 +155,10 @@ int trainjob_validate(const cJSON *job, struct err *e)
 	    jcheck_metadata(jcheck_member(job, "metadata"), e) < 0 ||
 	    jschema_check("spec", jcheck_member(job, "spec"), 1, spec_fields, e) < 0)
 		return -1;
-	return check_name_length(
-		jcheck_member(jcheck_member(job, "metadata"), "name")->valuestring,
-		trainjob_nodes(job), e);
+	if (check_name_length(jcheck_member(jcheck_member(job, "metadata"), "name")->valuestring,
+			      trainjob_nodes(job), e) < 0)
+		return -1;
+	return crdschema_validate(job, e);	/* what the rules above do not cover */
 }
 
 /* ---- tidy ------------------------------------------------------------------ */
