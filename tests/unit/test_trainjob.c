@@ -198,7 +198,7 @@ static cJSON *render(const char *const *flags)
 	for (; *flags; flags += 2)
 		assert_int_equal(jobparams_set_text(params, jobparams_find(flags[0]), flags[1], &e), 0);
 	assert_int_equal(jobapi_template(&JOBAPI_TRAINJOB, NULL, &tmpl, NULL, &e), 0);
-	if (jobparams_render(tmpl, params, "t", &job, &e))
+	if (jobparams_render(tmpl, params, "t", NULL, &job, &e))
 		fail_msg("%s", e.msg);
 	trainjob_tidy(job);
 	if (trainjob_validate(job, &e))
