@@ -145,8 +145,8 @@ static int check_runtime(const struct launch_opts *o, const struct jobapi *api,
 	struct kube_client *c;
 	const char *ns;
 
-	if (api != &JOBAPI_TRAINJOB)
-		return 0;
+	if (!api->check_runtime)
+		return 0;	/* nothing the job refers to (a JAXJob) */
 	c = preflight_client(o, pf, &e);
 	if (!c)
 		return 0;	/* launch_run() reports the configuration problem */

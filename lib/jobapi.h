@@ -35,6 +35,8 @@
 #include "err.h"
 #include "kube_client.h"
 
+struct kube_client;
+
 /* Worker counts of a job: replicas wanted (spec), the rest from the status. */
 struct jobapi_workers {
 	int replicas, active, succeeded, failed;
@@ -48,6 +50,7 @@ struct jobapi_refusal {
 
 struct jobapi {
 	const char *name;		/* "jaxjob" | "trainjob": --api and job files' `api:` */
+	const char *project;		/* who serves it, for messages: "Kubeflow Trainer v2" */
 	const char *kind;		/* "JAXJob" */
 	const char *api_version;	/* "kubeflow.org/v1" */
 	const struct kube_resource *res;
@@ -76,6 +79,10 @@ struct jobapi {
 	const char *container;		/* the worker container (logs, exit codes) */
 
 	const struct jobapi_refusal *refused;	/* ended by a NULL param */
+
+	/* before a create: does what the job refers to exist? (NULL: nothing to check) */
+	int (*check_runtime)(struct kube_client *c, const cJSON *job, const char *ns,
+			     struct err *e);
 };
 
 extern const struct jobapi JOBAPI_JAXJOB;
@@ -124,7 +131,6 @@ void jobapi_drop_suspend(const struct jobapi *api, cJSON *job);
  * Neither served is ERR_NOTFOUND naming both CRDs; any other failure is the
  * request's error. `both` (may be NULL) is set to 1 when both are served.
  */
-struct kube_client;
 int jobapi_discover(struct kube_client *c, const struct jobapi **out, int *both,
 		    struct err *e);
 
