@@ -19,6 +19,12 @@
  *   suspend              spec.runPolicy.suspend          spec.suspend
  *   longest child name   {name}-worker-{N-1} (Service)   {name}-node-0-{N-1}-xxxxx (pod)
  *
+ * Each API is one handler, a `const struct jobapi` in its own file
+ * (JOBAPI_JAXJOB in jaxjob.c, JOBAPI_TRAINJOB in trainjob.c), listed once in
+ * the registry in jobapi.c; the functions below read any handler, so no
+ * caller needs to know which kinds exist (docs/architecture.md, "Adding a
+ * third job kind").
+ *
  * Parameters without a place in an API are refused with the reason (a
  * TrainJob has no restart policy or coordinator port: the runtime decides);
  * jobapi_check_params() says which and why, instead of the template's
