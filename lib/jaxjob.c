@@ -252,7 +252,7 @@ int jaxjob_worker_counts(const cJSON *job, struct jobapi_workers *w)
 	return rs != NULL;
 }
 
-/* ---- the handler (struct jobapi, lib/jobapi.h) ------------------------------------------------------------------ */
+/* ---- the handler (struct jobapi, lib/jobapi.h) ------------------------------ */
 
 /* The operator's per-worker Service "{name}-worker-{N-1}" is the longest. */
 static int jaxjob_overhead(int workers)

@@ -304,7 +304,7 @@ static int check_runtime(struct kube_client *c, const cJSON *job, const char *ns
 		       " (Kubeflow Trainer v2.2 or later ships jax-distributed)");
 }
 
-/* ---- the handler (struct jobapi, lib/jobapi.h) ---------------------------------------------------------------- */
+/* ---- the handler (struct jobapi, lib/jobapi.h) ------------------------------ */
 
 static void trainjob_longest(const char *name, int nodes, struct buf *out)
 {
