@@ -275,8 +275,8 @@ static void scalar_to_text(const cJSON *v, struct buf *out)
 		buf_adds(out, v->valuestring);
 	} else if (cJSON_IsBool(v)) {
 		buf_adds(out, cJSON_IsTrue(v) ? "true" : "false");
-	} else if (cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble) {
-		buf_addf(out, "%lld", (long long)v->valuedouble);
+	} else if (cJSON_IsNumber(v)) {
+		jtree_number_text(v, JTREE_NUM_TEXT, out);	/* as written */
 	} else {
 		yj_json_canonical(v, out);
 	}

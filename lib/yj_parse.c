@@ -410,8 +410,22 @@ static cJSON *typed_scalar(struct ctx *c, yaml_event_t *ev)
 		return xcheck(cJSON_CreateNull());
 	case SK_BOOL:
 		return xcheck(cJSON_CreateBool(b));
-	case SK_NUMBER:
-		return xcheck(cJSON_CreateNumber(num));
+	case SK_NUMBER: {
+		/* .inf and .nan are words; a written number out of range is not */
+		if (isinf(num) && !strchr(s, 'i') && !strchr(s, 'I')) {
+			fail_at(c, ERR_INPUT, m,
+				"number %.40s%s is out of range (a double holds up to about 1.8e308); quote it if it is text",
+				s, strlen(s) > 40 ? "..." : "");
+			return NULL;
+		}
+		cJSON *n = xcheck(cJSON_CreateNumber(num));
+		/* decimal text kept as written (jtree_number_text): 0.1 stays 0.1 */
+		const char *d = s + strspn(s, "+-");
+		int hex_oct = d[0] == '0' && (d[1] == 'x' || d[1] == 'o');
+		if (!hex_oct && !strpbrk(s, "nNiI"))	/* not 0x10, 0o7, .nan, .inf */
+			n->valuestring = xstrdup(s);
+		return n;
+	}
 	default:
 		return xcheck(cJSON_CreateString(s));
 	}
