@@ -183,6 +183,29 @@ static void numbers_keep_their_text(void **state)
 	parse_fails("v: -1e400\n", ERR_INPUT, "out of range", NULL);
 }
 
+/* JSON's surrogate-pair escapes (Python's json.dumps) are valid input. */
+static void json_surrogate_pairs_are_characters(void **state)
+{
+	(void)state;
+	cJSON *doc = parse_ok("{\"a\": \"x\\ud83d\\udca5y\", \"b\": [\"\\uD83D\\uDE00\", 'q\\ud83d\\udca5'],"
+			      " \"c\": plain\\ud83d\\udca5}");
+	assert_string_equal(cJSON_GetObjectItem(doc, "a")->valuestring, "x\xf0\x9f\x92\xa5y");
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "b"), 0)->valuestring, "\xf0\x9f\x98\x80");
+	/* single-quoted and plain scalars have no escapes: the text stays */
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "b"), 1)->valuestring, "q\\ud83d\\udca5");
+	assert_string_equal(cJSON_GetObjectItem(doc, "c")->valuestring, "plain\\ud83d\\udca5");
+	cJSON_Delete(doc);
+	parse_fails("v: \"\\ud83d alone\"\n", ERR_PARSE, "t.yaml:1:", "half of a UTF-16 surrogate pair");
+	parse_fails("v: \"\\udca5\\ud83d\"\n", ERR_PARSE, "half of a UTF-16 surrogate pair", NULL);
+	struct buf many = BUF_INIT;
+	buf_adds(&many, "v: \"");
+	for (int i = 0; i <= YJ_MAX_SURROGATE_PASSES; i++)
+		buf_adds(&many, "\\ud83d\\udca5");
+	buf_adds(&many, "\"\n");
+	parse_fails(many.data, ERR_LIMIT, "surrogate-pair escapes", NULL);
+	buf_free(&many);
+}
+
 static void special_floats_parse_and_emit_as_yaml_specials(void **state)
 {
 	(void)state;
@@ -988,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(unicode_survives_both_ways),
 		cmocka_unit_test(canonical_json_sorts_keys_and_prints_integers),
 		cmocka_unit_test(numbers_keep_their_text),
+		cmocka_unit_test(json_surrogate_pairs_are_characters),
 		cmocka_unit_test(json_input_is_yaml),
 		cmocka_unit_test(random_trees_round_trip),
 		cmocka_unit_test(reference_files_round_trip),
