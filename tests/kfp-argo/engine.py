@@ -32,7 +32,9 @@ Argo, from the WorkflowTemplate:
 Subcommands (files are paths; ROOT is where "/" of the step's pod is mapped):
   ir-check IR                      the assertions on the compiled IR (prints what it checked)
   kfp-argv IR TASK ROOT [k=v...]   the step's argv, NUL-separated; k=v: run=, task_id=,
-                                   param.NAME= (pipeline parameter), input.NAME= (override)
+                                   param.NAME= (pipeline parameter), input.NAME= (override),
+                                   item= (the ParallelFor item)
+  kfp-env IR TASK run=ID            env words from kfp.kubernetes field paths (NUL-separated)
   kfp-collect IR TASK ROOT EXIT    the outputs as KFP reads them, as JSON (or exit 1 naming
                                    the output that fails to parse)
   kfp-branch IR TASK STATE         which condition branch of the IR runs for that state
@@ -68,8 +70,18 @@ def die(msg):
 
 
 def load(path):
+    """The first document (an IR file may carry a platform spec as a second one)."""
     with open(path) as f:
-        return yaml.safe_load(f)
+        return next(d for d in yaml.safe_load_all(f) if d)
+
+
+def platform_of(path):
+    """The kubernetes platform spec of an IR file, or {}."""
+    with open(path) as f:
+        for d in yaml.safe_load_all(f):
+            if d and "platforms" in d:
+                return d["platforms"].get("kubernetes", {})
+    return {}
 
 
 def kv(pairs):
@@ -118,7 +130,12 @@ def resolve_input(ir, cname, spec, ctx):
                 return ctx["param." + name]
             return ir["root"]["inputDefinitions"]["parameters"][name].get("defaultValue")
         pname, ptask = caller_of(ir, cname)
-        return resolve_input(ir, pname, ptask["inputs"]["parameters"][name], ctx)
+        given = ptask.get("inputs", {}).get("parameters", {})
+        if name not in given and ptask.get("parameterIterator", {}).get("itemInput") == name:
+            if "item" not in ctx:
+                die(f"{cname} is a loop: say which item (item=...)")
+            return ctx["item"]      # one ParallelFor iteration
+        return resolve_input(ir, pname, given[name], ctx)
     die(f"input kind not emulated: {spec}")
 
 
@@ -159,6 +176,12 @@ PH_OUT = re.compile(r"\{\{\$\.outputs\.parameters\['([^']+)'\]\.output_file\}\}"
 
 
 def launcher_arg(a, values, root, out):
+    if a.startswith('{"Concat"'):
+        parts = []
+        for b in json.loads(a)["Concat"]:
+            launcher_arg(b, values, root, parts)
+        out.append("".join(parts))
+        return
     if a.startswith('{"IfPresent"'):
         c = json.loads(a)["IfPresent"]
         for b in c.get("Then" if c["InputName"] in values else "Else", []) or []:
@@ -182,6 +205,22 @@ def kfp_argv(ir_path, task, root, pairs):
     for a in ex.get("command", []) + ex.get("args", []):
         launcher_arg(a, values, root, argv)
     sys.stdout.write("\0".join(argv))
+
+
+def kfp_env(ir_path, task, pairs):
+    """NAME=VALUE words (NUL-separated) the driver adds from kfp.kubernetes
+    field paths (driver/k8s.go); the pod label pipeline/runid is the run."""
+    ir = load(ir_path)
+    ctx = kv(pairs)
+    _, t = find_task(ir, task)
+    comp = ir["components"][t["componentRef"]["name"]]
+    ex = platform_of(ir_path).get("deploymentSpec", {}).get("executors", {})
+    words = []
+    for f in ex.get(comp["executorLabel"], {}).get("fieldPathAsEnv", []):
+        if f["fieldPath"] != "metadata.labels['pipeline/runid']":
+            die(f"field path not emulated: {f['fieldPath']}")
+        words.append(f"{f['name']}={ctx['run']}")
+    sys.stdout.write("\0".join(words))
 
 
 GO_INT = re.compile(r"^[+-]?[0-9]+$")
@@ -379,6 +418,8 @@ def main(argv):
         ir_check(args[0], args[1] if len(args) > 1 else "jaxjob-launch")
     elif cmd == "kfp-argv":
         kfp_argv(args[0], args[1], args[2], args[3:])
+    elif cmd == "kfp-env":
+        kfp_env(args[0], args[1], args[2:])
     elif cmd == "kfp-collect":
         kfp_collect(*args[:4])
     elif cmd == "kfp-branch":

@@ -236,6 +236,22 @@ for n, d in ir[\"components\"][t[\"componentRef\"][\"name\"]][\"outputDefinition
 	expect 'KFP: a name built with an f-string reaches the step literally and is refused (exit 2), saying why' \
 		"test \$(cat $T/k8.rc) = 2 && grep -q 'only when it is the whole value' $T/k8.err"
 
+	# the @dsl.container_component example: a ParallelFor iteration, the run from the pod label
+	mapfile -d '' envw < <($ENGINE kfp-env "$CC" jaxjob-launch run=run-sweep)
+	# (the finished job is kept here, --delete-after never, to look at it afterwards)
+	sed "/^        - --delete-after$/{n;s/success/never/}" "$CC" >"$T/cc-keep.yaml"
+	mapfile -d '' a < <($ENGINE kfp-argv "$T/cc-keep.yaml" jaxjob-launch "$T/c1" run=run-sweep task_name=jaxjob-launch task_id=61 item=0.01)
+	a[0]=$JAXJOB
+	env "${envw[@]}" HOSTNAME=c1-pod "${a[@]}" >"$T/c1.out" 2>"$T/c1.err"
+	echo $? >"$T/c1.rc"
+	$ENGINE kfp-collect "$CC" jaxjob-launch "$T/c1" "$(cat "$T/c1.rc")" >"$T/c1.json"
+	expect 'container_component.py as KFP runs one iteration: KFP_RUN_ID from the label, the item joined into --env (Concat), outputs parse' \
+		"[[ \" \${a[*]} \" == *' --delete-after never '* ]] && test \"\${envw[*]}\" = KFP_RUN_ID=run-sweep && test \$(cat $T/c1.rc) = 0 && grep -q 'job_name' $T/c1.json &&
+		 ctl GET /apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/\$(field $T/c1.json job_name) >$T/c1.job &&
+		 grep -q '\"LEARNING_RATE\"' $T/c1.job && grep -q '\"0.01\"' $T/c1.job &&
+		 grep -q 'kfp run run-sweep task jaxjob-launch/61' $T/c1.job &&
+		 chk $T/c1.json \"re.fullmatch('sweep-[0-9a-f]{10}', o['job_name']) and o['exit_code'] == 0 and o['worker_counts']['replicas'] == 2\""
+
 	# ---- retry: same run and task, new pod -------------------------------------
 	ks_mark
 	( HOSTNAME=r1-pod KFP_POD_NAME=r1-pod; export HOSTNAME KFP_POD_NAME
