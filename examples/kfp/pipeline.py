@@ -55,9 +55,11 @@ SERVICE_ACCOUNT = "pipeline-runner"
 
 
 @dsl.component(base_image="python:3.12-slim")
-def evaluate(job_name: str, duration: str, workers: dict) -> str:
-    """Runs only when the job Succeeded."""
-    return f"{job_name}: trained in {duration}s on {workers['replicas']} workers"
+def evaluate(job_name: str, duration: str, workers: dict, metrics: dsl.Input[dsl.Metrics]) -> str:
+    """Runs only when the job Succeeded. `metrics` is the step's system.Metrics
+    artifact: its metadata holds the scalars the UI shows (loss, loss.min, ...)."""
+    loss = metrics.metadata.get("loss", metrics.metadata.get("train_loss"))
+    return f"{job_name}: trained in {duration}s on {workers['replicas']} workers, final loss {loss}"
 
 
 @dsl.component(base_image="python:3.12-slim")
@@ -114,7 +116,8 @@ def jax_mnist(image: str = "ghcr.io/kubeflow/training-v1/jaxjob-dist-spmd-mnist:
         with dsl.If(step.outputs["state"] == "Succeeded"):
             evaluate(job_name=step.outputs["job_name"],
                      duration=step.outputs["duration"],
-                     workers=step.outputs["workers"])
+                     workers=step.outputs["workers"],
+                     metrics=step.outputs["metrics"])
         with dsl.Else():
             report_failure(state=step.outputs["state"],
                            reason=step.outputs["reason"],
