@@ -170,6 +170,7 @@ export KUBECONFIG=$KS/kubeconfig	# the in-cluster account, for the step
 kfp_step() {
 	local name=$1 root=$2 args
 	shift 2
+	printf '%s\n' "$@" | grep -E '^(run|task_name)=' >"$T/$name.ctx"
 	mapfile -d '' args < <($ENGINE kfp-argv "$IR" jaxjob-launch "$root" "$@")
 	args[0]=$JAXJOB
 	HOSTNAME=$name-pod KFP_POD_NAME=$name-pod KFP_POD_UID=uid-$name "${args[@]}" >"$T/$name.out" 2>"$T/$name.err"
@@ -177,7 +178,7 @@ kfp_step() {
 }
 SIMOK='input.env={"SIM_LINES":"2","SIM_DURATION":"1"}'
 SIMBAD='input.env={"SIM_FAIL_WORKER":"0","SIM_EXIT":"3","SIM_LINES":"1"}'
-collect() { $ENGINE kfp-collect "$IR" jaxjob-launch "$1" "$(cat "$T/$2.rc")"; }
+collect() { $ENGINE kfp-collect "$IR" jaxjob-launch "$1" "$(cat "$T/$2.rc")" $(cat "$T/$2.ctx"); }
 # chk FILE EXPR: a Python assertion on a JSON file (d; o = its outputs); field FILE KEY
 chk() { python3 -c 'import json, re, sys; d = json.load(open(sys.argv[1])); o = d.get("outputs", d); assert eval(sys.argv[2]), (sys.argv[2], d)' "$1" "$2"; }
 field() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d.get("outputs", d)[sys.argv[2]])' "$1" "$2"; }
@@ -225,11 +226,11 @@ for n, d in ir[\"components\"][t[\"componentRef\"][\"name\"]][\"outputDefinition
 '"
 
 	# the run from the pod label instead (use_field_path_as_env -> KFP_RUN_ID)
-	KFP_RUN_ID=run-from-label kfp_step k6 "$T/k6" task_name=jaxjob-launch task_id=46 input.run_id= "$SIMOK"
+	KFP_RUN_ID=run-from-label kfp_step k6 "$T/k6" run=run-from-label task_name=jaxjob-launch task_id=46 input.run_id= "$SIMOK"
 	collect "$T/k6" k6 >"$T/k6.json"
 	expect 'KFP: run_id left empty, KFP_RUN_ID from the pod label gives the run: named and identified from it' \
 		"test \$(cat $T/k6.rc) = 0 && chk $T/k6.json \"re.fullmatch('mnist-[0-9a-f]{10}', o['job_name']) and o['job_json']['metadata']['annotations']['jaxjob.dev/launch-source'] == 'kfp run run-from-label task jaxjob-launch/46'\""
-	kfp_step k7 "$T/k7" task_name=jaxjob-launch task_id=47 input.run_id= "$SIMOK"
+	kfp_step k7 "$T/k7" run=run-gggg task_name=jaxjob-launch task_id=47 input.run_id= "$SIMOK"
 	expect 'KFP: no run at all (run_id empty, no KFP_RUN_ID): refused with exit 2, naming run_id'\''s placeholder' \
 		"test \$(cat $T/k7.rc) = 2 && grep -q 'dsl.PIPELINE_JOB_ID_PLACEHOLDER' $T/k7.err"
 	kfp_step k8 "$T/k8" run=run-ffff task_name=jaxjob-launch task_id=48 'input.name=mnist-{{$.pipeline_job_uuid}}' input.name_prefix= "$SIMOK"
@@ -244,7 +245,7 @@ for n, d in ir[\"components\"][t[\"componentRef\"][\"name\"]][\"outputDefinition
 	a[0]=$JAXJOB
 	env "${envw[@]}" HOSTNAME=c1-pod "${a[@]}" >"$T/c1.out" 2>"$T/c1.err"
 	echo $? >"$T/c1.rc"
-	$ENGINE kfp-collect "$CC" jaxjob-launch "$T/c1" "$(cat "$T/c1.rc")" >"$T/c1.json"
+	$ENGINE kfp-collect "$CC" jaxjob-launch "$T/c1" "$(cat "$T/c1.rc")" run=run-sweep task_name=jaxjob-launch >"$T/c1.json"
 	expect 'container_component.py as KFP runs one iteration: KFP_RUN_ID from the label, the item joined into --env (Concat), outputs parse' \
 		"[[ \" \${a[*]} \" == *' --delete-after never '* ]] && test \"\${envw[*]}\" = KFP_RUN_ID=run-sweep && test \$(cat $T/c1.rc) = 0 && grep -q 'job_name' $T/c1.json &&
 		 ctl GET /apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/\$(field $T/c1.json job_name) >$T/c1.job &&
