@@ -205,11 +205,11 @@ if have_ir; then
 	kfp_step k3 "$T/k3" run=run-cccc task_name=jaxjob-launch task_id=43 input.outcome=exit-code "$SIMBAD"
 	expect 'KFP: the same with outcome=exit-code: exit 1, and KFP collects nothing' \
 		"test \$(cat $T/k3.rc) = 1 && collect $T/k3 k3 | grep -q '\"collected\": false'"
-	kfp_step k4 "$T/k4" run=run-dddd task_name=jaxjob-launch task_id=44 input.image=x/jax:1 \
-		input.gpu_resource=example.com/gpu input.gpus_per_worker=1 "input.env={\"SIM_STARTUP\":\"0.1\",\"SIM_IMAGE_PULL_ERROR\":\"1\"}" input.fail_fast_after=1s
+	kfp_step k4 "$T/k4" run=run-dddd task_name=jaxjob-launch task_id=44 param.gpus_per_worker=1 input.image=x/jax:1 \
+		"input.env={\"SIM_STARTUP\":\"0.1\",\"SIM_IMAGE_PULL_ERROR\":\"1\"}" input.fail_fast_after=1s
 	collect "$T/k4" k4 >"$T/k4.json" 2>"$T/k4.collect.err"
-	expect 'KFP: a job that cannot start (its image does not pull): exit 0, outputs parse (state Stuck, exit_code 7, GPUs in the job)' \
-		"test \$(cat $T/k4.rc) = 0 && chk $T/k4.json \"o['state'] == 'Stuck' and o['exit_code'] == 7 and o['job_json']['spec']['jaxReplicaSpecs']['Worker']['template']['spec']['containers'][0]['resources']['limits']['example.com/gpu'] == 1\""
+	expect 'KFP: a job that cannot start (its image does not pull): exit 0, outputs parse (state Stuck, exit_code 7); the pipeline'\''s gpus_per_worker=1 and GPU toleration reached the workers' \
+		"test \$(cat $T/k4.rc) = 0 && chk $T/k4.json \"o['state'] == 'Stuck' and o['exit_code'] == 7 and o['job_json']['spec']['jaxReplicaSpecs']['Worker']['template']['spec']['containers'][0]['resources']['limits']['nvidia.com/gpu'] == 1 and o['job_json']['spec']['jaxReplicaSpecs']['Worker']['template']['spec']['tolerations'][0]['key'] == 'nvidia.com/gpu'\""
 	# an API error before any job exists: the step still fails (retry), outputs parse
 	kfp_step k5 "$T/k5" run=run-eeee task_name=jaxjob-launch task_id=45 input.namespace=nowhere-ns "$SIMOK"
 	expect 'KFP: an API error (namespace that does not exist) still fails the step: exit 4, which KFP retries' \
