@@ -72,6 +72,7 @@ struct kube_client {
 	struct kube_xfer *xfers;
 	struct kube_timer *timers;
 	double retry_s;
+	double unreachable_s;	/* kube_client_set_unreachable_retry(), 0 = retry_s */
 	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);
 	void *on_retry_ud;
 	int trace;
