@@ -123,10 +123,9 @@ BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 RUN_ALL = JAXJOB=$(CURDIR)/build/asan/jaxjob JAXJOB_BUILD=$(CURDIR)/build/asan \
 	$(if $(JOBS),JOBS=$(JOBS)) tests/run-all.sh
 check: deps
-	@start=$$(date +%s); \
+	@start=$$(date +%s.%N); \
 	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit && $(MAKE) -j$(BUILD_JOBS) all && \
-	echo "# build: $$(( $$(date +%s) - start )) s"
-	$(RUN_ALL)
+	JAXJOB_RUN_START=$$start $(RUN_ALL)
 
 # The edit-compile loop: unit tests and the CLI suites that need no server.
 QUICK_SUITES := 10-unit 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \

@@ -32,6 +32,8 @@
 #   JAXJOB_TMP    a scratch directory shared by the run, removed afterwards;
 #                 a suite keeps its files under a name of its own in it
 #   TMPDIR        $JAXJOB_TMP/tmp.SUITE, the suite's own
+# (JAXJOB_RUN_START, seconds since the epoch, makes the wall time line count
+# from then: make check sets it before it builds.)
 #
 # Output: per suite its failures, skips and a count line; then the skips with
 # their reasons, the failures, the wall time, and as the last line
@@ -217,6 +219,8 @@ if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failures:"
 	printf '#   %s\n' "${failures[@]}"
 fi
-echo "# wall time $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { s = b - a; printf "%dm%02ds", s / 60, s % 60 }') with JOBS=$jobs on $(nproc 2>/dev/null || echo '?') cores"
+mmss() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { s = b - a; printf "%dm%02ds", s / 60, s % 60 }'; }
+# JAXJOB_RUN_START (make check sets it before building): the whole run's time
+echo "# wall time $(mmss "${JAXJOB_RUN_START:-$t0}")${JAXJOB_RUN_START:+ (build and suites; suites $(mmss "$t0"))} with JOBS=$jobs on $(nproc 2>/dev/null || echo '?') cores"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
