@@ -11,6 +11,7 @@ pkgs=(
 	libyaml-dev libcjson-dev libgit2-dev libcmocka-dev
 	lua5.1 python3 python3-yaml python3-jsonschema
 	git
+	procps			# ps: tests/run-all.sh finds what a suite left running
 	libnghttp2-dev cmake dpkg-dev	# scripts/build-slim-deps.sh (the image's libcurl/libgit2)
 )
 missing=()
