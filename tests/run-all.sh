@@ -18,7 +18,8 @@
 #   # run-all: after 20-launch-dry-run 21-trainjob-dry-run
 #   # run-all: after all
 # It then starts once those (or all others) have finished. The longest suites
-# of the previous run start first ($JAXJOB_BUILD/suite-times). Each suite runs
+# of the previous run start first ($JAXJOB_BUILD/suite-times; on a first run
+# the rough figures in tests/suite-times). Each suite runs
 # in its own process group and its own TMPDIR; whatever it leaves running is
 # killed when it exits (and named on stderr). Reports come out in file-name
 # order, each suite's lines together, whatever order the suites finish in.
@@ -76,15 +77,19 @@ fi
 declare -A after=() state=() pid_of=() started=()
 times_file=$JAXJOB_BUILD/suite-times
 declare -A last_time=()
-if [ -r "$times_file" ]; then
-	while read -r s n; do last_time[$s]=$n; done <"$times_file"
-fi
+for f in "$top/tests/suite-times" "$times_file"; do	# the machine's own times win
+	[ -r "$f" ] || continue
+	while read -r s n; do
+		case "$s" in '#'* | '') continue ;; esac
+		last_time[$s]=$n
+	done <"$f"
+done
 for s in "${suites[@]}"; do
 	after[$s]=$(sed -n 's/^# run-all: after //p' "$top/tests/suites/$s" | head -n 1)
 	state[$s]=pending
 done
-# start order: longest first by the last run's times (unknown = long)
-mapfile -t order < <(for s in "${suites[@]}"; do echo "${last_time[$s]:-999} $s"; done | sort -k1,1nr -k2 | cut -d' ' -f2)
+# start order: longest first by the last run's times (unknown: in between)
+mapfile -t order < <(for s in "${suites[@]}"; do echo "${last_time[$s]:-30} $s"; done | sort -k1,1nr -k2 | cut -d' ' -f2)
 
 cleanup() {
 	local p
