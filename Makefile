@@ -41,12 +41,13 @@ endif
 endif
 else
 # The image's binary (make rootfs): libcurl and libgit2 from
-# scripts/build-slim-deps.sh linked in statically, with libyaml and
-# http-parser (Debian's .a); libssl/libcrypto, libnghttp2, libcjson, libz
-# stay shared (Debian's). See the rootfs target below.
+# scripts/build-slim-deps.sh linked in statically, with Debian's static
+# OpenSSL, libyaml and http-parser (static OpenSSL: no symbol binding of
+# libcrypto at start, 1 MB less rootfs); libnghttp2, libcjson, libz, libm
+# stay shared (Debian's, no .a for some). See the rootfs target below.
 PKG_CFLAGS := -I$(SLIM_DIR)/include $(shell pkg-config --cflags libcjson 2>/dev/null)
 PKG_LIBS   := $(SLIM_DIR)/lib/libcurl.a $(SLIM_DIR)/lib/libgit2.a -l:libyaml.a \
-	-l:libhttp_parser.a -lnghttp2 -lssl -lcrypto -lcjson -lz -lpthread -lrt -lm
+	-l:libhttp_parser.a -lnghttp2 -l:libssl.a -l:libcrypto.a -lcjson -lz -lpthread -ldl -lrt -lm
 endif
 
 SAN     ?=

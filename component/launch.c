@@ -23,6 +23,7 @@
 #include "kube.h"
 #include "launch_opts.h"
 #include "launch_outputs.h"
+#include "launch_progress.h"
 #include "launch_run.h"
 #include "tmpl.h"
 #include "yj.h"
@@ -71,7 +72,9 @@ static struct kube_client *preflight_client(const struct launch_opts *o, struct 
 	ko.context = o->context;
 	ko.ns = o->namespace_flag;
 	ko.insecure_skip_tls_verify = o->insecure_skip_tls_verify;
-	if (kube_config_load(&ko, &cfg, e) == 0)
+	int rc = kube_config_load(&ko, &cfg, e);
+	launch_print_warnings(cfg.warnings.data);
+	if (rc == 0)
 		pf->c = kube_client_new(&cfg, e);
 	kube_config_free(&cfg);
 	if (pf->c) {

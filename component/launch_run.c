@@ -67,7 +67,9 @@ static int connect_client(struct launch_state *st, struct launch_result *r)
 	ko.context = st->o->context;
 	ko.ns = st->o->namespace_flag;
 	ko.insecure_skip_tls_verify = st->o->insecure_skip_tls_verify;
-	if (kube_config_load(&ko, &cfg, &e)) {
+	int rc = kube_config_load(&ko, &cfg, &e);
+	launch_print_warnings(cfg.warnings.data);
+	if (rc) {
 		kube_config_free(&cfg);
 		launch_result_set(r, "Error", EXIT_API_ERROR, "ConfigError", "%s", e.msg);
 		return -1;
@@ -367,6 +369,10 @@ static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 	kube_client_on_retry(st->c, NULL, NULL);
 	kube_client_set_unreachable_retry(st->c, 0);
 	if (rc == 0) {
+		const char *rv = jstr(cJSON_GetObjectItemCaseSensitive(created, "metadata"),
+				      "resourceVersion");
+		free(st->watch_from);
+		st->watch_from = rv && *rv ? xstrdup(rv) : NULL;
 		adopt(st, created, "created");
 		return 0;
 	}
@@ -415,6 +421,54 @@ static enum launch_cleanup_action on_cancel_action(const struct launch_opts *o)
 	return CLEAN_DELETE;
 }
 
+/*
+ * No destructive action on a stale view. The wait ended without seeing the
+ * job finish (timeout, signal, stuck, a watch that failed) - but our view may
+ * be stale: a watch stuck behind an outage or a restarted API server, a
+ * terminal event still in flight. Before the cancel policy deletes or
+ * suspends anything, look at the job itself (one GET, retried for at most
+ * RECHECK_RETRY_S so that after SIGTERM the cleanup keeps its share of the
+ * grace period). If the server says it has finished, that is the outcome:
+ * its exit code and outputs, and --delete-after instead of --on-cancel.
+ */
+#define RECHECK_RETRY_S 3.0
+
+static void recheck_before_cancel(struct launch_state *st)
+{
+	struct err e = ERR_INIT;
+	cJSON *fresh = NULL;
+	const char *uid;
+	int ok = 0;
+
+	if (!st->job || !st->name || kube_err_tls_untrusted(&st->end_err))
+		return;
+	if (st->end != END_TIMEOUT && st->end != END_SIGNAL && st->end != END_STUCK &&
+	    st->end != END_API && st->end != END_NONE)
+		return;
+	st->phase = RUN_CLEANING;	/* a further signal must not cancel this look */
+	kube_client_set_retry(st->c, RECHECK_RETRY_S);
+	if (kube_get(st->c, st->res, st->ns, st->name, &fresh, &e)) {
+		if (e.code != ERR_NOTFOUND)
+			launch_progress_note(&st->prog, "warning: could not look at %s %s/%s before "
+					     "acting on it: %s", st->kind, st->ns, st->name, e.msg);
+		cJSON_Delete(fresh);
+		return;
+	}
+	uid = jstr(cJSON_GetObjectItemCaseSensitive(fresh, "metadata"), "uid");
+	if (st->uid && *st->uid && uid && strcmp(uid, st->uid) != 0) {
+		cJSON_Delete(fresh);	/* re-created by someone else: not ours */
+		return;
+	}
+	cJSON_Delete(st->job);
+	st->job = fresh;
+	if (!launch_judge(st->job, &ok))
+		return;
+	launch_progress_note(&st->prog, "%s %s/%s had already %s (seen now, the watch was behind): "
+			     "that is the outcome; not cancelling it", st->kind, st->ns, st->name,
+			     ok ? "succeeded" : "failed");
+	st->end = END_FINISHED;
+}
+
 /* Fill the result from why the wait ended; return what cleanup to apply. */
 static enum launch_cleanup_action judge_end(struct launch_state *st, struct launch_result *r)
 {
@@ -449,8 +503,13 @@ static enum launch_cleanup_action judge_end(struct launch_state *st, struct laun
 				  st->kind, st->ns, st->name, phase);
 		return CLEAN_NONE;
 	case END_STUCK:
-		launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason,
-				  "%s (for more than %.0fs)", st->stuck_msg, st->o->fail_fast_s);
+		if (st->stuck_permanent)
+			launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason, "%s",
+					  st->stuck_msg);
+		else
+			launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason,
+					  "%s (for more than %.0fs)", st->stuck_msg,
+					  st->o->fail_fast_s);
 		return on_cancel_action(st->o);
 	case END_API:
 	case END_NONE:
@@ -530,6 +589,7 @@ static void state_free(struct launch_state *st)
 	free(st->ns);
 	free(st->name);
 	free(st->uid);
+	free(st->watch_from);
 }
 
 /*
@@ -602,12 +662,15 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	if (prepare(&st, manifest, &r) == 0) {
 		if (o->server_dry_run) {
 			server_dry_run(&st, &r);
-		} else if (create_or_adopt(&st, &r) == 0) {
+		} else if (launch_access_check(&st, &r) == 0 &&
+			   /* a signal during the review: nothing was created, nothing will be */
+			   (st.end != END_NONE || create_or_adopt(&st, &r) == 0)) {
 			if (launch_wait(&st, &e)) {
 				st.end = END_API;
 				st.end_err = e;
 			}
 			launch_wait_done(&st);
+			recheck_before_cancel(&st);
 			launch_drain_report(&st);
 			if (st.end != END_FINISHED || !launch_judge_succeeded(st.job))
 				launch_workers_report(&st);

@@ -195,9 +195,11 @@ long kube_client_connections(const struct kube_client *c)
 	return n;
 }
 
-void kube_client_set_trace(struct kube_client *c, int on)
+void kube_client_set_trace(struct kube_client *c,
+			   void (*fn)(const char *line, void *ud), void *ud)
 {
-	c->trace = on;
+	c->trace = fn;
+	c->trace_ud = ud;
 }
 
 double kube_random(struct kube_client *c)

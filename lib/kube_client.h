@@ -29,8 +29,9 @@
  * then fail with 409 AlreadyExists for our own object. Callers that create
  * must handle 409 anyway (launch compares its identity label).
  *
- * Nothing is logged unless kube_client_set_trace() is on, and then only the
- * method, path, status and timing of each request, never headers or bodies.
+ * Nothing is logged (the core never prints): with kube_client_set_trace()
+ * the caller gets the method, path, status and timing of each request as
+ * a line of text, never headers or bodies.
  *
  * Ownership: cJSON trees returned through `out` parameters belong to the
  * caller (cJSON_Delete). Objects passed in (`const cJSON *`) are only read.
@@ -131,8 +132,10 @@ void kube_client_on_retry(struct kube_client *c,
  */
 long kube_client_connections(const struct kube_client *c);
 
-/* Print "kube: GET /path -> 200 (12 ms)" lines to stderr (no headers/bodies). */
-void kube_client_set_trace(struct kube_client *c, int on);
+/* Hand `fn` one line per finished request, "kube: GET /path -> 200 (12 ms)"
+ * (no newline, no headers or bodies); NULL turns it off. */
+void kube_client_set_trace(struct kube_client *c,
+			   void (*fn)(const char *line, void *ud), void *ud);
 
 /* ---- requests ---------------------------------------------------------- */
 
