@@ -17,7 +17,9 @@
 # Suites are independent unless one says otherwise in a comment line:
 #   # run-all: after 20-launch-dry-run 21-trainjob-dry-run
 #   # run-all: after all
-# It then starts once those (or all others) have finished. The longest suites
+# It then starts once those (or all others) have finished. A suite that
+# says "# run-all: long" (minutes of CPU: 1,000-worker cells) runs only with
+# JAXJOB_LONG=1 (`make check-long`); otherwise it is one SKIP line saying so. The longest suites
 # of the previous run start first ($JAXJOB_BUILD/suite-times; on a first run
 # the rough figures in tests/suite-times). Each suite runs
 # in its own process group and its own TMPDIR; whatever it leaves running is
@@ -87,6 +89,14 @@ done
 for s in "${suites[@]}"; do
 	after[$s]=$(sed -n 's/^# run-all: after //p' "$top/tests/suites/$s" | head -n 1)
 	state[$s]=pending
+	if [ -z "${JAXJOB_LONG:-}" ] && grep -q '^# run-all: long' "$top/tests/suites/$s"; then
+		# reported like a suite that ran and skipped, saying how to run it
+		echo "ok - $s # SKIP long: make check-long (JAXJOB_LONG=1) runs it" >"$JAXJOB_TMP/$s.out"
+		: >"$JAXJOB_TMP/$s.err"
+		echo 0 >"$JAXJOB_TMP/$s.rc"
+		echo 0 >"$JAXJOB_TMP/$s.secs"
+		state[$s]=done
+	fi
 done
 # start order: longest first by the last run's times (unknown: in between)
 mapfile -t order < <(for s in "${suites[@]}"; do echo "${last_time[$s]:-30} $s"; done | sort -k1,1nr -k2 | cut -d' ' -f2)
@@ -212,7 +222,11 @@ fi
 
 # the times of this run order the next one (only a full run's are kept)
 if [ $# -eq 0 ] && [ -d "$JAXJOB_BUILD" ]; then
-	for s in "${suites[@]}"; do echo "$s $(cat "$JAXJOB_TMP/$s.secs")"; done >"$times_file.tmp" &&
+	for s in "${suites[@]}"; do	# a long suite skipped keeps its last time
+		n=$(cat "$JAXJOB_TMP/$s.secs")
+		[ "$n" = 0 ] && [ -n "${last_time[$s]:-}" ] && n=${last_time[$s]}
+		echo "$s $n"
+	done >"$times_file.tmp" &&
 		mv "$times_file.tmp" "$times_file"
 fi
 
