@@ -130,8 +130,9 @@ start() { # SUITE
 	mkdir -p "$JAXJOB_TMP/tmp.$s"
 	started[$s]=$(date +%s.%N)
 	# exec setsid: the suite leads its own process group (pid = pgid), so
-	# what it leaves behind can be found and stopped.
-	( cd "$top" && TMPDIR=$JAXJOB_TMP/tmp.$s exec setsid "$top/tests/suites/$s" \
+	# what it leaves behind can be found and stopped (-w: should setsid have
+	# to fork, it still waits for the suite and passes on its status).
+	( cd "$top" && TMPDIR=$JAXJOB_TMP/tmp.$s exec setsid -w "$top/tests/suites/$s" \
 		>"$JAXJOB_TMP/$s.out" 2>"$JAXJOB_TMP/$s.err" </dev/null ) &
 	pid_of[$!]=$s
 	state[$s]=running
