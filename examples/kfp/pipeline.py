@@ -4,8 +4,7 @@ branches on how the job ended, and always reports.
     python3 examples/kfp/pipeline.py                 # writes jax_mnist_pipeline.yaml
     python3 examples/kfp/pipeline.py --submit HOST   # also starts a run on HOST
 
-(With the offline SDK of a jaxjob checkout:
-`. ../shared/tools/kfp-sdk/env.sh && "$KFP_PYTHON" examples/kfp/pipeline.py`.)
+(Needs the KFP SDK: pip install kfp kfp-kubernetes.)
 
 The training step is the jaxjob component (component/component.yaml). What
 each choice below relies on in KFP's backend is in component/README.md,
