@@ -116,22 +116,28 @@ deps:
 # suite under tests/suites/, run in parallel (JOBS, default nproc+1) and
 # counted together by tests/run-all.sh. The build is a recursive make so that
 # pkg-config is asked after deps has installed it.
+# The release build is made too: suites that build the image filesystem or
+# run the demo (80-rootfs, 85-readme-examples) then find it up to date
+# instead of compiling it twice at once.
 JOBS ?=
+BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 RUN_ALL = JAXJOB=$(CURDIR)/build/asan/jaxjob JAXJOB_BUILD=$(CURDIR)/build/asan \
 	$(if $(JOBS),JOBS=$(JOBS)) tests/run-all.sh
 check: deps
-	$(MAKE) SAN=1 all unit
+	@start=$$(date +%s); \
+	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit && $(MAKE) -j$(BUILD_JOBS) all && \
+	echo "# build: $$(( $$(date +%s) - start )) s"
 	$(RUN_ALL)
 
 # The edit-compile loop: unit tests and the CLI suites that need no server.
 QUICK_SUITES := 10-unit 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \
 	70-render-errors 70-render.sh 71-render-trainjob 86-errors
 check-quick: deps
-	$(MAKE) SAN=1 all unit
+	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit
 	$(RUN_ALL) $(QUICK_SUITES)
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) -j$(BUILD_JOBS) all
 	scripts/demo.sh
 
 # A clean clone of HEAD (plus uncommitted changes) inside a minimal Debian

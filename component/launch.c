@@ -23,6 +23,7 @@
 #include "kube.h"
 #include "launch_opts.h"
 #include "launch_outputs.h"
+#include "launch_progress.h"
 #include "launch_run.h"
 #include "tmpl.h"
 #include "yj.h"
@@ -36,7 +37,25 @@
 struct preflight {
 	struct kube_client *c;
 	int tried;
+	int quiet;
 };
+
+/*
+ * The questions asked before the create (--api auto, the TrainJob's runtime)
+ * wait for a server that is not there no longer than the create does (about
+ * 10 s, launch_run.c), saying so, instead of the client's default 30 s.
+ */
+#define PREFLIGHT_RETRY_S 10.0
+
+static void on_preflight_retry(void *ud, unsigned attempt, double delay_s, const struct err *why)
+{
+	const struct preflight *pf = ud;
+
+	(void)why;
+	if (delay_s >= 1.0 && !pf->quiet)
+		fprintf(stderr, "jaxjob: waiting for the API server at %s (attempt %u, next in %.0f s)\n",
+			kube_client_config(pf->c)->server, attempt, delay_s);
+}
 
 static struct kube_client *preflight_client(const struct launch_opts *o, struct preflight *pf,
 					    struct err *e)
@@ -53,9 +72,16 @@ static struct kube_client *preflight_client(const struct launch_opts *o, struct 
 	ko.context = o->context;
 	ko.ns = o->namespace_flag;
 	ko.insecure_skip_tls_verify = o->insecure_skip_tls_verify;
-	if (kube_config_load(&ko, &cfg, e) == 0)
+	int rc = kube_config_load(&ko, &cfg, e);
+	launch_print_warnings(cfg.warnings.data);
+	if (rc == 0)
 		pf->c = kube_client_new(&cfg, e);
 	kube_config_free(&cfg);
+	if (pf->c) {
+		kube_client_set_retry(pf->c, PREFLIGHT_RETRY_S);
+		pf->quiet = o->quiet;
+		kube_client_on_retry(pf->c, on_preflight_retry, pf);
+	}
 	return pf->c;
 }
 
@@ -129,7 +155,9 @@ static int check_runtime(const struct launch_opts *o, const struct jobapi *api,
 		ns = kube_client_config(c)->ns;
 	if (jobapi_check_runtime(c, api, job, ns, &e) == 0)
 		return 0;
-	if (e.code != ERR_NOTFOUND) {
+	/* a server that is not there will not take the create either */
+	int unreachable = !strcmp(e.reason, KUBE_REASON_UNREACHABLE);
+	if (e.code != ERR_NOTFOUND && !unreachable) {
 		fprintf(stderr, "warning: cannot check that the TrainJob's runtime exists: %s; "
 			"going on\n", e.msg);
 		return 0;
@@ -138,7 +166,8 @@ static int check_runtime(const struct launch_opts *o, const struct jobapi *api,
 	if (o->server_dry_run)
 		return EXIT_API_ERROR;
 	memset(&r, 0, sizeof(r));
-	launch_result_set(&r, "Error", EXIT_API_ERROR, "RuntimeNotFound", "%s", e.msg);
+	launch_result_set(&r, "Error", EXIT_API_ERROR, unreachable ? "Unreachable" : "RuntimeNotFound",
+			  "%s", e.msg);
 	r.manifest = job;
 	r.ns = ns;
 	r.now = (double)time(NULL);
@@ -209,7 +238,7 @@ int cmd_launch(int argc, char **argv)
 		launch_opts_free(&o);
 		return 0;
 	}
-	struct preflight pf = { NULL, 0 };
+	struct preflight pf = { NULL, 0, 0 };
 	int api_error = 0;
 	const struct jobapi *api = rc == 0 ? chosen_api(&o, &pf, &api_error, &e) : NULL;
 	if (rc == 0)

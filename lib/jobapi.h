@@ -120,7 +120,7 @@ void jobapi_drop_suspend(const struct jobapi *api, cJSON *job);
  * document of each (GET /apis/<group>/<version>, which any authenticated
  * user may read) and looks for the plural there. *out is the only one
  * served or, when both are, JAXJob: the default API and what existing
- * pipelines were written for (say --api trainjob to prefer Trainer v2).
+ * users were written for (say --api trainjob to prefer Trainer v2).
  * Neither served is ERR_NOTFOUND naming both CRDs; any other failure is the
  * request's error. `both` (may be NULL) is set to 1 when both are served.
  */

@@ -99,6 +99,8 @@ static int call_retry(struct kube_call *k, double retry_after)
 	kube_response_free(&k->rs);
 	k->rs.retry_after = -1;
 	k->t = kube_timer_add(k->c, delay, call_retry_timer, k);
+	if (k->c->on_retry)
+		k->c->on_retry(k->c->on_retry_ud, k->attempt, delay, &k->last);
 	return 1;
 }
 
@@ -190,6 +192,18 @@ static void curl_failure(const struct kube_call *k, const struct kube_xfer *x, s
 	case CURLE_WRITE_ERROR:
 		err_set(e, ERR_API, "%s %s: response larger than %u bytes", k->rq.verb,
 			k->rq.what.data, KUBE_BODY_MAX);
+		break;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		/* the likely cause, not curl's words twice: nothing listens there,
+		 * or the kubeconfig names the wrong server */
+		err_set(e, ERR_NETWORK, "cannot reach the API server at %s (%s): is the cluster "
+			"running, and is context \"%s\" of %s the one you meant?", cfg->server,
+			x->result == CURLE_COULDNT_CONNECT ? "connection refused or no route" :
+			"its host name does not resolve",
+			cfg->context ? cfg->context : "?", cfg->source ? cfg->source : "?");
+		snprintf(e->reason, sizeof(e->reason), "%s", KUBE_REASON_UNREACHABLE);
 		break;
 	default:
 		err_set(e, ERR_NETWORK, "cannot reach %s: %s", cfg->server, why);

@@ -165,6 +165,20 @@ void kube_client_set_retry(struct kube_client *c, double seconds)
 	c->retry_s = seconds;
 }
 
+double kube_client_retry(const struct kube_client *c)
+{
+	return c->retry_s;
+}
+
+void kube_client_on_retry(struct kube_client *c,
+			  void (*fn)(void *ud, unsigned attempt, double delay_s,
+				     const struct err *why),
+			  void *ud)
+{
+	c->on_retry = fn;
+	c->on_retry_ud = ud;
+}
+
 long kube_client_connections(const struct kube_client *c)
 {
 	long n = c->connects;
@@ -176,9 +190,11 @@ long kube_client_connections(const struct kube_client *c)
 	return n;
 }
 
-void kube_client_set_trace(struct kube_client *c, int on)
+void kube_client_set_trace(struct kube_client *c,
+			   void (*fn)(const char *line, void *ud), void *ud)
 {
-	c->trace = on;
+	c->trace = fn;
+	c->trace_ud = ud;
 }
 
 double kube_random(struct kube_client *c)

@@ -73,7 +73,10 @@ struct kube_client {
 	struct kube_xfer *xfers;
 	struct kube_timer *timers;
 	double retry_s;
-	int trace;
+	void (*trace)(const char *line, void *ud);	/* or NULL */
+	void *trace_ud;
+	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);
+	void *on_retry_ud;
 	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
 	long connects;		/* connections opened, summed over finished transfers */
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */

@@ -17,6 +17,7 @@ struct kube_log {
 	struct kube_call *call;
 	struct kube_lines lines;
 	int busy, stopped;
+	double last;		/* when data last arrived, 0 before any */
 	struct kube_log *next, **prev;
 };
 
@@ -41,6 +42,7 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 static size_t on_data(void *ud, const char *data, size_t len)
 {
 	struct kube_log *l = ud;
+	l->last = kube_now();
 	l->busy++;
 	kube_lines_feed(&l->lines, data, len, on_line, l);
 	l->busy--;
@@ -113,6 +115,23 @@ void kube_log_stop(struct kube_log *l)
 	l->call = NULL;
 	if (!l->busy)
 		log_free(l);
+}
+
+double kube_log_idle(const struct kube_log *l)
+{
+	return l->last > 0 ? kube_now() - l->last : -1;
+}
+
+void kube_log_cut(struct kube_log *l)
+{
+	if (!l || l->stopped)
+		return;
+	if (!l->busy) {
+		l->busy++;
+		kube_lines_finish(&l->lines, on_line, l);
+		l->busy--;
+	}
+	kube_log_stop(l);
 }
 
 void kube_log_stop_all(struct kube_client *c)

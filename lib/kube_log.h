@@ -64,4 +64,16 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 /* Stop and free; on_end is not called. NULL is accepted. */
 void kube_log_stop(struct kube_log *l);
 
+/* Seconds since the stream last delivered data; -1 before it delivered any
+ * (still connecting, retrying, or an empty log: only its end says more). */
+double kube_log_idle(const struct kube_log *l);
+
+/*
+ * End the stream now as if the server had: a final line without '\n' is
+ * delivered, then as kube_log_stop() (on_end is not called). For a
+ * container known to have exited whose stream has gone quiet: the kubelet
+ * may take a second more to notice and send the end.
+ */
+void kube_log_cut(struct kube_log *l);
+
 #endif

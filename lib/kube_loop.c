@@ -380,9 +380,12 @@ static void trace(const struct kube_xfer *x)
 	const char *path = url ? url + strlen(x->c->url_base) : "?";
 	char *method = NULL;
 	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_METHOD, &method);
-	fprintf(stderr, "kube: %s %s -> %ld%s%s (%.0f ms)\n", method ? method : "?", path,
-		x->status, x->result ? " " : "", x->result ? curl_easy_strerror(x->result) : "",
-		(kube_now() - x->started) * 1000);
+	struct buf line = BUF_INIT;
+	buf_addf(&line, "kube: %s %s -> %ld%s%s (%.0f ms)", method ? method : "?", path,
+		 x->status, x->result ? " " : "", x->result ? curl_easy_strerror(x->result) : "",
+		 (kube_now() - x->started) * 1000);
+	x->c->trace(line.data, x->c->trace_ud);
+	buf_free(&line);
 }
 
 /* Hand buffered stream data to its consumer; finished transfers to on_done. */

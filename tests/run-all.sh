@@ -123,10 +123,12 @@ start() { # SUITE
 finish() { # PID STATUS
 	local p=$1 rc=$2 s=${pid_of[$1]} left
 	unset "pid_of[$p]"
-	left=$(pgrep -g "$p" 2>/dev/null | wc -l)
-	if [ "$left" -gt 0 ]; then
-		echo "run-all: $s left $left process(es) running; stopped them" >>"$JAXJOB_TMP/$s.err"
-		echo "# $s left $left process(es) running (stopped)" >>"$JAXJOB_TMP/$s.note"
+	# (zombies are gone already, only not reaped yet: not counted)
+	left=$(ps -o pid=,stat=,args= -g "$p" 2>/dev/null | awk '$2 !~ /^Z/' | cut -c 1-120)
+	if [ -n "$left" ]; then
+		echo "run-all: $s left process(es) running; stopped them:" >>"$JAXJOB_TMP/$s.err"
+		printf '%s\n' "$left" >>"$JAXJOB_TMP/$s.err"
+		printf '%s\n' "$left" | sed "s/^ */# $s left running (stopped): /" >>"$JAXJOB_TMP/$s.note"
 		kill -TERM -- "-$p" 2>/dev/null
 		sleep 0.2
 		kill -KILL -- "-$p" 2>/dev/null
