@@ -96,6 +96,8 @@ struct launch_state {
 	struct kube_watch *job_watch, *pod_watch, *event_watch;
 	struct kube_timer *deadline, *stuck_timer, *drain_timer;
 	int watch_retry_noted;
+	int job_lists;			/* lists the job watch made (for "resynced") */
+	int job_polling;		/* the job watch polls (watch forbidden) */
 	int saw_job;			/* the job watch delivered our job */
 	int job_watch_failed;		/* it ended for good (KUBE_WATCH_FAILED) */
 	char event_stuck[64];		/* FailedCreatePod/FailedCreateService seen */
