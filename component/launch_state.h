@@ -53,6 +53,7 @@ struct launch_pod {
 	int restarts;		/* restartCount of the worker container, last seen */
 	int running;		/* worker container running (this restart) */
 	int terminated;		/* worker container terminated (this restart) */
+	double terminated_seen;	/* when the pod watch said so (kube_now) */
 	int exit_code;		/* when terminated */
 	char term_reason[64];	/* Error, OOMKilled, Completed */
 	int gone;		/* pod DELETED */
