@@ -43,8 +43,8 @@ struct preflight {
 
 /*
  * The questions asked before the create (--api auto, the TrainJob's runtime)
- * wait for a server that is not there no longer than the create does (about
- * 10 s, launch_run.c), saying so, instead of the client's default 30 s.
+ * wait for a server that cannot be reached no longer than the create does
+ * (about 10 s, launch_run.c), saying so, instead of the client's 30 s.
  */
 #define PREFLIGHT_RETRY_S 10.0
 
@@ -79,7 +79,7 @@ static struct kube_client *preflight_client(const struct launch_opts *o, struct 
 		pf->c = kube_client_new(&cfg, e);
 	kube_config_free(&cfg);
 	if (pf->c) {
-		kube_client_set_retry(pf->c, PREFLIGHT_RETRY_S);
+		kube_client_set_unreachable_retry(pf->c, PREFLIGHT_RETRY_S);
 		pf->quiet = o->quiet;
 		kube_client_on_retry(pf->c, on_preflight_retry, pf);
 	}

@@ -167,6 +167,11 @@ double kube_client_retry(const struct kube_client *c)
 	return c->retry_s;
 }
 
+void kube_client_set_unreachable_retry(struct kube_client *c, double seconds)
+{
+	c->unreachable_s = seconds;
+}
+
 void kube_client_on_retry(struct kube_client *c,
 			  void (*fn)(void *ud, unsigned attempt, double delay_s,
 				     const struct err *why),

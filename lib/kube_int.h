@@ -74,6 +74,7 @@ struct kube_client {
 	struct kube_xfer *xfers;
 	struct kube_timer *timers;
 	double retry_s;
+	double unreachable_s;	/* kube_client_set_unreachable_retry(), 0 = retry_s */
 	void (*trace)(const char *line, void *ud);	/* or NULL */
 	void *trace_ud;
 	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);
