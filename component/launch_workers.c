@@ -404,8 +404,8 @@ static int workers_unseen(const struct launch_state *st);
  */
 static int survivors_only(const struct launch_state *st)
 {
-	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(st->job, "status"), "replicaStatuses");
+	struct launch_workers w;
+	int counted = launch_workers_of(st->job, &w);	/* the handler's answer */
 	int cause = 0;
 
 	if (workers_unseen(st))
@@ -413,7 +413,7 @@ static int survivors_only(const struct launch_state *st)
 	for (int i = 0; i < st->npods; i++)
 		if (st->pods[i]->exit_code != 0 || st->pods[i]->restarts > 0 || st->pods[i]->gone)
 			cause = 1;
-	return rs != NULL || cause;
+	return counted || cause;
 }
 
 void launch_workers_settle(struct launch_state *st)
