@@ -53,7 +53,7 @@ int launch_metrics_check(const struct launch_metrics_opts *o, struct err *e)
 		if (!ok)
 			return err_set(e, ERR_INPUT, "--kfp-executor-input is not KFP's executor input "
 				       "(a JSON object with outputs.outputFile): pass the {{$}} "
-				       "placeholder ({executorInput: null} in component.yaml)");
+				       "placeholder");
 	}
 	if (o->mode == LAUNCH_METRICS_NONE)
 		return 0;
@@ -84,15 +84,27 @@ void launch_metrics_free(struct launch_metrics *lm)
 
 /* ---- the progress line ------------------------------------------------------ */
 
-/* Loss-like first (what a reader looks for), then by name. */
+/* What a reader looks for first: the training loss, other losses, then the
+ * rest; by name within each rank (stable, so the chart is deterministic). */
+static int rank_of(const char *name)
+{
+	size_t n = strcspn(name, "@");	/* "loss@3": the metric's own name */
+
+	if (n == 4 && !strncmp(name, "loss", 4))
+		return 0;
+	if (!strncmp(name, "train", 5) && strstr(name, "loss"))
+		return 1;
+	return strstr(name, "loss") ? 2 : 3;
+}
+
 static int pick_order(const struct metrics *m, const struct metrics_series **out, size_t max)
 {
 	size_t n = 0;
 
-	for (int pass = 0; pass < 2 && n < max; pass++)
+	for (int rank = 0; rank < 4 && n < max; rank++)
 		for (size_t i = 0; i < metrics_nseries(m) && n < max; i++) {
 			const struct metrics_series *s = metrics_get(m, i);
-			if ((strstr(s->name, "loss") != NULL) == (pass == 0))
+			if (rank_of(s->name) == rank)
 				out[n++] = s;
 		}
 	return (int)n;

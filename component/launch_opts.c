@@ -168,7 +168,7 @@ static const struct run_flag run_flags[] = {
 	  "points per metric in the CSV and the chart, chosen by LTTB (10-5000, default 300)" },
 	{ "kfp-executor-input", "JSON", "training metrics", RF_STR, MET(kfp_executor_input), NULL,
 	  "KFP's {{$}}: the last/min/max values go into the metadata of the step's system.Metrics "
-	  "outputs (the scalars KFP's UI shows)" },
+	  "outputs (the scalars KFP's UI shows); the placeholder itself, unreplaced, is ignored" },
 	{ "out-metrics", "FILE", "training metrics", RF_STR, OUT(metrics), NULL,
 	  "write the metrics as JSON: per metric last, min, max and their steps; step, steps/s" },
 	{ "out-metrics-csv", "FILE", "training metrics", RF_STR, OUT(metrics_csv), NULL,
@@ -651,9 +651,14 @@ static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, st
 
 /* Combinations the flags alone cannot judge; the patterns compile here, so
  * a bad regex is a bad-input error before anything touches the cluster. */
-static int check_metrics(const struct launch_opts *o, struct err *e)
+static int check_metrics(struct launch_opts *o, struct err *e)
 {
-	const struct launch_metrics_opts *m = &o->metrics;
+	struct launch_metrics_opts *m = &o->metrics;
+
+	/* the placeholder itself: not run by KFP v2's launcher (which replaces it),
+	 * e.g. the component's command line tried by hand: no KFP scalars to write */
+	if (m->kfp_executor_input && !strcmp(m->kfp_executor_input, "{{$}}"))
+		m->kfp_executor_input = NULL;
 
 	if (m->mode == LAUNCH_METRICS_NONE && (m->npatterns || m->nsteps))
 		return err_set(e, ERR_INPUT, "--metric and --metric-step need --metrics auto or "

@@ -783,13 +783,14 @@ int jobparams_check_used(const cJSON *params, const cJSON *used, const char *sou
 }
 
 int jobparams_render(const cJSON *tmpl, const cJSON *params, const char *source,
-		     cJSON **out, struct err *e)
+		     const char *const *known, cJSON **out, struct err *e)
 {
 	cJSON *values = NULL, *used = cJSON_CreateObject();
 	cJSON *doc = cJSON_Duplicate(tmpl, 1);
 	int rc = jobparams_values(params, &values, e);
 	if (rc == 0) {
-		struct tmpl_ctx ctx = { .source = source, .values = values, .used = used };
+		struct tmpl_ctx ctx = { .source = source, .values = values, .known = known,
+					.used = used };
 		rc = tmpl_render(doc, &ctx, e);
 	}
 	if (rc == 0)

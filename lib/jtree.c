@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/evp.h>
 
 #include "buf.h"
+#include "digest.h"
 
 /* ---------------------------------------------------------------------- */
 /* Paths.                                                                 */
@@ -275,18 +275,9 @@ int jtree_equal(const cJSON *a, const cJSON *b)
 
 void jtree_sha256_hex(const cJSON *root, char out[65])
 {
-	static const char hex[] = "0123456789abcdef";
 	struct buf json = BUF_INIT;
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
 	yj_json_canonical(root, &json);
-	if (!EVP_Digest(json.data, json.len, md, &mdlen, EVP_sha256(), NULL))
-		abort();	/* sha256 is always available in libcrypto */
-	for (unsigned int i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
+	digest_sha256_hex(json.data, json.len, out);
 	buf_free(&json);
 }
 

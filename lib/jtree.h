@@ -73,7 +73,7 @@ int jtree_equal(const cJSON *a, const cJSON *b);
  */
 const cJSON **jtree_members(const cJSON *n, int sorted, size_t *count);
 
-/* Lower-case hex SHA-256 of yj_json_canonical(root), NUL-terminated. */
+/* Lower-case hex SHA-256 (digest.h) of yj_json_canonical(root), NUL-terminated. */
 void jtree_sha256_hex(const cJSON *root, char out[65]);
 
 /*

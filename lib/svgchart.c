@@ -201,7 +201,7 @@ void svgchart_render(const struct svgchart *c, struct buf *out)
 	else if (c->nseries > n)
 		buf_addf(out, "%zu of %zu metrics shown", n, c->nseries);
 	else
-		buf_addf(out, "%zu metric%s over %s", n, n > 1 ? "s" : "", c->xlabel);
+		buf_addf(out, "%zu metric%s by %s", n, n > 1 ? "s" : "", c->xlabel);
 	buf_adds(out, "</text>\n");
 	for (size_t i = 0; i < n; i++)
 		panel(out, &c->series[i], c->xlabel, (int)(i % (size_t)cols) * pw,
