@@ -28,6 +28,7 @@ ROUNDS256 = int(os.environ.get("ROUNDS256", "3"))
 SIZES = [int(s) for s in os.environ.get("SIZES", "2 16 256").split()]
 LINES = int(os.environ.get("LINES", "100"))
 TOOLS = ["jaxjob", "python", "kubectl"]
+UA = {"jaxjob": "jaxjob/", "python": "OpenAPI-Generator/", "kubectl": "kubectl"}
 api = sim_operator.Api()
 
 
@@ -148,8 +149,9 @@ def one_run(tool, name, workers, outcome, strace=False):
     create = [e for e in ents if e["verb"] == "create" and e.get("objectRef", {}).get("resource") == "jaxjobs"
               and e["objectRef"].get("name") == name]
     r["start_to_create_ms"] = (create[0]["_t"] - t0) * 1000 if create else None
-    mine = [e for e in ents if t0 <= e["_t"] <= t_exit and not e.get("userAgent", "").startswith("sim-operator")
-            and e.get("user", {}).get("username") == create[0]["user"]["username"]] if create else []
+    # the tool's own requests, by user agent (the operator, the controller
+    # manager and the other tools share the admin user)
+    mine = [e for e in ents if t0 <= e["_t"] <= t_exit + 0.05 and e.get("userAgent", "").startswith(UA[tool])]
     r["requests"] = len(mine)
     kinds = {}
     for e in mine:

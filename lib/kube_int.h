@@ -8,8 +8,9 @@
  *                              collects headers and body; for streams hands
  *                              data to on_data from the loop, never from
  *                              inside curl; finished → on_done, then freed;
- *   kube_call  (kube_client.c) a request with credentials and the retry
+ *   kube_call  (kube_call.c)   a request with credentials and the retry
  *                              policy: one or more xfers, backoff timers;
+ *   requests   (kube_client.c) get/create/patch/delete/list on calls;
  *   watches and logs           built on calls (kube_watch.c, kube_log.c).
  *
  * Deferred freeing: a cancelled xfer or timer is only marked dead and

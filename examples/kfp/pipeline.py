@@ -89,7 +89,9 @@ def train(image: str, workers: int, gpus_per_worker: str, timeout: str, api: str
         command='["python3", "spmd_mnist_classifier_fromscratch.py"]',
         env='{"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}',
         workers=workers,
-        gpus_per_worker=gpus_per_worker,
+        gpus_per_worker=gpus_per_worker,   # "" = CPU only; "1" = one nvidia.com/gpu per worker
+        # let the workers onto GPU nodes (tainted nvidia.com/gpu:NoSchedule on most clusters)
+        tolerations='[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]',
         cpu="2",
         memory="4Gi",
         timeout=timeout,
