@@ -13,18 +13,44 @@
 #include "lib/suggest.h"
 #include "lib/version.h"
 
+/* The roles, in the order `jaxjob help` lists them. */
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "launch", cmd_launch, "create a JAXJob, stream its workers' logs, wait for it to finish" },
+	{ "render", cmd_render, "render JAXJob manifests from a repository (Argo CD plugin)" },
+	{ "health", cmd_health, "judge JAXJob/TrainJob objects (Healthy, Progressing, Degraded, ...)" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
 /* The one wording for a command we do not have, with a "did you mean". */
 static int unknown_command(const char *cmd)
 {
-	static const char *const names[] = { "launch", "render", "health", "help", "version", NULL };
+	static const char *const more[] = { "help", "version", NULL };
 	static const char *const opts[] = { "--version", "--help", NULL };
-	const char *const *cand = cmd[0] == '-' ? opts : names;
 	struct err e = ERR_INIT;
 	struct suggest sg;
 
 	suggest_init(&sg, cmd);
-	for (size_t i = 0; cand[i]; i++)
-		suggest_add(&sg, cand[i]);
+	if (cmd[0] == '-') {
+		for (size_t i = 0; opts[i]; i++)
+			suggest_add(&sg, opts[i]);
+	} else {
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			suggest_add(&sg, commands[i].name);
+		for (size_t i = 0; more[i]; i++)
+			suggest_add(&sg, more[i]);
+	}
 	suggest_unknown(&e, cmd[0] == '-' ? "option" : "command", cmd, sg.best, "jaxjob help");
 	fprintf(stderr, "error: %s\n", e.msg);
 	return 2;
@@ -34,11 +60,10 @@ static void usage(FILE *f)
 {
 	fputs("usage: jaxjob <command> [options]\n"
 	      "\n"
-	      "commands:\n"
-	      "  launch   create a JAXJob, stream its workers' logs, wait for it to finish\n"
-	      "  render   render JAXJob manifests from a repository (Argo CD plugin)\n"
-	      "  health   judge JAXJob/TrainJob objects (Healthy, Progressing, Degraded, ...)\n"
-	      "  help     show this help, or `jaxjob help <command>`\n"
+	      "commands:\n", f);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("  help     show this help, or `jaxjob help <command>`\n"
 	      "\n"
 	      "options:\n"
 	      "  --version   print the version and exit\n"
@@ -48,6 +73,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	const struct command *c;
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -61,22 +88,12 @@ int main(int argc, char **argv)
 		if (argc > 2 && strcmp(cmd, "help") == 0) {
 			char help[] = "--help";
 			char *sub[] = { argv[2], help, NULL };
-			if (!strcmp(argv[2], "launch"))
-				return cmd_launch(2, sub);
-			if (!strcmp(argv[2], "render"))
-				return cmd_render(2, sub);
-			if (!strcmp(argv[2], "health"))
-				return cmd_health(2, sub);
-			return unknown_command(argv[2]);
+			c = find_command(argv[2]);
+			return c ? c->fn(2, sub) : unknown_command(argv[2]);
 		}
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "launch"))
-		return cmd_launch(argc - 1, argv + 1);
-	if (!strcmp(cmd, "render"))
-		return cmd_render(argc - 1, argv + 1);
-	if (!strcmp(cmd, "health"))
-		return cmd_health(argc - 1, argv + 1);
-	return unknown_command(cmd);
+	c = find_command(cmd);
+	return c ? c->fn(argc - 1, argv + 1) : unknown_command(cmd);
 }

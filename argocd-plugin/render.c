@@ -220,7 +220,7 @@ static int run_diff(const struct render_opts *o, struct render_env *env, struct 
 	int rc = app_path(o, &app, e);
 	for (int i = 0; rc == 0 && i < 2; i++) {
 		struct gitsrc *src = NULL;
-		rc = gitsrc_open_revision(o->repo ? o->repo : ".", o->diff[i], &src, e);
+		rc = gitsrc_open_revision(o->repo ? o->repo : ".", o->diff[i], &render_git_creds, &src, e);
 		if (rc == 0) {
 			env->revision = gitsrc_commit(src);
 			rc = render_source(src, app.data, env, 0, &sets[i], e);
@@ -251,7 +251,7 @@ static int run(const struct render_opts *o, struct buf *out, struct err *e)
 	if (o->revision) {
 		rc = app_path(o, &app, e);
 		if (rc == 0)
-			rc = gitsrc_open_revision(o->repo ? o->repo : ".", o->revision, &src, e);
+			rc = gitsrc_open_revision(o->repo ? o->repo : ".", o->revision, &render_git_creds, &src, e);
 		if (rc == 0)
 			env.revision = gitsrc_commit(src);
 	} else {

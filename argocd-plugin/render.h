@@ -80,6 +80,10 @@ struct render_env {
 
 void render_set_free(struct render_set *s);
 
+/* Repository credentials from GIT_ASKPASS, as Argo CD provides them to a
+ * plugin (render_creds.c); handed to gitsrc_open_revision(). */
+extern const struct gitsrc_creds render_git_creds;
+
 /* Prefix `e` with where it happened: "FILE: job NAME: ". */
 int render_job_err(const struct render_job *j, struct err *e);
 

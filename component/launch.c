@@ -17,12 +17,14 @@
 #include "buf.h"
 #include "err.h"
 #include "jobapi.h"
+#include "jobbuild.h"
 #include "jtree.h"
 #include "jobparams.h"
 #include "jobparams_required.h"
 #include "kube.h"
 #include "launch_opts.h"
 #include "launch_outputs.h"
+#include "launch_progress.h"
 #include "launch_run.h"
 #include "tmpl.h"
 #include "yj.h"
@@ -36,7 +38,25 @@
 struct preflight {
 	struct kube_client *c;
 	int tried;
+	int quiet;
 };
+
+/*
+ * The questions asked before the create (--api auto, the TrainJob's runtime)
+ * wait for a server that cannot be reached no longer than the create does
+ * (about 10 s, launch_run.c), saying so, instead of the client's 30 s.
+ */
+#define PREFLIGHT_RETRY_S 10.0
+
+static void on_preflight_retry(void *ud, unsigned attempt, double delay_s, const struct err *why)
+{
+	const struct preflight *pf = ud;
+
+	(void)why;
+	if (delay_s >= 1.0 && !pf->quiet)
+		fprintf(stderr, "jaxjob: waiting for the API server at %s (attempt %u, next in %.0f s)\n",
+			kube_client_config(pf->c)->server, attempt, delay_s);
+}
 
 static struct kube_client *preflight_client(const struct launch_opts *o, struct preflight *pf,
 					    struct err *e)
@@ -53,9 +73,16 @@ static struct kube_client *preflight_client(const struct launch_opts *o, struct 
 	ko.context = o->context;
 	ko.ns = o->namespace_flag;
 	ko.insecure_skip_tls_verify = o->insecure_skip_tls_verify;
-	if (kube_config_load(&ko, &cfg, e) == 0)
+	int rc = kube_config_load(&ko, &cfg, e);
+	launch_print_warnings(cfg.warnings.data);
+	if (rc == 0)
 		pf->c = kube_client_new(&cfg, e);
 	kube_config_free(&cfg);
+	if (pf->c) {
+		kube_client_set_unreachable_retry(pf->c, PREFLIGHT_RETRY_S);
+		pf->quiet = o->quiet;
+		kube_client_on_retry(pf->c, on_preflight_retry, pf);
+	}
 	return pf->c;
 }
 
@@ -118,8 +145,8 @@ static int check_runtime(const struct launch_opts *o, const struct jobapi *api,
 	struct kube_client *c;
 	const char *ns;
 
-	if (api != &JOBAPI_TRAINJOB)
-		return 0;
+	if (!api->check_runtime)
+		return 0;	/* nothing the job refers to (a JAXJob) */
 	c = preflight_client(o, pf, &e);
 	if (!c)
 		return 0;	/* launch_run() reports the configuration problem */
@@ -129,7 +156,9 @@ static int check_runtime(const struct launch_opts *o, const struct jobapi *api,
 		ns = kube_client_config(c)->ns;
 	if (jobapi_check_runtime(c, api, job, ns, &e) == 0)
 		return 0;
-	if (e.code != ERR_NOTFOUND) {
+	/* a server that is not there will not take the create either */
+	int unreachable = !strcmp(e.reason, KUBE_REASON_UNREACHABLE);
+	if (e.code != ERR_NOTFOUND && !unreachable) {
 		fprintf(stderr, "warning: cannot check that the TrainJob's runtime exists: %s; "
 			"going on\n", e.msg);
 		return 0;
@@ -138,7 +167,8 @@ static int check_runtime(const struct launch_opts *o, const struct jobapi *api,
 	if (o->server_dry_run)
 		return EXIT_API_ERROR;
 	memset(&r, 0, sizeof(r));
-	launch_result_set(&r, "Error", EXIT_API_ERROR, "RuntimeNotFound", "%s", e.msg);
+	launch_result_set(&r, "Error", EXIT_API_ERROR, unreachable ? "Unreachable" : "RuntimeNotFound",
+			  "%s", e.msg);
 	r.manifest = job;
 	r.ns = ns;
 	r.now = (double)time(NULL);
@@ -147,42 +177,47 @@ static int check_runtime(const struct launch_opts *o, const struct jobapi *api,
 	return EXIT_API_ERROR;
 }
 
-/* Render, patch and validate the job the options describe. */
-static int build_job(const struct launch_opts *o, const struct jobapi *api, cJSON **out,
-		     struct err *e)
+/* The template of the job: --template FILE or the API's built-in one. */
+struct launch_build {
+	const struct launch_opts *o;
+	const struct jobapi *api;
+};
+
+static int load_template(void *ud, cJSON **tmpl, const char **source, struct err *e)
 {
-	cJSON *tmpl = NULL, *job = NULL;
-	const char *source = NULL;
-	*out = NULL;
-	if (!o->template_path && !cJSON_GetObjectItemCaseSensitive(o->params, "name"))
-		return err_set(e, ERR_INPUT, "the job needs a name: give --name NAME, or "
-			       "--name-prefix PREFIX with the run (--run-id) to derive one");
-	/* the built-in template has a place for everything its API can express */
-	if (!o->template_path && jobapi_check_params(api, o->params, e) < 0)
-		return -1;
-	if (jobapi_template(api, o->template_path, &tmpl, &source, e) < 0)
+	const struct launch_build *lb = ud;
+	if (jobapi_template(lb->api, lb->o->template_path, tmpl, source, e) < 0)
 		return -1;
 	/* a required option, named as the user typed it, not as a placeholder */
-	const struct jobparam *missing = jobparams_first_missing(tmpl, o->params);
+	const struct jobparam *missing = jobparams_first_missing(*tmpl, lb->o->params);
 	if (missing) {
-		cJSON_Delete(tmpl);
+		cJSON_Delete(*tmpl);
+		*tmpl = NULL;
 		return err_set(e, ERR_INPUT, "--%s is required; see `jaxjob launch --help`",
 			       missing->flag);
 	}
-	int rc = jobparams_render(tmpl, o->params, source, &job, e);
-	cJSON_Delete(tmpl);
-	if (rc < 0)
-		return -1;
-	if (api->tidy)
-		api->tidy(job);
-	if (o->patch)
-		jtree_merge_patch(&job, o->patch);
-	if (api->validate(job, e) < 0) {
-		cJSON_Delete(job);
-		return err_prefix(e, "invalid %s%s", api->kind, o->patch ? " after --patch" : "");
-	}
-	*out = job;
 	return 0;
+}
+
+/* Render, patch and validate the job the options describe (lib/jobbuild.h). */
+static int build_job(const struct launch_opts *o, const struct jobapi *api, cJSON **out,
+		     struct err *e)
+{
+	struct launch_build lb = { o, api };
+	struct job_build b = {
+		.api = api,
+		.params = o->params,
+		.user_template = o->template_path != NULL,
+		.load = load_template,
+		.patch = o->patch,
+		.invalid_note = o->patch ? " after --patch" : "",
+		.ud = &lb,
+	};
+	*out = NULL;
+	if (!o->template_path && !cJSON_GetObjectItemCaseSensitive(o->params, "name"))
+		return err_set(e, ERR_INPUT, "--name is required (or --name-prefix with --run-id, "
+			       "which derive one per run); see `jaxjob launch --help`");
+	return job_build(&b, out, e);
 }
 
 static int print_job(const struct launch_opts *o, const cJSON *job, struct err *e)
@@ -209,7 +244,7 @@ int cmd_launch(int argc, char **argv)
 		launch_opts_free(&o);
 		return 0;
 	}
-	struct preflight pf = { NULL, 0 };
+	struct preflight pf = { NULL, 0, 0 };
 	int api_error = 0;
 	const struct jobapi *api = rc == 0 ? chosen_api(&o, &pf, &api_error, &e) : NULL;
 	if (rc == 0)

@@ -141,6 +141,21 @@ void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
 		buf_addf(note, "cleanup impossible (TLS verification failed): job left as is");
 		return;
 	}
+	/* what SelfSubjectAccessReview said cannot be done (warned before the create) */
+	if (action == CLEAN_SUSPEND && st->deny.patch_job) {
+		launch_progress_note(&st->prog, "cannot suspend %s %s/%s (no patch permission): %s",
+				     st->kind, st->ns, st->name, st->deny.delete_job ?
+				     "nor delete it; it is left as is" : "deleting it instead");
+		action = st->deny.delete_job ? CLEAN_NONE : CLEAN_DELETE;
+		if (action == CLEAN_NONE)
+			buf_addf(note, "left as is: suspend and delete are forbidden");
+	}
+	if (action == CLEAN_DELETE && st->deny.delete_job) {
+		launch_progress_note(&st->prog, "%s %s/%s is left as is (no delete permission, "
+				     "as warned at the start)", st->kind, st->ns, st->name);
+		buf_addf(note, "left as is: delete is forbidden");
+		action = CLEAN_NONE;
+	}
 	switch (action) {
 	case CLEAN_NONE:
 		break;

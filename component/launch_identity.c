@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
+#include "digest.h"
 
 #include "buf.h"
 
@@ -29,15 +29,10 @@ static const char *env_nonempty(const char *name)
  */
 static void hash_hex(const struct buf *in, char out[33])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	static const char hex[] = "0123456789abcdef";
+	char full[65];
 
-	EVP_Digest(in->data, in->len, md, &n, EVP_sha256(), NULL);
-	for (int i = 0; i < 16; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
+	digest_sha256_hex(in->data, in->len, full);
+	memcpy(out, full, 32);	/* the first 128 bits */
 	out[32] = '\0';
 }
 

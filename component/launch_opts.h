@@ -109,9 +109,6 @@ struct launch_opts {
 
 	struct launch_outputs out;
 	struct launch_metrics_opts metrics;
-
-	/* owned allocations, freed by launch_opts_free() */
-	void *owned_;
 };
 
 /*

@@ -34,22 +34,6 @@ void launch_result_set(struct launch_result *r, const char *state, int exit_code
 
 /* ---- small readers over the job object --------------------------------- */
 
-static const cJSON *path_get(const cJSON *o, const char *a, const char *b, const char *c)
-{
-	o = cJSON_GetObjectItemCaseSensitive(o, a);
-	if (o && b)
-		o = cJSON_GetObjectItemCaseSensitive(o, b);
-	if (o && c)
-		o = cJSON_GetObjectItemCaseSensitive(o, c);
-	return o;
-}
-
-static const char *str_at(const cJSON *o, const char *a, const char *b, const char *c)
-{
-	const cJSON *v = path_get(o, a, b, c);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 int launch_workers_of(const cJSON *job, struct launch_workers *w)
 {
 	struct jobapi_workers jw;
@@ -93,8 +77,8 @@ double launch_parse_time(const char *s)
 /* Duration in seconds: completion - start, else end-of-wait - start; -1 unknown. */
 static double duration_of(const struct launch_result *r)
 {
-	double start = launch_parse_time(str_at(r->job, "status", "startTime", NULL));
-	double done = launch_parse_time(str_at(r->job, "status", "completionTime", NULL));
+	double start = launch_parse_time(jtree_get_string(r->job, "status.startTime", NULL));
+	double done = launch_parse_time(jtree_get_string(r->job, "status.completionTime", NULL));
 
 	if (start < 0)
 		return -1;
@@ -116,15 +100,15 @@ static void workers_of(const struct launch_result *r, struct launch_workers *w)
 
 static const char *job_name(const struct launch_result *r)
 {
-	const char *n = str_at(r->job, "metadata", "name", NULL);
-	return n ? n : str_at(r->manifest, "metadata", "name", NULL);
+	const char *n = jtree_get_string(r->job, "metadata.name", NULL);
+	return n ? n : jtree_get_string(r->manifest, "metadata.name", NULL);
 }
 
 static const char *job_ns(const struct launch_result *r)
 {
-	const char *n = str_at(r->job, "metadata", "namespace", NULL);
+	const char *n = jtree_get_string(r->job, "metadata.namespace", NULL);
 	if (!n)
-		n = str_at(r->manifest, "metadata", "namespace", NULL);
+		n = jtree_get_string(r->manifest, "metadata.namespace", NULL);
 	return n ? n : r->ns;
 }
 
@@ -230,7 +214,7 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 	const char *name = job_name(r), *ns = job_ns(r);
 
 	workers_of(r, &w);
-	const char *kind = str_at(r->job ? r->job : r->manifest, "kind", NULL, NULL);
+	const char *kind = jtree_get_string(r->job ? r->job : r->manifest, "kind", NULL);
 
 	buf_addf(out, "### %s %s/%s: %s\n\n", kind ? kind : "JAXJob", ns ? ns : "?",
 		 name ? name : "?", r->state ? r->state : "Unknown");
@@ -241,13 +225,13 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 	snprintf(tmp, sizeof(tmp), "%d requested: %d succeeded, %d failed, %d active",
 		 w.replicas, w.succeeded, w.failed, w.active);
 	md_row(out, "workers", tmp);
-	md_row(out, "started", str_at(r->job, "status", "startTime", NULL));
-	md_row(out, "completed", str_at(r->job, "status", "completionTime", NULL));
+	md_row(out, "started", jtree_get_string(r->job, "status.startTime", NULL));
+	md_row(out, "completed", jtree_get_string(r->job, "status.completionTime", NULL));
 	if (d >= 0) {
 		snprintf(tmp, sizeof(tmp), "%.1f s", d);
 		md_row(out, "duration", tmp);
 	}
-	md_row(out, "uid", str_at(r->job, "metadata", "uid", NULL));
+	md_row(out, "uid", jtree_get_string(r->job, "metadata.uid", NULL));
 	md_row(out, "cleanup", r->cleanup);
 	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
 	md_row(out, "exit code", tmp);
@@ -285,9 +269,9 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 		break;
 	case 5: add_opt(v, job_name(r)); break;
 	case 6: add_opt(v, job_ns(r)); break;
-	case 7: add_opt(v, str_at(r->job, "metadata", "uid", NULL)); break;
-	case 8: add_opt(v, str_at(r->job, "status", "startTime", NULL)); break;
-	case 9: add_opt(v, str_at(r->job, "status", "completionTime", NULL)); break;
+	case 7: add_opt(v, jtree_get_string(r->job, "metadata.uid", NULL)); break;
+	case 8: add_opt(v, jtree_get_string(r->job, "status.startTime", NULL)); break;
+	case 9: add_opt(v, jtree_get_string(r->job, "status.completionTime", NULL)); break;
 	case 10:
 		d = duration_of(r);
 		if (d >= 0)

@@ -9,13 +9,12 @@
 
 #include "buf.h"
 #include "health.h"
+#include "kube_loop.h"
 #include "launch_outputs.h"
 
 double launch_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return kube_now();	/* one monotonic clock: the event loop's */
 }
 
 void launch_progress_init(struct launch_progress *p, FILE *out, double t0)
@@ -85,4 +84,14 @@ void launch_progress_counts(struct launch_progress *p, const char *phase,
 				     w.active, w.replicas, w.failed);
 	else
 		launch_progress_note(p, "%s: %d/%d workers active", phase, w.active, w.replicas);
+}
+
+void launch_print_warnings(const char *lines)
+{
+	for (const char *p = lines, *nl; p && *p; p = nl + 1) {
+		nl = strchrnul(p, '\n');
+		fprintf(stderr, "warning: %.*s\n", (int)(nl - p), p);
+		if (!*nl)
+			break;
+	}
 }

@@ -47,7 +47,11 @@ void launch_progress_counts(struct launch_progress *p, const char *phase,
  */
 const char *launch_phase_of(const cJSON *job);
 
-/* Monotonic clock in seconds. */
+/* Print each line of `lines` (a core module's warnings, e.g. struct
+ * kube_config's) to stderr as "warning: LINE", whatever --quiet says. */
+void launch_print_warnings(const char *lines);
+
+/* Monotonic clock in seconds (kube_now(): one clock for the loop and us). */
 double launch_now(void);
 
 #endif

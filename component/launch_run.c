@@ -67,7 +67,9 @@ static int connect_client(struct launch_state *st, struct launch_result *r)
 	ko.context = st->o->context;
 	ko.ns = st->o->namespace_flag;
 	ko.insecure_skip_tls_verify = st->o->insecure_skip_tls_verify;
-	if (kube_config_load(&ko, &cfg, &e)) {
+	int rc = kube_config_load(&ko, &cfg, &e);
+	launch_print_warnings(cfg.warnings.data);
+	if (rc) {
 		kube_config_free(&cfg);
 		launch_result_set(r, "Error", EXIT_API_ERROR, "ConfigError", "%s", e.msg);
 		return -1;
@@ -101,6 +103,15 @@ static void adopt(struct launch_state *st, cJSON *job, const char *how)
 static void after_cancelled_create(struct launch_state *st);
 static int find_by_identity(struct launch_state *st, cJSON **found, struct err *e);
 
+/* Was `job` created by `jaxjob launch` outside any pipeline (no identity)? */
+static int local_run(const cJSON *job)
+{
+	const cJSON *ann = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(job, "metadata"), "annotations");
+	const char *src = jstr(ann, LAUNCH_SOURCE_ANNOTATION);
+	return src && !strncmp(src, "local run", 9);
+}
+
 /* The name is taken (409): ours from an earlier attempt, or someone else's. */
 static int on_conflict(struct launch_state *st, struct launch_result *r)
 {
@@ -128,6 +139,13 @@ static int on_conflict(struct launch_state *st, struct launch_result *r)
 				  "%s %s/%s already exists (created by an earlier attempt of this "
 				  "step) and --adopt=false: delete it or allow re-attaching",
 				  st->kind, st->ns, st->name);
+	else if (local_run(existing))	/* a person ran the same command before */
+		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
+				  "%s %s/%s already exists, left by an earlier local run (local runs "
+				  "are never re-attached): delete it with `kubectl delete %s.%s %s -n %s`, "
+				  "choose another --name, or give every run the same --identity",
+				  st->kind, st->ns, st->name, st->res->plural, st->res->group,
+				  st->name, st->ns);
 	else
 		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
 				  "%s %s/%s already exists and was not launched by this step "
@@ -231,6 +249,30 @@ static int find_by_identity(struct launch_state *st, cJSON **found, struct err *
 	return rc;
 }
 
+/* A create into a namespace that does not exist: say where the name came
+ * from, since the user may never have typed it. */
+static int missing_namespace(const struct launch_state *st, const struct err *e,
+			     struct launch_result *r)
+{
+	const struct kube_config *cfg = st->c ? kube_client_config(st->c) : NULL;
+	char want[300];
+
+	snprintf(want, sizeof(want), "namespaces \"%s\" not found", st->ns ? st->ns : "");
+	if (e->code != ERR_NOTFOUND || strncmp(e->msg, want, strlen(want)))
+		return 0;
+	if (st->o->namespace_flag)
+		launch_result_set(r, "Error", EXIT_API_ERROR, "NamespaceNotFound",
+				  "namespace \"%s\" does not exist (it is the one -n/--namespace "
+				  "gave): create it, or pass an existing one with -n", st->ns);
+	else
+		launch_result_set(r, "Error", EXIT_API_ERROR, "NamespaceNotFound",
+				  "namespace \"%s\" does not exist (it is the namespace of context "
+				  "\"%s\" in %s, or the template's): create it, or pass an existing "
+				  "one with -n", st->ns, cfg && cfg->context ? cfg->context : "?",
+				  cfg && cfg->source ? cfg->source : "the kubeconfig");
+	return 1;
+}
+
 static void api_error(struct launch_result *r, const struct err *e)
 {
 	const char *hint = "";
@@ -241,12 +283,31 @@ static void api_error(struct launch_result *r, const struct err *e)
 			  e->reason[0] ? e->reason : err_code_name(e->code), "%s%s", e->msg, hint);
 }
 
+/*
+ * The create retries a server that cannot be reached at all for a short
+ * while only (that is more likely a wrong kubeconfig than a blip; a server
+ * that answers with errors keeps the client's whole window), saying what it
+ * waits for.
+ */
+#define CREATE_RETRY_S 10.0
+
+static void on_create_retry(void *ud, unsigned attempt, double delay_s, const struct err *why)
+{
+	struct launch_state *st = ud;
+
+	(void)why;
+	if (delay_s < 1.0)	/* the first quick tries go unsaid */
+		return;
+	launch_progress_note(&st->prog, "waiting for the API server at %s (attempt %u, next in %.0f s)",
+			     kube_client_config(st->c)->server, attempt, delay_s);
+}
+
 /* The create failed in a way that says nothing about whether it happened:
  * the connection broke or the server failed after our POST may have landed. */
 static int answer_lost(const struct err *e)
 {
-	if (kube_err_tls_untrusted(e))
-		return 0;
+	if (kube_err_tls_untrusted(e) || !strcmp(e->reason, KUBE_REASON_UNREACHABLE))
+		return 0;	/* the POST never left */
 	return e->code == ERR_NETWORK || e->code == ERR_TIMEOUT ||
 	       (e->code == ERR_API && e->http_status >= 500);
 }
@@ -302,7 +363,16 @@ static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 			return 0;
 		}
 	}
-	if (kube_create(st->c, st->res, st->ns, st->manifest, 0, &created, &e) == 0) {
+	kube_client_set_unreachable_retry(st->c, CREATE_RETRY_S);
+	kube_client_on_retry(st->c, on_create_retry, st);
+	int rc = kube_create(st->c, st->res, st->ns, st->manifest, 0, &created, &e);
+	kube_client_on_retry(st->c, NULL, NULL);
+	kube_client_set_unreachable_retry(st->c, 0);
+	if (rc == 0) {
+		const char *rv = jstr(cJSON_GetObjectItemCaseSensitive(created, "metadata"),
+				      "resourceVersion");
+		free(st->watch_from);
+		st->watch_from = rv && *rv ? xstrdup(rv) : NULL;
 		adopt(st, created, "created");
 		return 0;
 	}
@@ -315,7 +385,8 @@ static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 		return on_conflict(st, r);
 	if (answer_lost(&e) && found_after_lost_answer(st, &e))
 		return 0;
-	api_error(r, &e);
+	if (!missing_namespace(st, &e, r))
+		api_error(r, &e);
 	return -1;
 }
 
@@ -348,6 +419,54 @@ static enum launch_cleanup_action on_cancel_action(const struct launch_opts *o)
 	case CANCEL_LEAVE: return CLEAN_NONE;
 	}
 	return CLEAN_DELETE;
+}
+
+/*
+ * No destructive action on a stale view. The wait ended without seeing the
+ * job finish (timeout, signal, stuck, a watch that failed) - but our view may
+ * be stale: a watch stuck behind an outage or a restarted API server, a
+ * terminal event still in flight. Before the cancel policy deletes or
+ * suspends anything, look at the job itself (one GET, retried for at most
+ * RECHECK_RETRY_S so that after SIGTERM the cleanup keeps its share of the
+ * grace period). If the server says it has finished, that is the outcome:
+ * its exit code and outputs, and --delete-after instead of --on-cancel.
+ */
+#define RECHECK_RETRY_S 3.0
+
+static void recheck_before_cancel(struct launch_state *st)
+{
+	struct err e = ERR_INIT;
+	cJSON *fresh = NULL;
+	const char *uid;
+	int ok = 0;
+
+	if (!st->job || !st->name || kube_err_tls_untrusted(&st->end_err))
+		return;
+	if (st->end != END_TIMEOUT && st->end != END_SIGNAL && st->end != END_STUCK &&
+	    st->end != END_API && st->end != END_NONE)
+		return;
+	st->phase = RUN_CLEANING;	/* a further signal must not cancel this look */
+	kube_client_set_retry(st->c, RECHECK_RETRY_S);
+	if (kube_get(st->c, st->res, st->ns, st->name, &fresh, &e)) {
+		if (e.code != ERR_NOTFOUND)
+			launch_progress_note(&st->prog, "warning: could not look at %s %s/%s before "
+					     "acting on it: %s", st->kind, st->ns, st->name, e.msg);
+		cJSON_Delete(fresh);
+		return;
+	}
+	uid = jstr(cJSON_GetObjectItemCaseSensitive(fresh, "metadata"), "uid");
+	if (st->uid && *st->uid && uid && strcmp(uid, st->uid) != 0) {
+		cJSON_Delete(fresh);	/* re-created by someone else: not ours */
+		return;
+	}
+	cJSON_Delete(st->job);
+	st->job = fresh;
+	if (!launch_judge(st->job, &ok))
+		return;
+	launch_progress_note(&st->prog, "%s %s/%s had already %s (seen now, the watch was behind): "
+			     "that is the outcome; not cancelling it", st->kind, st->ns, st->name,
+			     ok ? "succeeded" : "failed");
+	st->end = END_FINISHED;
 }
 
 /* Fill the result from why the wait ended; return what cleanup to apply. */
@@ -384,8 +503,13 @@ static enum launch_cleanup_action judge_end(struct launch_state *st, struct laun
 				  st->kind, st->ns, st->name, phase);
 		return CLEAN_NONE;
 	case END_STUCK:
-		launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason,
-				  "%s (for more than %.0fs)", st->stuck_msg, st->o->fail_fast_s);
+		if (st->stuck_permanent)
+			launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason, "%s",
+					  st->stuck_msg);
+		else
+			launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason,
+					  "%s (for more than %.0fs)", st->stuck_msg,
+					  st->o->fail_fast_s);
 		return on_cancel_action(st->o);
 	case END_API:
 	case END_NONE:
@@ -406,8 +530,10 @@ static void report(struct launch_state *st, const struct launch_result *r)
 	}
 	if (st->o->quiet)
 		return;
+	/* "Timeout: --timeout of 60s reached", never "Timeout: Timeout: ..." */
+	int same = !strcmp(r->reason, r->state);
 	launch_progress_note(&st->prog, "%s%s%s%s%s (exit %d)", r->state,
-			     r->reason[0] ? ": " : "", r->reason,
+			     r->reason[0] && !same ? ": " : "", same ? "" : r->reason,
 			     r->message[0] ? ": " : "", r->message, r->exit_code);
 }
 
@@ -463,6 +589,7 @@ static void state_free(struct launch_state *st)
 	free(st->ns);
 	free(st->name);
 	free(st->uid);
+	free(st->watch_from);
 }
 
 /*
@@ -535,12 +662,15 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	if (prepare(&st, manifest, &r) == 0) {
 		if (o->server_dry_run) {
 			server_dry_run(&st, &r);
-		} else if (create_or_adopt(&st, &r) == 0) {
+		} else if (launch_access_check(&st, &r) == 0 &&
+			   /* a signal during the review: nothing was created, nothing will be */
+			   (st.end != END_NONE || create_or_adopt(&st, &r) == 0)) {
 			if (launch_wait(&st, &e)) {
 				st.end = END_API;
 				st.end_err = e;
 			}
 			launch_wait_done(&st);
+			recheck_before_cancel(&st);
 			launch_drain_report(&st);
 			if (st.end != END_FINISHED || !launch_judge_succeeded(st.job))
 				launch_workers_report(&st);

@@ -89,8 +89,10 @@ struct launch_state {
 	int signo;			/* last signal caught */
 	char stuck_reason[64];		/* END_STUCK */
 	char stuck_msg[768];
+	int stuck_permanent;		/* END_STUCK at once: the API rejects what the job needs */
 
 	/* the wait */
+	char *watch_from;		/* fresh create: its resourceVersion (no LISTs), else NULL */
 	struct kube_watch *job_watch, *pod_watch, *event_watch;
 	struct kube_timer *deadline, *stuck_timer, *drain_timer;
 	int watch_retry_noted;
@@ -98,6 +100,13 @@ struct launch_state {
 	int job_watch_failed;		/* it ended for good (KUBE_WATCH_FAILED) */
 	char event_stuck[64];		/* FailedCreatePod/FailedCreateService seen */
 	char event_stuck_msg[512];
+	int event_stuck_count;		/* how often the server reported it (event count) */
+
+	/* what SelfSubjectAccessReview said is forbidden (launch_access.c) */
+	struct {
+		unsigned list_job : 1, watch_job : 1, delete_job : 1, patch_job : 1;
+		unsigned pods : 1, watch_pods : 1, logs : 1, events : 1, watch_events : 1;
+	} deny;
 
 	/* cleanup */
 	int delete_confirmed;
@@ -109,6 +118,7 @@ struct launch_state {
 	struct launch_pod **pods;
 	int npods, cap_pods;
 	int draining;			/* terminal seen: waiting for log streams to end */
+	struct kube_timer *cut_timer;	/* next look at quiet streams of exited workers */
 	int nfollows;			/* log streams open (at most LAUNCH_LOG_STREAMS_MAX) */
 	int pods_synced;		/* the pod watch delivered its first list */
 };
@@ -155,6 +165,16 @@ void launch_workers_report(struct launch_state *st);
 const struct launch_pod *launch_workers_stuck(const struct launch_state *st);
 /* Worker counts from the pods we saw (for jobs whose status has none). */
 void launch_workers_count(const struct launch_state *st, struct launch_workers *w);
+
+/* launch_access.c */
+/*
+ * Before the create: may this identity do what the options need? -1 (with
+ * `r` set: exit 4) when it may not create or get the job; otherwise 0, with
+ * one warning per other missing permission and st->deny set so the run
+ * adapts. A review that cannot be made is no answer: 0, nothing said.
+ */
+struct launch_result;
+int launch_access_check(struct launch_state *st, struct launch_result *r);
 
 /* launch_cleanup.c */
 enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };

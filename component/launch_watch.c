@@ -28,6 +28,7 @@
  * lines are never lost silently.
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "health.h"
@@ -158,6 +159,9 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 
 	switch (s) {
 	case KUBE_WATCH_SYNCED:
+		if (st->watch_retry_noted && st->phase == RUN_WAITING)
+			launch_progress_note(&st->prog, "resynced: %s %s/%s listed again",
+					     st->kind, st->ns, st->name);
 		st->watch_retry_noted = 0;
 		/* The first list did not hold our job: gone before we looked. */
 		if (!st->saw_job && st->phase == RUN_WAITING)
@@ -169,11 +173,18 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 		break;
 	case KUBE_WATCH_RETRYING:
 		if (!st->watch_retry_noted++)
-			launch_progress_note(&st->prog, "watch interrupted, resuming: %s",
+			launch_progress_note(&st->prog, "reconnecting to the API server… (%s)",
 					     e ? e->msg : "?");
 		break;
+	case KUBE_WATCH_RESUMED:
+		if (st->watch_retry_noted && st->phase == RUN_WAITING)
+			launch_progress_note(&st->prog, "reconnected: watching %s/%s again from "
+					     "where it stopped", st->ns, st->name);
+		st->watch_retry_noted = 0;
+		break;
 	case KUBE_WATCH_POLLING:
-		launch_progress_note(&st->prog, "warning: watching %s is forbidden; "
+		if (!st->deny.watch_job)	/* else said before the create */
+			launch_progress_note(&st->prog, "warning: watching %s is forbidden; "
 				     "polling instead (grant the watch verb)", st->res->plural);
 		break;
 	case KUBE_WATCH_FAILED:
@@ -190,19 +201,63 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 
 /* ---- events: creation failures that never become conditions ------------ */
 
+static int creation_failure(const char *reason)
+{
+	static const char *const reasons[] = {
+		"FailedCreatePod", "FailedCreateService",	/* training operator */
+		"TrainJobResourcesCreationFailed",		/* Trainer v2 */
+	};
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (strcmp(reason, reasons[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A creation failure that no retry can heal: the API refused the object
+ * itself - a 422 validation error ("... is invalid: ..."), or an admission
+ * denial (a webhook that "denied the request", Pod Security). The operator
+ * retries for ever with the same answer, so waiting --fail-fast-after for
+ * it is waste. A quota ("exceeded quota"), a timeout or an unreachable
+ * webhook may clear up: those keep the bounded grace.
+ */
+static int permanent_failure(const char *msg)
+{
+	return strstr(msg, " is invalid") || strstr(msg, "denied the request") ||
+	       strstr(msg, "violates PodSecurity");
+}
+
 static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *ev)
 {
 	struct launch_state *st = ud;
 	const char *reason = jstr(ev, "reason"), *etype = jstr(ev, "type");
+	const char *msg = jstr(ev, "message") ? jstr(ev, "message") : "";
+	const cJSON *count = cJSON_GetObjectItemCaseSensitive(ev, "count");
+	int n = cJSON_IsNumber(count) && count->valueint > 0 ? count->valueint : 1;
 
 	if (type == KUBE_DELETED || !reason || !etype || strcmp(etype, "Warning") != 0)
 		return;
-	if (strcmp(reason, "FailedCreatePod") != 0 && strcmp(reason, "FailedCreateService") != 0)
+	if (!creation_failure(reason))
 		return;
+	/* the same failure again (the server counts repeats in one event, the
+	 * operator may also send new ones): one line, counted */
+	if (strcmp(st->event_stuck, reason) == 0 && strncmp(st->event_stuck_msg, msg,
+							    sizeof(st->event_stuck_msg) - 1) == 0) {
+		st->event_stuck_count = n > st->event_stuck_count ? n : st->event_stuck_count + 1;
+		return;
+	}
 	snprintf(st->event_stuck, sizeof(st->event_stuck), "%s", reason);
-	snprintf(st->event_stuck_msg, sizeof(st->event_stuck_msg), "%s",
-		 jstr(ev, "message") ? jstr(ev, "message") : "");
+	snprintf(st->event_stuck_msg, sizeof(st->event_stuck_msg), "%s", msg);
+	st->event_stuck_count = n;
 	launch_progress_note(&st->prog, "warning: %s: %s", reason, st->event_stuck_msg);
+	if (permanent_failure(msg) && st->phase == RUN_WAITING && !st->draining) {
+		snprintf(st->stuck_reason, sizeof(st->stuck_reason), "%s", reason);
+		snprintf(st->stuck_msg, sizeof(st->stuck_msg), "%s (event %s: the API rejects it, "
+			 "retrying cannot help)", st->event_stuck_msg, reason);
+		st->stuck_permanent = 1;
+		launch_stop(st, END_STUCK);
+		return;
+	}
 	launch_stuck_check(st);
 }
 
@@ -218,6 +273,8 @@ static int start_event_watch(struct launch_state *st, struct err *e)
 {
 	struct buf sel = BUF_INIT;
 
+	if (st->deny.events)	/* said before the create */
+		return 0;
 	buf_addf(&sel, "involvedObject.kind=%s,involvedObject.name=%s", st->kind, st->name);
 	st->event_watch = launch_watch_start(st, &KUBE_EVENT, NULL, sel.data, on_job_k8s_event,
 					     on_event_watch_state, e);
@@ -242,7 +299,11 @@ static int stuck_cause(struct launch_state *st, char *reason, size_t rn, char *m
 	}
 	if (st->event_stuck[0] && (strcmp(phase, "Created") == 0 || strcmp(phase, "Pending") == 0)) {
 		snprintf(reason, rn, "%s", st->event_stuck);
-		snprintf(msg, mn, "%s (event %s)", st->event_stuck_msg, st->event_stuck);
+		if (st->event_stuck_count > 1)
+			snprintf(msg, mn, "%s (event %s, %d times)", st->event_stuck_msg,
+				 st->event_stuck, st->event_stuck_count);
+		else
+			snprintf(msg, mn, "%s (event %s)", st->event_stuck_msg, st->event_stuck);
 		return 1;
 	}
 	return 0;
@@ -346,6 +407,11 @@ struct kube_watch *launch_watch_start(struct launch_state *st,
 	wo.on_event = on_event;
 	wo.on_state = on_state;
 	wo.ud = st;
+	if (st->watch_from) {	/* right after our create: nothing older to list */
+		wo.resource_version = st->watch_from;
+		if (res == st->res)
+			wo.known = st->job;
+	}
 	return kube_watch_start(st->c, &wo, e);	/* copies the options */
 }
 
@@ -367,10 +433,24 @@ int launch_wait(struct launch_state *st, struct err *e)
 	st->phase = RUN_WAITING;
 	if (st->end != END_NONE)	/* a signal arrived during create */
 		return 0;
-	if (launch_start_job_watch(st, e) || launch_workers_start(st, e))
+	/*
+	 * The request floor: after our own create, the job, its pods and its
+	 * events are watched from the create's resourceVersion - the answer is
+	 * the job as of then, and no pod or event of it can be older - so no
+	 * LIST is sent. A re-attach, a 410 or a resync lists as usual.
+	 */
+	if (st->watch_from) {
+		st->saw_job = 1;
+		st->pods_synced = 1;
+	}
+	if (launch_start_job_watch(st, e) || launch_workers_start(st, e) ||
+	    start_event_watch(st, e)) {
+		free(st->watch_from);
+		st->watch_from = NULL;
 		return -1;
-	if (start_event_watch(st, e))
-		return -1;
+	}
+	free(st->watch_from);
+	st->watch_from = NULL;
 	if (st->o->timeout_s > 0) {
 		left = st->o->timeout_s - (launch_now() - st->t0);
 		st->deadline = kube_timer_add(st->c, left > 0 ? left : 0, on_deadline, st);

@@ -34,6 +34,15 @@
 
 #define REFOLLOW_DELAY_S 0.5
 #define MAX_DROPS 20
+/* After the verdict, a stream of an exited container that stayed quiet this
+ * long has delivered all it had: a kubelet notices the exit and ends the
+ * stream up to a second later, which the step need not wait for. */
+#define DRAIN_IDLE_S 0.05
+/* ... provided it was keeping up: its last line arrived at most this late
+ * after the kubelet wrote it. A stream delivering a backlog (a slow path:
+ * lines arriving long after they were written) can be quiet for a while and
+ * still hold lines; it is waited for (--log-drain), never cut. */
+#define DRAIN_MAX_LAG_S 0.2
 
 /* Which worker a pod is, and its container, per API (lib/jobapi.h). */
 static const char *index_label(const struct launch_state *st)
@@ -145,8 +154,9 @@ static void pod_stuck_state(struct launch_pod *p, const cJSON *pod, const cJSON 
 
 static int wants_logs(const struct launch_state *st, const struct launch_pod *p)
 {
-	if (st->o->logs == LOGS_NONE || st->phase != RUN_WAITING)
-		return 0;
+	if (st->o->logs == LOGS_NONE || st->phase != RUN_WAITING || st->deny.logs ||
+	    st->deny.pods)
+		return 0;	/* (a denial was said once, before the create) */
 	return st->o->logs == LOGS_ALL || p->index == 0;
 }
 
@@ -163,7 +173,10 @@ static void start_queued(struct launch_state *st)
 
 static void drain_check(struct launch_state *st)
 {
-	if (st->draining && launch_workers_drained(st))
+	if (!st->draining)
+		return;
+	launch_workers_settle(st);
+	if (launch_workers_drained(st))
 		launch_stop(st, END_FINISHED);
 }
 
@@ -246,6 +259,7 @@ static void follow(struct launch_pod *p)
 	memset(&lo, 0, sizeof(lo));
 	/* exited before we got to it: read what it wrote, no follow needed */
 	lo.once = p->terminated && !p->running;
+	lo.timestamps = 1;	/* how far behind the stream is: launch_workers_settle */
 	lo.ns = st->ns;
 	lo.pod = p->name;
 	lo.container = worker_container(st);
@@ -325,7 +339,7 @@ static void on_pod_watch_state(void *ud, enum kube_watch_state s, const struct e
 	if (s == KUBE_WATCH_FAILED)
 		launch_progress_note(&st->prog, "warning: cannot watch the worker pods: %s "
 				     "(no worker logs)", e ? e->msg : "?");
-	else if (s == KUBE_WATCH_POLLING)
+	else if (s == KUBE_WATCH_POLLING && !st->deny.watch_pods)
 		launch_progress_note(&st->prog, "warning: watching pods is forbidden: polling");
 }
 
@@ -333,6 +347,8 @@ int launch_workers_start(struct launch_state *st, struct err *e)
 {
 	struct buf sel = BUF_INIT;
 
+	if (st->deny.pods)	/* cannot list pods: said before the create */
+		return 0;
 	jobapi_pod_selector(st->api, st->name, &sel);
 	st->pod_watch = launch_watch_start(st, &KUBE_POD, sel.data, NULL, on_pod_event,
 					   on_pod_watch_state, e);
@@ -340,13 +356,70 @@ int launch_workers_start(struct launch_state *st, struct err *e)
 	return st->pod_watch ? 0 : -1;
 }
 
+static void on_cut_timer(void *ud)
+{
+	struct launch_state *st = ud;
+	st->cut_timer = NULL;
+	drain_check(st);
+}
+
+/* Stop following a log: what was printed stays, the rest is not read. */
+static void log_done(struct launch_pod *p)
+{
+	if (p->log) {
+		kube_log_cut(p->log);
+		p->log = NULL;
+		p->st->nfollows--;
+	}
+	kube_timer_cancel(p->refollow);
+	p->refollow = NULL;
+	p->queued = 0;
+	p->clean_end = 0;
+	p->done_restarts = p->restarts > p->ls.restarts ? p->restarts : p->ls.restarts;
+}
+
 /*
- * The job is finished: a follow that ended cleanly is complete, even if the
- * pod update saying "terminated" has not arrived yet. Settle those now
- * instead of after REFOLLOW_DELAY_S, so the step exits as soon as it can.
+ * The job is finished (draining): stop waiting for what cannot come.
+ * - A follow that ended cleanly is complete, even if the pod update saying
+ *   "terminated" has not arrived yet (no REFOLLOW_DELAY_S pause).
+ * - A worker whose container has terminated (pod status) and whose stream
+ *   has been quiet for DRAIN_IDLE_S has delivered every line it wrote: its
+ *   follow is cut rather than held until the kubelet ends it. A stream
+ *   still delivering, reconnecting or queued is waited for (--log-drain).
+ * - After Failed, a worker still running (a survivor stuck in a collective)
+ *   is named once and its log not followed further: the verdict stands and
+ *   nothing the step could still print is worth holding it for.
  */
+static int workers_unseen(const struct launch_state *st);
+
+/*
+ * After Failed, may the workers still running be let go? Not before the
+ * failure itself is in: the job watch can deliver Failed before the pod
+ * watch delivers the failed worker's "terminated", and that worker's last
+ * lines (its error) must not be cut. So: every worker the status counts as
+ * finished has been seen finish, and, when the status has no worker counts
+ * (TrainJob), some worker has been seen fail.
+ */
+static int survivors_only(const struct launch_state *st)
+{
+	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(st->job, "status"), "replicaStatuses");
+	int cause = 0;
+
+	if (workers_unseen(st))
+		return 0;
+	for (int i = 0; i < st->npods; i++)
+		if (st->pods[i]->exit_code != 0 || st->pods[i]->restarts > 0 || st->pods[i]->gone)
+			cause = 1;
+	return rs != NULL || cause;
+}
+
 void launch_workers_settle(struct launch_state *st)
 {
+	double wake = -1;
+	int ok = 0;
+	int failed = launch_judge(st->job, &ok) && !ok && survivors_only(st);
+
 	for (int i = 0; i < st->npods; i++) {
 		struct launch_pod *p = st->pods[i];
 		if (p->refollow && p->clean_end) {
@@ -355,7 +428,23 @@ void launch_workers_settle(struct launch_state *st)
 			p->clean_end = 0;
 			p->done_restarts = p->ls.restarts;
 		}
+		if (p->log && p->terminated && !p->running && p->ls.restarts <= p->restarts) {
+			double idle = kube_log_idle(p->log), lag = kube_log_lag(p->log);
+			if (idle < 0 || lag < 0 || lag > DRAIN_MAX_LAG_S)
+				;	/* nothing yet, or behind: wait for its end */
+			else if (idle >= DRAIN_IDLE_S)
+				log_done(p);
+			else if (wake < 0 || DRAIN_IDLE_S - idle < wake)
+				wake = DRAIN_IDLE_S - idle;
+		}
+		if (failed && p->running && !p->gone && (p->log || p->refollow || p->queued)) {
+			launch_progress_note(&st->prog, "worker-%d still running: log not followed "
+					     "further", p->index);
+			log_done(p);
+		}
 	}
+	if (wake >= 0 && !st->cut_timer)
+		st->cut_timer = kube_timer_add(st->c, wake + 0.001, on_cut_timer, st);
 }
 
 int launch_workers_streaming(const struct launch_state *st)
@@ -383,7 +472,7 @@ static int workers_unseen(const struct launch_state *st)
 	struct launch_workers w;
 	int done = 0, seen = 0;
 
-	if (st->o->logs == LOGS_NONE)
+	if (st->o->logs == LOGS_NONE || st->deny.logs || st->deny.pods)
 		return 0;
 	launch_workers_of(st->job, &w);
 	done = w.succeeded + w.failed;
@@ -411,7 +500,8 @@ int launch_workers_incomplete(const struct launch_state *st, struct buf *out)
 
 	for (int i = 0; i < st->npods; i++) {
 		const struct launch_pod *p = st->pods[i];
-		if (st->o->logs == LOGS_NONE || (st->o->logs == LOGS_FIRST && p->index != 0))
+		if (st->o->logs == LOGS_NONE || st->deny.logs ||
+		    (st->o->logs == LOGS_FIRST && p->index != 0))
 			continue;
 		if ((!p->running && !p->terminated) || p->done_restarts >= p->restarts)
 			continue;
@@ -469,6 +559,8 @@ void launch_workers_report(struct launch_state *st)
 
 void launch_workers_stop(struct launch_state *st)
 {
+	kube_timer_cancel(st->cut_timer);
+	st->cut_timer = NULL;
 	kube_watch_stop(st->pod_watch);
 	st->pod_watch = NULL;
 	for (int i = 0; i < st->npods; i++)

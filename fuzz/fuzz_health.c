@@ -14,6 +14,7 @@
  */
 #include "fuzz_common.h"
 #include "health.h"
+#include "health_cmd.h"
 
 static const char *const wrappers[] = {
 	"%s",

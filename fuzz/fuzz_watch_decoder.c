@@ -213,7 +213,7 @@ static void on_event(void *ud, enum kube_event_type type, const cJSON *obj)
 static void on_state(void *ud, enum kube_watch_state st, const struct err *e)
 {
 	struct view *v = ud;
-	if (st != KUBE_WATCH_SYNCED) {
+	if (st != KUBE_WATCH_SYNCED && st != KUBE_WATCH_RESUMED) {
 		v->trouble++;
 		FUZZ_CHECK(e != NULL, "state %d without an error", st);
 		fuzz_check_err(e, "watch state");

@@ -174,11 +174,11 @@ static int collect(const cJSON *doc, const char *src, int idx, int depth,
 	return 0;
 }
 
+/* metadata.<key> when it is a non-empty string, else NULL. */
 static const char *meta_str(const cJSON *obj, const char *key)
 {
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-	const cJSON *v = cJSON_IsObject(m) ? cJSON_GetObjectItemCaseSensitive(m, key) : NULL;
-	return cJSON_IsString(v) && v->valuestring && *v->valuestring ? v->valuestring : NULL;
+	const char *v = jtree_get_string(jtree_get(obj, "metadata"), key, NULL);
+	return v && *v ? v : NULL;
 }
 
 /* One text line; control characters in messages become spaces. */

@@ -1,7 +1,7 @@
 /*
  * err.c - see err.h. Messages are truncated to ERR_MSG_MAX; newlines in a
- * message are folded to spaces so that every error stays one line (Argo CD
- * shows only the first line of a plugin's stderr).
+ * message are folded to spaces so that every error stays one line (some
+ * callers of the binary show only the first line of its stderr).
  */
 #include "err.h"
 

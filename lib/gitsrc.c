@@ -12,19 +12,15 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <git2.h>
 
 #include "gitsrc.h"
-
-extern char **environ;
 
 #define GITSRC_MAX_LINK_HOPS 16
 
@@ -382,56 +378,10 @@ static int rev_read(struct gitsrc *s, const char *path, size_t max,
 	return rc;
 }
 
-/* --- credentials: ask GIT_ASKPASS like git does ------------------------- */
-
-/*
- * Run the askpass program with `prompt` as its only argument and return the
- * first line it prints. In the Argo CD sidecar GIT_ASKPASS is "argocd", the
- * argocd binary acting as askpass because ARGOCD_BINARY_NAME says so; it may
- * not be on PATH, but the var-files volume always has it.
- */
-static int askpass_run(const char *prog, const char *prompt, struct buf *answer)
-{
-	const char *fallback[] = { NULL, "/var/run/argocd/argocd",
-				   "/var/run/argocd/argocd-cmp-server" };
-	fallback[0] = prog;
-	int pfd[2];
-	if (pipe(pfd))
-		return -1;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_addclose(&fa, pfd[0]);
-	pid_t pid = -1;
-	int rc = -1;
-	for (size_t i = 0; i < 3 && rc != 0; i++) {
-		if (i > 0 && strchr(prog, '/'))
-			break;
-		char *argv[] = { (char *)fallback[i], (char *)prompt, NULL };
-		rc = posix_spawnp(&pid, fallback[i], &fa, NULL, argv, environ);
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	if (rc == 0) {
-		char chunk[512];
-		ssize_t got;
-		while ((got = read(pfd[0], chunk, sizeof(chunk))) > 0 && answer->len < 65536)
-			buf_add(answer, chunk, (size_t)got);
-		int status = 0;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		rc = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-	}
-	close(pfd[0]);
-	char *nl = memchr(answer->data, '\n', answer->len);
-	if (nl)
-		buf_truncate(answer, (size_t)(nl - answer->data));
-	if (answer->len && answer->data[answer->len - 1] == '\r')
-		buf_truncate(answer, answer->len - 1);
-	return rc;
-}
+/* --- credentials: asked of the caller ---------------------------------- */
 
 struct cred_state {
+	const struct gitsrc_creds *creds;	/* or NULL: none to give */
 	int attempts;
 	const char *problem;	/* why we gave up, for the error message */
 };
@@ -440,49 +390,29 @@ static int cred_cb(git_credential **out, const char *url, const char *user_from_
 		   unsigned int allowed, void *payload)
 {
 	struct cred_state *cs = payload;
+	struct buf user = BUF_INIT, pass = BUF_INIT;
+	int rc = GIT_EUSER;
+
 	if (!(allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT)) {
 		cs->problem = "the server wants credentials other than a user and password";
 		return GIT_EUSER;
 	}
-	if (cs->attempts++ > 0) {
-		/* asked again: the answer was refused; asking again would loop */
-		cs->problem = "the server refused the credentials GIT_ASKPASS gave; check the repository's credentials in Argo CD";
+	if (!cs->creds) {
+		cs->problem = "the server asks for credentials and none can be given here; use a local path";
 		return GIT_EUSER;
 	}
-	const char *prog = getenv("GIT_ASKPASS");
-	struct buf user = BUF_INIT, pass = BUF_INIT, prompt = BUF_INIT;
-	int rc = GIT_EUSER;
-	cs->problem = "the server asks for credentials and GIT_ASKPASS is not set; set provideGitCreds: true in plugin.yaml, or use a local path";
-	if (prog && *prog) {
-		if (user_from_url && *user_from_url) {
-			buf_adds(&user, user_from_url);
-		} else {
-			buf_addf(&prompt, "Username for '%s': ", url);
-			if (askpass_run(prog, prompt.data, &user))
-				goto failed;
-		}
-		buf_reset(&prompt);
-		buf_addf(&prompt, "Password for '%s': ", url);
-		if (askpass_run(prog, prompt.data, &pass))
-			goto failed;
-	} else if (getenv("GIT_USERNAME") && getenv("GIT_PASSWORD")) {
-		/* Argo CD before 2.2 exported the credentials themselves. */
-		buf_adds(&user, getenv("GIT_USERNAME"));
-		buf_adds(&pass, getenv("GIT_PASSWORD"));
-	} else {
-		goto out;
-	}
-	rc = git_credential_userpass_plaintext_new(out, user.data, pass.data);
 	cs->problem = NULL;
-	goto out;
-failed:
-	cs->problem = "GIT_ASKPASS failed (is the askpass program there, and the repo-server's askpass socket reachable?)";
-out:
+	if (cs->creds->ask(cs->creds->ud, cs->attempts++, url, user_from_url, &user, &pass,
+			   &cs->problem) == 0) {
+		rc = git_credential_userpass_plaintext_new(out, user.data, pass.data);
+		cs->problem = NULL;
+	} else if (!cs->problem) {
+		cs->problem = "no credentials for this repository";
+	}
 	/* wipe the password before giving the memory back */
 	memset(pass.data, 0, pass.len);
 	buf_free(&user);
 	buf_free(&pass);
-	buf_free(&prompt);
 	return rc;
 }
 
@@ -518,7 +448,8 @@ static void set_ca_bundle(void)
 		git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, f, NULL);
 }
 
-static int clone_repo(struct gitsrc *s, const char *url, struct err *e)
+static int clone_repo(struct gitsrc *s, const char *url, const struct gitsrc_creds *creds,
+		      struct err *e)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct buf dir = BUF_INIT;
@@ -531,7 +462,7 @@ static int clone_repo(struct gitsrc *s, const char *url, struct err *e)
 	s->tmpdir = buf_detach(&dir, NULL);
 	if (!strncmp(url, "https://", 8))
 		set_ca_bundle();
-	struct cred_state cs = { 0 };
+	struct cred_state cs = { creds, 0, NULL };
 	git_clone_options o;
 	git_clone_options_init(&o, GIT_CLONE_OPTIONS_VERSION);
 	o.bare = 1;
@@ -564,7 +495,8 @@ static int ensure_libgit2(struct gitsrc *s)
 }
 
 int gitsrc_open_revision(const char *repo, const char *rev,
-			 struct gitsrc **out, struct err *e)
+			 const struct gitsrc_creds *creds, struct gitsrc **out,
+			 struct err *e)
 {
 	struct gitsrc *s = xcalloc(1, sizeof(*s));
 	ensure_libgit2(s);
@@ -577,7 +509,7 @@ int gitsrc_open_revision(const char *repo, const char *rev,
 			err_set(e, ERR_INPUT, "repository URL '%s' is not supported; use a local path, file://, http:// or https://", repo);
 			goto fail;
 		}
-		if (clone_repo(s, repo, e))
+		if (clone_repo(s, repo, creds, e))
 			goto fail;
 	} else if (git_repository_open_ext(&s->repo, repo, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
 		git_fail(e, ERR_INPUT, "--repo is not a git repository");
@@ -643,18 +575,6 @@ void gitsrc_free(struct gitsrc *s)
 const char *gitsrc_commit(const struct gitsrc *s)
 {
 	return s->commit[0] ? s->commit : NULL;
-}
-
-void gitsrc_set_commit(struct gitsrc *s, const char *commit)
-{
-	s->commit[0] = '\0';
-	if (commit)
-		snprintf(s->commit, sizeof(s->commit), "%s", commit);
-}
-
-const char *gitsrc_root(const struct gitsrc *s)
-{
-	return s->root;
 }
 
 int gitsrc_list(struct gitsrc *s, const char *dir, struct gitsrc_paths *out,

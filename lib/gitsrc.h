@@ -1,6 +1,6 @@
 /*
  * gitsrc.h - a read-only "source" of repository files: either a directory on
- * disk (the Argo CD plugin's working copy) or the tree of one Git revision
+ * disk (a working copy) or the tree of one Git revision
  * read straight from the object database with libgit2 (no checkout).
  *
  * Both kinds answer the same three questions - list the files under a
@@ -18,11 +18,9 @@
  * Only regular files are read (no FIFOs or devices), at most `max` bytes.
  *
  * Remote repositories (file://, http(s)://) are cloned bare into a private
- * temporary directory that gitsrc_free() removes. For http(s), credentials come
- * from GIT_ASKPASS exactly as git itself would ask for them; this is how Argo
- * CD hands repository credentials to a plugin with `provideGitCreds: true`
- * (GIT_ASKPASS=argocd, ARGOCD_BINARY_NAME=argocd-git-ask-pass,
- * ARGOCD_GIT_ASKPASS_NONCE, ARGOCD_ASK_PASS_SOCK). TLS is libgit2's own
+ * temporary directory that gitsrc_free() removes. For http(s), credentials
+ * come from the caller (struct gitsrc_creds): how a deployment hands them
+ * over is the front-end's knowledge, never the core's. TLS is libgit2's own
  * backend, with the system CA bundle (or $SSL_CERT_FILE).
  *
  * Ownership: a struct gitsrc owns its libgit2 objects and temporary clone;
@@ -54,23 +52,33 @@ void gitsrc_paths_free(struct gitsrc_paths *p);
 int gitsrc_open_worktree(const char *root, struct gitsrc **out, struct err *e);
 
 /*
+ * Credentials for a remote repository, asked only when its server wants a
+ * user and password. ask() appends them to `user` (given `user_from_url`,
+ * possibly NULL) and `pass` and returns 0, or returns -1 and may point
+ * *problem at a static message saying what to fix. `attempt` counts the
+ * questions of one clone from 0: a second question means the server refused
+ * the first answer. The core wipes `pass` after use.
+ */
+struct gitsrc_creds {
+	int (*ask)(void *ud, int attempt, const char *url, const char *user_from_url,
+		   struct buf *user, struct buf *pass, const char **problem);
+	void *ud;
+};
+
+/*
  * The tree of revision `rev` (anything git rev-parse understands: a SHA,
  * branch, tag, HEAD~2) of `repo`: a local path (worktree or bare repository)
- * or a file://, http:// or https:// URL, cloned first.
+ * or a file://, http:// or https:// URL, cloned first; `creds` (may be NULL:
+ * none) answers a server that asks for credentials.
  */
 int gitsrc_open_revision(const char *repo, const char *rev,
-			 struct gitsrc **out, struct err *e);
+			 const struct gitsrc_creds *creds, struct gitsrc **out,
+			 struct err *e);
 
 void gitsrc_free(struct gitsrc *s);
 
 /* The commit being read (40 hex digits), or NULL for a plain directory. */
 const char *gitsrc_commit(const struct gitsrc *s);
-
-/* Set the commit a worktree source reports (e.g. from ARGOCD_APP_REVISION). */
-void gitsrc_set_commit(struct gitsrc *s, const char *commit);
-
-/* The absolute root directory of a worktree source, or NULL for a revision. */
-const char *gitsrc_root(const struct gitsrc *s);
 
 /*
  * Every file under `dir` ("" for the whole repository), recursively, as

@@ -2,7 +2,7 @@
  * health.c - judge JAXJob and TrainJob objects exactly like our Lua checks.
  *
  * The code follows the Lua scripts line for line, and reads the tree the way
- * Argo CD hands it to Lua: a JSON null is an absent value (gopher-lua drops
+ * the Lua sandbox receives it: a JSON null is an absent value (gopher-lua drops
  * nil map values and array items), objects and arrays are both "tables",
  * and a field read on anything but an object gives nothing. Counts are
  * trusted only as integers in [0, 2^31-1]: outside that range gopher-lua,

@@ -14,7 +14,7 @@
  * both files and to the vectors.
  *
  * Rules (JAXJob, group kubeflow.org): metadata.deletionTimestamp set ->
- * Progressing "Pending deletion" (what Argo CD reports itself). No condition
+ * Progressing "Pending deletion" (what the GitOps controller reports itself). No condition
  * objects -> Progressing "Waiting for JAXJob to be accepted by the training
  * operator". Otherwise conditions are judged by type and status == "True"
  * (never by position): Failed -> Degraded, Succeeded -> Healthy, Suspended
@@ -41,8 +41,9 @@
 
 #include "buf.h"
 
-/* Argo CD's health codes, ordered like Argo CD orders app health: a later
- * value is worse (health_worst() relies on this order). */
+/* The health codes of the Lua checks (health-checks/README.md), ordered as
+ * an application's health is aggregated: a later value is worse
+ * (health_worst() relies on this order). */
 enum health_status {
 	HEALTH_HEALTHY = 0,
 	HEALTH_SUSPENDED,
@@ -60,7 +61,7 @@ enum health_kind {
 
 struct health_result {
 	enum health_kind kind;
-	enum health_status status;	/* what Argo CD shows */
+	enum health_status status;	/* what the Lua check returns */
 	struct buf message;		/* exactly what the Lua check returns */
 	/*
 	 * Lifecycle, from the conditions alone (for `jaxjob launch`):
@@ -73,7 +74,7 @@ struct health_result {
 	 *             (a suspended job resumes when the flag is cleared, or when
 	 *             Kueue admits it).
 	 *   deleting  metadata.deletionTimestamp is set. `status` is then
-	 *             Progressing "Pending deletion" as in Argo CD, but
+	 *             Progressing "Pending deletion" as the Lua check says, but
 	 *             terminal/succeeded/failed still tell how the job ended.
 	 * A TrainJob whose jobs could not be created (Created=False, *Failed) is
 	 * Degraded but not terminal: the controller keeps retrying.
@@ -110,7 +111,7 @@ void health_result_free(struct health_result *r);
 /* "Healthy", "Suspended", "Progressing", "Missing", "Degraded", "Unknown". */
 const char *health_status_name(enum health_status s);
 
-/* The worse of two statuses, in Argo CD's order (see enum health_status). */
+/* The worse of two statuses (see enum health_status for the order). */
 enum health_status health_worst(enum health_status a, enum health_status b);
 
 #endif

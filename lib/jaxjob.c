@@ -7,56 +7,37 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "crdschema.h"
 #include "jcheck.h"
 #include "jobapi.h"
+#include "jschema.h"
 #include "k8sname.h"
 
 #define I32MAX JCHECK_I32MAX
 #define JSON_INT_MAX JCHECK_JSON_INT_MAX
 
-static int check_run_policy(const cJSON *rp, struct err *e)
-{
-	static const char *const fields[] = {
-		"cleanPodPolicy", "ttlSecondsAfterFinished", "activeDeadlineSeconds",
-		"backoffLimit", "schedulingPolicy", "suspend", "managedBy", NULL
-	};
-	static const char *const sched_fields[] = {
-		"minAvailable", "queue", "minResources", "priorityClass",
-		"scheduleTimeoutSeconds", NULL
-	};
-	static const char *const clean[] = { "All", "Running", "None", NULL };
-	const char *p = "spec.runPolicy";
-	if (!rp)
-		return 0;
-	if (jcheck_want(p, rp, cJSON_IsObject, "a mapping", e) < 0 || jcheck_only_fields(p, rp, fields, e) < 0 ||
-	    jcheck_enum("spec.runPolicy.cleanPodPolicy", jcheck_member(rp, "cleanPodPolicy"), clean, e) < 0 ||
-	    jcheck_int("spec.runPolicy.ttlSecondsAfterFinished",
-		      jcheck_member(rp, "ttlSecondsAfterFinished"), 0, I32MAX, e) < 0 ||
-	    jcheck_int("spec.runPolicy.activeDeadlineSeconds",
-		      jcheck_member(rp, "activeDeadlineSeconds"), 1, JSON_INT_MAX, e) < 0 ||
-	    jcheck_int("spec.runPolicy.backoffLimit", jcheck_member(rp, "backoffLimit"), 0, I32MAX, e) < 0)
-		return -1;
-	const cJSON *suspend = jcheck_member(rp, "suspend"), *sp = jcheck_member(rp, "schedulingPolicy");
-	if (suspend && jcheck_want("spec.runPolicy.suspend", suspend, cJSON_IsBool, "true or false", e) < 0)
-		return -1;
-	if (!sp)
-		return 0;
-	p = "spec.runPolicy.schedulingPolicy";
-	if (jcheck_want(p, sp, cJSON_IsObject, "a mapping", e) < 0 || jcheck_only_fields(p, sp, sched_fields, e) < 0 ||
-	    jcheck_int("spec.runPolicy.schedulingPolicy.minAvailable", jcheck_member(sp, "minAvailable"),
-		      1, I32MAX, e) < 0 ||
-	    jcheck_int("spec.runPolicy.schedulingPolicy.scheduleTimeoutSeconds",
-		      jcheck_member(sp, "scheduleTimeoutSeconds"), 0, I32MAX, e) < 0)
-		return -1;
-	if (jcheck_member(sp, "queue") && jcheck_want("spec.runPolicy.schedulingPolicy.queue", jcheck_member(sp, "queue"),
-					cJSON_IsString, "a string", e) < 0)
-		return -1;
-	if (jcheck_member(sp, "priorityClass") &&
-	    jcheck_want("spec.runPolicy.schedulingPolicy.priorityClass", jcheck_member(sp, "priorityClass"),
-		 cJSON_IsString, "a string", e) < 0)
-		return -1;
-	return 0;
-}
+/* spec.runPolicy (training-operator v1 RunPolicy), checked in this order. */
+static const char *const clean_pod_policies[] = { "All", "Running", "None", NULL };
+
+static const struct jschema_field scheduling_policy[] = {
+	{ .name = "minAvailable", .type = JS_INT, .min = 1, .max = I32MAX },
+	{ .name = "scheduleTimeoutSeconds", .type = JS_INT, .min = 0, .max = I32MAX },
+	{ .name = "queue", .type = JS_STRING },
+	{ .name = "priorityClass", .type = JS_STRING },
+	{ .name = "minResources", .type = JS_ANY },
+	{ .name = NULL },
+};
+
+static const struct jschema_field run_policy[] = {
+	{ .name = "cleanPodPolicy", .type = JS_ENUM, .choices = clean_pod_policies },
+	{ .name = "ttlSecondsAfterFinished", .type = JS_INT, .min = 0, .max = I32MAX },
+	{ .name = "activeDeadlineSeconds", .type = JS_INT, .min = 1, .max = JSON_INT_MAX },
+	{ .name = "backoffLimit", .type = JS_INT, .min = 0, .max = I32MAX },
+	{ .name = "suspend", .type = JS_BOOL },
+	{ .name = "schedulingPolicy", .type = JS_MAP, .fields = scheduling_policy },
+	{ .name = "managedBy", .type = JS_ANY },
+	{ .name = NULL },
+};
 
 static int has_volume(const cJSON *volumes, const char *name)
 {
@@ -141,6 +122,8 @@ static int check_pod_template(const cJSON *tmpl, struct err *e)
 	if (!jax)
 		return err_set(e, ERR_INPUT, "%s.spec.containers must have a container named %s "
 			       "(the operator's JAX container)", base, JAXJOB_CONTAINER);
+	if (jcheck_pod_rules("spec.jaxReplicaSpecs.Worker.template.spec", spec, e) < 0)
+		return -1;
 	snprintf(p, sizeof(p), "%s.metadata.labels", base);
 	return jcheck_string_map(p, jcheck_member(jcheck_member(tmpl, "metadata"), "labels"), 1, e);
 }
@@ -177,7 +160,7 @@ int jaxjob_validate(const cJSON *job, struct err *e)
 	const cJSON *spec = jcheck_member(job, "spec");
 	if (jcheck_want("spec", spec, cJSON_IsObject, "a mapping", e) < 0 ||
 	    jcheck_only_fields("spec", spec, spec_fields, e) < 0 ||
-	    check_run_policy(jcheck_member(spec, "runPolicy"), e) < 0)
+	    jschema_check("spec.runPolicy", jcheck_member(spec, "runPolicy"), 0, run_policy, e) < 0)
 		return -1;
 	const cJSON *specs = jcheck_member(spec, "jaxReplicaSpecs"), *rs;
 	if (jcheck_want("spec.jaxReplicaSpecs", specs, cJSON_IsObject, "a mapping", e) < 0)
@@ -187,7 +170,9 @@ int jaxjob_validate(const cJSON *job, struct err *e)
 			return err_set(e, ERR_INPUT, "spec.jaxReplicaSpecs.%s is not supported: the only "
 				       "replica type of a JAXJob is %s", rs->string, JAXJOB_REPLICA);
 	const char *name = jaxjob_name(job);
-	return check_worker(name, jcheck_member(specs, JAXJOB_REPLICA), e);
+	if (check_worker(name, jcheck_member(specs, JAXJOB_REPLICA), e) < 0)
+		return -1;
+	return crdschema_validate(job, e);	/* what the rules above do not cover */
 }
 
 /* ---- accessors ------------------------------------------------------------ */
@@ -266,3 +251,51 @@ int jaxjob_worker_counts(const cJSON *job, struct jobapi_workers *w)
 	w->failed = count_or(jcheck_member(st, "failed"), 0);
 	return rs != NULL;
 }
+
+/* ---- the handler (struct jobapi, lib/jobapi.h) ------------------------------ */
+
+/* The operator's per-worker Service "{name}-worker-{N-1}" is the longest. */
+static int jaxjob_overhead(int workers)
+{
+	return (int)strlen("-worker-") + jcheck_digits(workers > 0 ? workers - 1 : 0);
+}
+
+static void jaxjob_longest(const char *name, int workers, struct buf *out)
+{
+	buf_adds(out, "Service ");
+	jaxjob_worker_name(name, workers > 0 ? workers - 1 : 0, out);
+}
+
+static const char *const jaxjob_suspend[] = { "spec", "runPolicy", "suspend", NULL };
+
+#define TRAINJOB_ONLY "a JAXJob has no training runtime; this is a TrainJob parameter"
+
+static const struct jobapi_refusal jaxjob_refused[] = {
+	{ "runtime", TRAINJOB_ONLY },
+	{ "runtime-kind", TRAINJOB_ONLY },
+	{ "procs-per-node", "a JAXJob runs one JAX process per worker pod (trainer.numProcPerNode "
+	  "is a TrainJob field)" },
+	{ NULL, NULL },
+};
+
+const struct jobapi JOBAPI_JAXJOB = {
+	.name = "jaxjob",
+	.project = "Kubeflow Training Operator v1",
+	.kind = JAXJOB_KIND,
+	.api_version = JAXJOB_API_VERSION,
+	.res = &KUBE_JAXJOB,
+	.tmpl = "jaxjob.yaml",
+	.tmpl_source = "templates/jaxjob.yaml",
+	.validate = jaxjob_validate,
+	.tidy = NULL,
+	.workers = jaxjob_workers,
+	.worker_counts = jaxjob_worker_counts,
+	.name_overhead = jaxjob_overhead,
+	.longest_child = jaxjob_longest,
+	.suspend_path = jaxjob_suspend,
+	.pod_job_label = "training.kubeflow.org/job-name",
+	.pod_selector_more = NULL,
+	.pod_index_label = "training.kubeflow.org/replica-index",
+	.container = JAXJOB_CONTAINER,
+	.refused = jaxjob_refused,
+};

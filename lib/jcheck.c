@@ -206,9 +206,80 @@ int jcheck_metadata(const cJSON *md, struct err *e)
 	if (ns && (jcheck_want("metadata.namespace", ns, cJSON_IsString, "a string", e) < 0 ||
 		   k8s_check_dns1123_label("metadata.namespace", ns->valuestring, e) < 0))
 		return -1;
+	const cJSON *ann = jcheck_member(md, "annotations"), *a;
 	if (jcheck_string_map("metadata.labels", jcheck_member(md, "labels"), 1, e) < 0 ||
-	    jcheck_string_map("metadata.annotations", jcheck_member(md, "annotations"), 0, e) < 0)
+	    jcheck_string_map("metadata.annotations", ann, 0, e) < 0)
 		return -1;
+	size_t total = 0;
+	cJSON_ArrayForEach(a, ann)
+		total += strlen(a->string) + strlen(a->valuestring);
+	if (total > JCHECK_ANNOTATIONS_MAX)
+		return err_set(e, ERR_INPUT, "metadata.annotations are %zu bytes in all, over the API server's limit of %d (256 KiB); "
+			       "move large data to a ConfigMap", total, JCHECK_ANNOTATIONS_MAX);
+	return 0;
+}
+
+/* Kubernetes 1.24 IsEnvVarName: [-._a-zA-Z][-._a-zA-Z0-9]* */
+static int env_name_ok(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
+			return 0;
+	return 1;
+}
+
+int jcheck_env_names(const char *path, const cJSON *env, struct err *e)
+{
+	const cJSON *it;
+	int i = 0;
+	cJSON_ArrayForEach(it, env) {
+		const cJSON *n = jcheck_member(it, "name");
+		if (cJSON_IsString(n) && !env_name_ok(n->valuestring))
+			return err_set(e, ERR_INPUT, "%s[%d].name \"%.64s%s\" is not a valid environment variable name: "
+				       "use letters, digits, '_', '-' or '.', not starting with a digit",
+				       path, i, n->valuestring, strlen(n->valuestring) > 64 ? "..." : "");
+		i++;
+	}
+	return 0;
+}
+
+/* A path element ".." (validatePathNoBacksteps). */
+static int backsteps(const char *p)
+{
+	for (const char *c = p; *c;) {
+		const char *end = strchr(c, '/');
+		size_t n = end ? (size_t)(end - c) : strlen(c);
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return 1;
+		c += n + (end != NULL);
+	}
+	return 0;
+}
+
+int jcheck_pod_rules(const char *path, const cJSON *podspec, struct err *e)
+{
+	static const char *const lists[] = { "containers", "initContainers", "ephemeralContainers", NULL };
+	char p[512];
+	const cJSON *it;
+	for (const char *const *l = lists; *l; l++) {
+		int i = 0;
+		cJSON_ArrayForEach(it, jcheck_member(podspec, *l)) {
+			snprintf(p, sizeof(p), "%s.%s[%d].env", path, *l, i++);
+			if (jcheck_env_names(p, jcheck_member(it, "env"), e) < 0)
+				return -1;
+		}
+	}
+	int i = 0;
+	cJSON_ArrayForEach(it, jcheck_member(podspec, "volumes")) {
+		const cJSON *hp = jcheck_member(jcheck_member(it, "hostPath"), "path");
+		if (cJSON_IsString(hp) && backsteps(hp->valuestring))
+			return err_set(e, ERR_INPUT, "%s.volumes[%d].hostPath.path must not contain '..' (the API server refuses the pods); "
+				       "write the path without it", path, i);
+		i++;
+	}
 	return 0;
 }
 

@@ -73,6 +73,22 @@ int jcheck_type(const cJSON *obj, const char *api_version, const char *kind, str
  */
 int jcheck_metadata(const cJSON *md, struct err *e);
 
+/* The API server's limit on the total size of an object's annotations. */
+#define JCHECK_ANNOTATIONS_MAX (256 * 1024)
+
+/*
+ * The API server's Pod rules that the CRD schema cannot express and that
+ * bite only when the operator creates the pods (a JAXJob with them is
+ * accepted, its pods never start): environment variable names, hostPath
+ * without `..`. `path` names the pod spec (..."template.spec"); the names
+ * are checked with Kubernetes 1.24's rule, which every later version
+ * accepts too. Mount paths are unique by the CRD (list-map key mountPath).
+ */
+int jcheck_pod_rules(const char *path, const cJSON *podspec, struct err *e);
+
+/* An env list's names (each `path[i].name`), with the rule above. */
+int jcheck_env_names(const char *path, const cJSON *env, struct err *e);
+
 /* Decimal digits of n >= 0 (for the lengths of generated names). */
 int jcheck_digits(long long n);
 

@@ -1,7 +1,7 @@
 /*
  * jobparams.h - THE parameter vocabulary of a training job, shared by every
  * front-end: `jaxjob launch --gpus-per-worker 1`, a render job file's
- * `gpus-per-worker: 1`, an Argo CD parameter `gpus-per-worker=1`.
+ * `gpus-per-worker: 1`, a render parameter `gpus-per-worker=1`.
  *
  * One table (jobparams_all()) says, for every parameter: its kebab-case
  * name, the launch flag (singular for repeatable ones: --env, --label), its
@@ -12,8 +12,8 @@
  * Three layers, each a cJSON object:
  *  - params: what the user set, name -> typed value (an int is a number,
  *    labels a mapping, env a list of EnvVar objects). Filled by
- *    jobparams_set_text() from flag strings (KFP passes everything as
- *    strings), jobparams_set_value() from job files (YAML), and
+ *    jobparams_set_text() from flag strings (workflow engines pass
+ *    everything as strings), jobparams_set_value() from job files (YAML), and
  *    jobparams_set_user() for a user template's own placeholders
  *    (`--param k=v`), which live beside the built-in names;
  *  - values: jobparams_values() turns params into what templates see: the
@@ -25,7 +25,7 @@
  *  - the template decides where values go (lib/tmpl.h). Nothing here knows
  *    JAXJob structure, so a TrainJob template uses the same vocabulary.
  *
- * Text forms (flags, KFP, Argo CD parameters):
+ * Text forms (flags, render parameters):
  *  - ints "4", bools "true"/"false" (any case, or 1/0), quantities "500m";
  *  - lists: a JSON array '["python","train.py"]', or one item per flag,
  *    appended (--arg, --image-pull-secret);
@@ -38,7 +38,7 @@
  *  - volumes: NAME=pvc:CLAIM | NAME=configmap:NAME | NAME=secret:NAME |
  *    NAME=emptydir[:Memory] | NAME=hostpath:/PATH, or a JSON list of Volumes;
  *  - volume mounts: NAME:/PATH[:ro], or a JSON list of VolumeMounts;
- *  - an empty text unsets the parameter, so a pipeline can pass an unused
+ *  - an empty text unsets the parameter, so a workflow can pass an unused
  *    optional input through as "".
  * JSON text goes through yj (YAML flow syntax is accepted too), which bounds
  * its size and depth like every other input.
@@ -66,7 +66,7 @@ enum jobparam_type {
 };
 
 struct jobparam {
-	const char *name;	/* job-file key, Argo CD parameter, placeholder */
+	const char *name;	/* job-file key, render parameter, placeholder */
 	const char *flag;	/* launch flag without "--" */
 	enum jobparam_type type;
 	const char *metavar;	/* for help: N, QTY, K=V */
@@ -89,7 +89,7 @@ struct jobparam {
 /* Is d a whole number within long long (so that a cast is defined)? */
 int jobparams_is_whole(double d);
 
-/* "true"/"false" in any case, or 1/0 (KFP passes Python's "True"): 0, else -1. */
+/* "true"/"false" in any case (Python callers print "True"), or 1/0: 0, else -1. */
 int jobparams_parse_bool(const char *text, int *out);
 
 /* The table, ended by an entry with name == NULL. */
@@ -98,7 +98,7 @@ const struct jobparam *jobparams_find(const char *name);
 const struct jobparam *jobparams_find_flag(const char *flag);
 
 /*
- * Set from text (a flag value, a KFP or Argo CD string). Repeatable types
+ * Set from text (a flag value, a render parameter). Repeatable types
  * add to what is there (see the text forms above); the others replace.
  */
 int jobparams_set_text(cJSON *params, const struct jobparam *p, const char *text,
@@ -106,7 +106,7 @@ int jobparams_set_text(cJSON *params, const struct jobparam *p, const char *text
 
 /*
  * Set from a typed value (a job file). A string is read as text (so
- * `workers: "4"` works as in Argo CD parameters); otherwise the value must
+ * `workers: "4"` works as in render parameters); otherwise the value must
  * have the parameter's type. Replaces any earlier value.
  */
 int jobparams_set_value(cJSON *params, const struct jobparam *p, const cJSON *v,
@@ -137,11 +137,12 @@ int jobparams_check_used(const cJSON *params, const cJSON *used, const char *sou
 			 struct err *e);
 
 /*
- * The whole step, as launch and render both need it: values from `params`,
- * a copy of `tmpl` rendered with them (tmpl_render), then
- * jobparams_check_used(). `tmpl` is not modified; *out is the caller's.
+ * The rendering step of the one build path (jobbuild.h): values from
+ * `params`, a copy of `tmpl` rendered with them (tmpl_render, with `known`
+ * as tmpl_ctx.known, may be NULL), then jobparams_check_used(). `tmpl` is
+ * not modified; *out is the caller's.
  */
 int jobparams_render(const cJSON *tmpl, const cJSON *params, const char *source,
-		     cJSON **out, struct err *e);
+		     const char *const *known, cJSON **out, struct err *e);
 
 #endif

@@ -5,7 +5,7 @@
  *
  * We check these before anything reaches a cluster so that a typo gets a
  * precise one-line error from us rather than a 422 from the API server after
- * a pipeline step has already started.
+ * a workflow step has already started.
  *
  * Each checker returns 0 when `s` is valid, or -1 with `e` set to a message
  * that names `what` (the field or parameter), quotes the value and says what

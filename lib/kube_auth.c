@@ -147,19 +147,13 @@ static int file_token(struct kube_creds *c, struct err *e)
 
 /* ---- exec plugin ------------------------------------------------------ */
 
-static const char *str_at(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 int kube_exec_parse(const char *json, size_t len, const char *want_api_version,
 		    struct buf *token, struct buf *cert, struct buf *key,
 		    time_t *expires, struct err *e)
 {
 	cJSON *j = cJSON_ParseWithLength(json, len);
-	const char *kind = str_at(j, "kind");
-	const char *api = str_at(j, "apiVersion");
+	const char *kind = jtree_get_string(j, "kind", NULL);
+	const char *api = jtree_get_string(j, "apiVersion", NULL);
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "status");
 	int rc = -1;
 	*expires = 0;
@@ -172,10 +166,10 @@ int kube_exec_parse(const char *json, size_t len, const char *want_api_version,
 		err_set(e, ERR_AUTH, "output has no status");
 	else
 		rc = 0;
-	const char *tok = rc ? NULL : str_at(st, "token");
-	const char *crt = rc ? NULL : str_at(st, "clientCertificateData");
-	const char *k = rc ? NULL : str_at(st, "clientKeyData");
-	const char *exp = rc ? NULL : str_at(st, "expirationTimestamp");
+	const char *tok = rc ? NULL : jtree_get_string(st, "token", NULL);
+	const char *crt = rc ? NULL : jtree_get_string(st, "clientCertificateData", NULL);
+	const char *k = rc ? NULL : jtree_get_string(st, "clientKeyData", NULL);
+	const char *exp = rc ? NULL : jtree_get_string(st, "expirationTimestamp", NULL);
 	if (!rc && !(tok && *tok) && !(crt && *crt))
 		rc = err_set(e, ERR_AUTH, "output has neither status.token nor "
 			     "status.clientCertificateData");

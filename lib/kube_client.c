@@ -1,11 +1,8 @@
 /*
  * kube_client.c - see kube_client.h: resources and paths, the client, and
- * calls (a request plus credentials plus the retry policy).
- *
- * A call is a small state machine driven by the loop: send (one transfer)
- * → finished → 2xx: done | 401 once: refresh credentials, send again |
- * retryable and time left: backoff timer, send again | else: done with the
- * error. Blocking calls start a call and step the loop until it is done.
+ * the requests (get, create, patch, delete, list) built on kube_call(). A
+ * call (a request plus credentials plus the retry policy, driven by the
+ * loop; the blocking form steps the loop until it is done) is kube_call.c's.
  */
 #include "kube_int.h"
 
@@ -165,6 +162,25 @@ void kube_client_set_retry(struct kube_client *c, double seconds)
 	c->retry_s = seconds;
 }
 
+double kube_client_retry(const struct kube_client *c)
+{
+	return c->retry_s;
+}
+
+void kube_client_set_unreachable_retry(struct kube_client *c, double seconds)
+{
+	c->unreachable_s = seconds;
+}
+
+void kube_client_on_retry(struct kube_client *c,
+			  void (*fn)(void *ud, unsigned attempt, double delay_s,
+				     const struct err *why),
+			  void *ud)
+{
+	c->on_retry = fn;
+	c->on_retry_ud = ud;
+}
+
 long kube_client_connections(const struct kube_client *c)
 {
 	long n = c->connects;
@@ -176,9 +192,11 @@ long kube_client_connections(const struct kube_client *c)
 	return n;
 }
 
-void kube_client_set_trace(struct kube_client *c, int on)
+void kube_client_set_trace(struct kube_client *c,
+			   void (*fn)(const char *line, void *ud), void *ud)
 {
-	c->trace = on;
+	c->trace = fn;
+	c->trace_ud = ud;
 }
 
 double kube_random(struct kube_client *c)

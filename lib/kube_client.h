@@ -29,8 +29,9 @@
  * then fail with 409 AlreadyExists for our own object. Callers that create
  * must handle 409 anyway (launch compares its identity label).
  *
- * Nothing is logged unless kube_client_set_trace() is on, and then only the
- * method, path, status and timing of each request, never headers or bodies.
+ * Nothing is logged (the core never prints): with kube_client_set_trace()
+ * the caller gets the method, path, status and timing of each request as
+ * a line of text, never headers or bodies.
  *
  * Ownership: cJSON trees returned through `out` parameters belong to the
  * caller (cJSON_Delete). Objects passed in (`const cJSON *`) are only read.
@@ -50,6 +51,9 @@
 
 /* err.reason of a TLS verification failure of the API server (code ERR_NETWORK). */
 #define KUBE_REASON_TLS_UNTRUSTED "TLSVerificationFailed"
+/* The connection was never made (refused, name not resolved): the request
+ * did not leave, so nothing it would have done happened. */
+#define KUBE_REASON_UNREACHABLE "Unreachable"
 
 static inline int kube_err_tls_untrusted(const struct err *e)
 {
@@ -102,6 +106,23 @@ const struct kube_config *kube_client_config(const struct kube_client *c);
 
 /* Default retry window for requests (seconds, default 30). */
 void kube_client_set_retry(struct kube_client *c, double seconds);
+double kube_client_retry(const struct kube_client *c);
+
+/* A shorter window for failures that never reached the server (connection
+ * refused, host name not resolved: KUBE_REASON_UNREACHABLE), so that a wrong
+ * kubeconfig fails fast while a loaded or restarting server still gets the
+ * whole retry window. 0 (the default) = the same window. */
+void kube_client_set_unreachable_retry(struct kube_client *c, double seconds);
+
+/*
+ * Called each time a request failed and is sent again after `delay_s`
+ * (attempt = the one that failed, `why` = its error), so a front-end can
+ * say what it waits for; NULL to stop. The core never prints.
+ */
+void kube_client_on_retry(struct kube_client *c,
+			  void (*fn)(void *ud, unsigned attempt, double delay_s,
+				     const struct err *why),
+			  void *ud);
 
 /*
  * Connections opened so far (TCP+TLS handshakes, summed over transfers).
@@ -111,8 +132,10 @@ void kube_client_set_retry(struct kube_client *c, double seconds);
  */
 long kube_client_connections(const struct kube_client *c);
 
-/* Print "kube: GET /path -> 200 (12 ms)" lines to stderr (no headers/bodies). */
-void kube_client_set_trace(struct kube_client *c, int on);
+/* Hand `fn` one line per finished request, "kube: GET /path -> 200 (12 ms)"
+ * (no newline, no headers or bodies); NULL turns it off. */
+void kube_client_set_trace(struct kube_client *c,
+			   void (*fn)(const char *line, void *ud), void *ud);
 
 /* ---- requests ---------------------------------------------------------- */
 

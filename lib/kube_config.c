@@ -15,15 +15,10 @@
 #include <sys/stat.h>
 #include <openssl/evp.h>
 
+#include "jtree.h"
 #include "yj.h"
 
 #define DIR_KEY "x-jaxjob-dir"
-
-static const char *str_at(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static int file_exists(const char *path)
 {
@@ -37,7 +32,7 @@ static const cJSON *find_named(const cJSON *arr, const char *name)
 {
 	const cJSON *it;
 	cJSON_ArrayForEach(it, arr) {
-		const char *n = str_at(it, "name");
+		const char *n = jtree_get_string(it, "name", NULL);
 		if (n && !strcmp(n, name))
 			return it;
 	}
@@ -54,7 +49,7 @@ static void merge_list(cJSON *merged, const cJSON *next, const char *key, const 
 		dst = cJSON_AddArrayToObject(merged, key);
 	const cJSON *it;
 	cJSON_ArrayForEach(it, src) {
-		const char *name = str_at(it, "name");
+		const char *name = jtree_get_string(it, "name", NULL);
 		if (!name || find_named(dst, name))
 			continue;
 		cJSON *copy = cJSON_Duplicate(it, 1);
@@ -69,8 +64,8 @@ void kube_config_merge(cJSON *merged, const cJSON *next, const char *dir)
 	merge_list(merged, next, "clusters", dir);
 	merge_list(merged, next, "users", dir);
 	merge_list(merged, next, "contexts", dir);
-	const char *cur = str_at(merged, "current-context");
-	const char *nc = str_at(next, "current-context");
+	const char *cur = jtree_get_string(merged, "current-context", NULL);
+	const char *nc = jtree_get_string(next, "current-context", NULL);
 	if ((!cur || !*cur) && nc && *nc) {
 		cJSON_DeleteItemFromObjectCaseSensitive(merged, "current-context");
 		cJSON_AddStringToObject(merged, "current-context", nc);
@@ -122,8 +117,8 @@ static int load_pem(const cJSON *o, const char *key, const char *dir, const char
 {
 	char data_key[64];
 	snprintf(data_key, sizeof(data_key), "%s-data", key);
-	const char *data = str_at(o, data_key);
-	const char *file = str_at(o, key);
+	const char *data = jtree_get_string(o, data_key, NULL);
+	const char *file = jtree_get_string(o, key, NULL);
 	if (data && *data) {
 		if (b64decode(data, out))
 			return err_set(e, ERR_CONFIG, "%s: %s is not valid base64", who, data_key);
@@ -143,7 +138,7 @@ static void list_names(const cJSON *arr, struct buf *out)
 {
 	const cJSON *it;
 	cJSON_ArrayForEach(it, arr) {
-		const char *n = str_at(it, "name");
+		const char *n = jtree_get_string(it, "name", NULL);
 		if (n)
 			buf_addf(out, "%s%s", out->len ? ", " : "", n);
 	}
@@ -158,7 +153,7 @@ static const cJSON *lookup(const cJSON *kc, const char *list, const char *inner,
 	const cJSON *entry = find_named(cJSON_GetObjectItemCaseSensitive(kc, list), name);
 	if (!entry)
 		return NULL;
-	const char *d = str_at(entry, DIR_KEY);
+	const char *d = jtree_get_string(entry, DIR_KEY, NULL);
 	if (d)
 		*dir = d;
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(entry, inner);
@@ -172,7 +167,7 @@ static int load_cluster(const cJSON *cl, const char *dir, const struct kube_conf
 {
 	char who[300];
 	snprintf(who, sizeof(who), "cluster \"%s\"", cfg->cluster_name);
-	const char *server = str_at(cl, "server");
+	const char *server = jtree_get_string(cl, "server", NULL);
 	if (!server || !*server)
 		return err_set(e, ERR_CONFIG, "%s has no server; set clusters[].cluster.server", who);
 	size_t n = strlen(server);
@@ -189,10 +184,10 @@ static int load_cluster(const cJSON *cl, const char *dir, const struct kube_conf
 	if (opts->insecure_skip_tls_verify)
 		buf_reset(&cfg->ca_pem);	/* the flag overrides the CA, as in kubectl */
 	cfg->insecure = file_insecure || opts->insecure_skip_tls_verify;
-	const char *sni = str_at(cl, "tls-server-name");
+	const char *sni = jtree_get_string(cl, "tls-server-name", NULL);
 	if (sni && *sni)
 		cfg->tls_server_name = xstrdup(sni);
-	const char *proxy = str_at(cl, "proxy-url");
+	const char *proxy = jtree_get_string(cl, "proxy-url", NULL);
 	if (proxy && *proxy)
 		cfg->proxy_url = xstrdup(proxy);
 	return 0;
@@ -216,15 +211,15 @@ static void add_strings(char ***out, const cJSON *arr, const char *first)
 static int load_exec(const cJSON *x, const char *dir, const char *who,
 		     struct kube_config *cfg, struct err *e)
 {
-	const char *api = str_at(x, "apiVersion");
-	const char *cmd = str_at(x, "command");
+	const char *api = jtree_get_string(x, "apiVersion", NULL);
+	const char *cmd = jtree_get_string(x, "command", NULL);
 	if (!cmd || !*cmd)
 		return err_set(e, ERR_CONFIG, "%s: exec.command is empty", who);
 	if (!api || (strcmp(api, "client.authentication.k8s.io/v1") &&
 		     strcmp(api, "client.authentication.k8s.io/v1beta1")))
 		return err_set(e, ERR_CONFIG, "%s: exec.apiVersion \"%s\" is not supported; use "
 			       "client.authentication.k8s.io/v1 or v1beta1", who, api ? api : "");
-	const char *mode = str_at(x, "interactiveMode");
+	const char *mode = jtree_get_string(x, "interactiveMode", NULL);
 	if (mode && !strcmp(mode, "Always"))
 		return err_set(e, ERR_CONFIG, "%s: exec plugin %s needs interactiveMode Always, "
 			       "but jaxjob never has a terminal; use a non-interactive credential",
@@ -239,14 +234,15 @@ static int load_exec(const cJSON *x, const char *dir, const char *who,
 	size_t i = 0;
 	const cJSON *it;
 	cJSON_ArrayForEach(it, env) {
-		const char *name = str_at(it, "name"), *value = str_at(it, "value");
+		const char *name = jtree_get_string(it, "name", NULL);
+		const char *value = jtree_get_string(it, "value", NULL);
 		if (!name || !*name || strchr(name, '='))
 			return err_set(e, ERR_CONFIG, "%s: exec.env entries need a name", who);
 		struct buf b = BUF_INIT;
 		buf_addf(&b, "%s=%s", name, value ? value : "");
 		ex->env[i++] = buf_detach(&b, NULL);
 	}
-	const char *hint = str_at(x, "installHint");
+	const char *hint = jtree_get_string(x, "installHint", NULL);
 	if (hint)
 		ex->install_hint = xstrdup(hint);
 	ex->provide_cluster_info = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "provideClusterInfo"));
@@ -261,11 +257,11 @@ static int load_user(const cJSON *u, const char *dir, const char *user_name,
 	if (cJSON_GetObjectItemCaseSensitive(u, "auth-provider"))
 		return err_set(e, ERR_CONFIG, "%s: auth-provider plugins are not supported; "
 			       "use an exec credential plugin (e.g. kubelogin, gke-gcloud-auth-plugin)", who);
-	if (str_at(u, "username") || str_at(u, "password"))
+	if (jtree_get_string(u, "username", NULL) || jtree_get_string(u, "password", NULL))
 		return err_set(e, ERR_CONFIG, "%s: basic auth (username/password) is not "
 			       "supported; use a token or a client certificate", who);
-	const char *token = str_at(u, "token");
-	const char *token_file = str_at(u, "tokenFile");
+	const char *token = jtree_get_string(u, "token", NULL);
+	const char *token_file = jtree_get_string(u, "tokenFile", NULL);
 	if (token && *token)
 		cfg->token = xstrdup(token);
 	else if (token_file && *token_file)
@@ -288,7 +284,8 @@ int kube_config_from_json(const cJSON *kc, const char *dir,
 			  const struct kube_config_opts *opts,
 			  struct kube_config *cfg, struct err *e)
 {
-	const char *ctx_name = opts->context ? opts->context : str_at(kc, "current-context");
+	const char *ctx_name = opts->context ? opts->context :
+			       jtree_get_string(kc, "current-context", NULL);
 	struct buf names = BUF_INIT;
 	if (!ctx_name || !*ctx_name) {
 		list_names(cJSON_GetObjectItemCaseSensitive(kc, "contexts"), &names);
@@ -306,9 +303,9 @@ int kube_config_from_json(const cJSON *kc, const char *dir,
 		return -1;
 	}
 	cfg->context = xstrdup(ctx_name);
-	const char *cluster = str_at(ctx, "cluster");
-	const char *user = str_at(ctx, "user");
-	const char *ns = str_at(ctx, "namespace");
+	const char *cluster = jtree_get_string(ctx, "cluster", NULL);
+	const char *user = jtree_get_string(ctx, "user", NULL);
+	const char *ns = jtree_get_string(ctx, "namespace", NULL);
 	const char *kdir = dir, *udir = dir;
 	const cJSON *cl = cluster ? lookup(kc, "clusters", "cluster", cluster, &kdir) : NULL;
 	if (!cl)
@@ -327,8 +324,8 @@ int kube_config_from_json(const cJSON *kc, const char *dir,
 	}
 	cfg->ns = xstrdup(opts->ns && *opts->ns ? opts->ns : ns && *ns ? ns : "default");
 	if (cfg->insecure)
-		fprintf(stderr, "warning: TLS verification is disabled for cluster \"%s\" "
-			"(insecure-skip-tls-verify); the connection can be intercepted\n", cluster);
+		buf_addf(&cfg->warnings, "TLS verification is disabled for cluster \"%s\" "
+			 "(insecure-skip-tls-verify); the connection can be intercepted\n", cluster);
 	return 0;
 }
 
@@ -420,8 +417,8 @@ static int load_in_cluster(const struct kube_config_opts *opts, const char *sa_d
 	if (opts->insecure_skip_tls_verify) {
 		buf_reset(&cfg->ca_pem);
 		cfg->insecure = 1;
-		fprintf(stderr, "warning: TLS verification is disabled "
-			"(--insecure-skip-tls-verify); the connection can be intercepted\n");
+		buf_adds(&cfg->warnings, "TLS verification is disabled "
+			 "(--insecure-skip-tls-verify); the connection can be intercepted\n");
 	}
 	buf_addf(&b, "%s/namespace", sa_dir);
 	struct buf ns = BUF_INIT;
@@ -443,6 +440,7 @@ void kube_config_init(struct kube_config *cfg)
 	buf_init(&cfg->ca_pem);
 	buf_init(&cfg->cert_pem);
 	buf_init(&cfg->key_pem);
+	buf_init(&cfg->warnings);
 }
 
 int kube_config_load(const struct kube_config_opts *opts, struct kube_config *cfg,
@@ -500,6 +498,7 @@ void kube_config_free(struct kube_config *cfg)
 	if (cfg->key_pem.len)
 		OPENSSL_cleanse(cfg->key_pem.data, cfg->key_pem.len);
 	buf_free(&cfg->key_pem);
+	buf_free(&cfg->warnings);
 	if (cfg->exec) {
 		struct kube_exec *x = cfg->exec;
 		free(x->api_version);

@@ -73,7 +73,7 @@ struct kube_config {
 
 	/* TLS */
 	struct buf ca_pem;	/* CA bundle (PEM); empty = system trust store */
-	int insecure;		/* skip verification (warned at load) */
+	int insecure;		/* skip verification (a line in `warnings`) */
 	char *tls_server_name;	/* clusters[].cluster.tls-server-name, or NULL */
 	char *proxy_url;	/* clusters[].cluster.proxy-url, or NULL */
 
@@ -84,6 +84,13 @@ struct kube_config {
 	struct buf key_pem;	/* client key (PEM), may be empty */
 	struct kube_exec *exec;	/* exec plugin, or NULL */
 	int in_cluster;
+
+	/*
+	 * Warnings for the user, one per line ("TLS verification is disabled
+	 * ..."), kept even when the load fails: the core never prints, the
+	 * front-end shows them (as "warning: LINE").
+	 */
+	struct buf warnings;
 };
 
 /*

@@ -8,8 +8,9 @@
  *                              collects headers and body; for streams hands
  *                              data to on_data from the loop, never from
  *                              inside curl; finished → on_done, then freed;
- *   kube_call  (kube_client.c) a request with credentials and the retry
+ *   kube_call  (kube_call.c)   a request with credentials and the retry
  *                              policy: one or more xfers, backoff timers;
+ *   requests   (kube_client.c) get/create/patch/delete/list on calls;
  *   watches and logs           built on calls (kube_watch.c, kube_log.c).
  *
  * Deferred freeing: a cancelled xfer or timer is only marked dead and
@@ -26,6 +27,7 @@
 #include "kube_loop.h"
 
 #define KUBE_STREAM_PENDING_MAX (256 * 1024)	/* undelivered stream bytes before pausing */
+#define KUBE_STREAM_KEEP_CAP (16 * 1024)	/* a drained stream buffer above this is freed */
 #define KUBE_BODY_MAX (64u * 1024 * 1024)	/* an ordinary response body */
 #define KUBE_CONNECT_TIMEOUT_S 10L
 #define KUBE_REQUEST_TIMEOUT_S 60L
@@ -72,7 +74,11 @@ struct kube_client {
 	struct kube_xfer *xfers;
 	struct kube_timer *timers;
 	double retry_s;
-	int trace;
+	double unreachable_s;	/* kube_client_set_unreachable_retry(), 0 = retry_s */
+	void (*trace)(const char *line, void *ud);	/* or NULL */
+	void *trace_ud;
+	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);
+	void *on_retry_ud;
 	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
 	long connects;		/* connections opened, summed over finished transfers */
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */

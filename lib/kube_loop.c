@@ -380,9 +380,12 @@ static void trace(const struct kube_xfer *x)
 	const char *path = url ? url + strlen(x->c->url_base) : "?";
 	char *method = NULL;
 	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_METHOD, &method);
-	fprintf(stderr, "kube: %s %s -> %ld%s%s (%.0f ms)\n", method ? method : "?", path,
-		x->status, x->result ? " " : "", x->result ? curl_easy_strerror(x->result) : "",
-		(kube_now() - x->started) * 1000);
+	struct buf line = BUF_INIT;
+	buf_addf(&line, "kube: %s %s -> %ld%s%s (%.0f ms)", method ? method : "?", path,
+		 x->status, x->result ? " " : "", x->result ? curl_easy_strerror(x->result) : "",
+		 (kube_now() - x->started) * 1000);
+	x->c->trace(line.data, x->c->trace_ud);
+	buf_free(&line);
 }
 
 /* Hand buffered stream data to its consumer; finished transfers to on_done. */
@@ -393,6 +396,13 @@ static void dispatch_xfers(struct kube_client *c)
 			size_t used = x->on_data(x->ud, x->in.data, x->in.len);
 			buf_consume(&x->in, used);
 		}
+		/*
+		 * A burst (a worker's backlog arriving at once) grows the buffer
+		 * up to the pause bound; give it back once drained, or every
+		 * stream of a big job keeps its largest burst for its lifetime.
+		 */
+		if (!x->in.len && x->in.cap > KUBE_STREAM_KEEP_CAP)
+			buf_free(&x->in);
 		if (!x->dead && x->paused && x->in.len < KUBE_STREAM_PENDING_MAX / 2) {
 			x->paused = 0;
 			curl_easy_pause(x->easy, CURLPAUSE_CONT);

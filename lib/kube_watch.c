@@ -44,6 +44,8 @@ struct kube_watch {
 	struct kube_lines lines;
 	cJSON *acc;		/* list pages so far */
 	unsigned errors;	/* consecutive failures, for backoff */
+	unsigned expired;	/* 410s since the last healthy stream, for re-list backoff */
+	int troubled;		/* RETRYING was reported: RESUMED or SYNCED is due */
 	int polling, failed, busy, stopped, listing;
 	double stream_started;
 	unsigned stream_events;
@@ -272,6 +274,7 @@ static void resume_timer(void *ud)
 
 static void backoff(struct kube_watch *w, const struct err *e, double retry_after)
 {
+	w->troubled = 1;
 	state(w, KUBE_WATCH_RETRYING, e);
 	if (w->stopped)
 		return;
@@ -291,12 +294,35 @@ static int final_error(const struct err *e)
 	}
 }
 
+/*
+ * 410 Expired/Gone: the resourceVersion we hold is too old for the server
+ * (compaction, or a restarted apiserver whose watch cache starts afresh).
+ * Resending it can only earn another 410, so the one way on is a fresh LIST,
+ * always - whatever errors came before (an outage raises `errors`, and a
+ * restart answers every resume with 410). The first re-list goes out at once;
+ * repeated ones back off between re-lists, never instead of them, as
+ * client-go's reflector does.
+ */
+static void relist(struct kube_watch *w, const struct err *e)
+{
+	w->listing = 1;
+	buf_reset(&w->rv);
+	if (w->expired++ == 0) {
+		start_list(w, NULL);
+		return;
+	}
+	w->troubled = 1;
+	state(w, KUBE_WATCH_RETRYING, e);
+	if (w->stopped)
+		return;
+	w->timer = kube_timer_add(w->c, kube_backoff(w->expired - 2, -1, kube_random(w->c)),
+				  resume_timer, w);
+}
+
 static void failed(struct kube_watch *w, const struct err *e, double retry_after)
 {
-	if (e->http_status == 410 && w->errors == 0) {	/* Expired/Gone: LIST again */
-		w->errors = 1;	/* a second 410 in a row backs off instead */
-		w->listing = 1;
-		start_list(w, NULL);
+	if (e->http_status == 410) {
+		relist(w, e);
 	} else if (!w->listing && !w->polling && e->http_status == 403) {
 		w->polling = 1;
 		state(w, KUBE_WATCH_POLLING, e);
@@ -364,6 +390,7 @@ static void list_done(void *ud, struct kube_response *rs, const struct err *e)
 	w->acc = NULL;
 	w->listing = 0;
 	w->errors = 0;
+	w->troubled = 0;
 	reconcile(w, cJSON_GetObjectItemCaseSensitive(all, "items"));
 	cJSON_Delete(all);
 	state(w, KUBE_WATCH_SYNCED, NULL);
@@ -458,6 +485,15 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 		return 1;
 	}
 	set_rv(w, meta_str(obj, "resourceVersion"));
+	w->expired = 0;		/* a healthy stream (a BOOKMARK counts) */
+	if (w->troubled) {
+		w->troubled = 0;
+		state(w, KUBE_WATCH_RESUMED, NULL);
+		if (w->stopped || !w->call) {
+			cJSON_Delete(ev);
+			return 1;
+		}
+	}
 	if (known) {
 		w->errors = 0;
 		apply_event(w, t, obj);
@@ -557,6 +593,13 @@ struct kube_watch *kube_watch_start(struct kube_client *c, const struct kube_wat
 		w->o.poll_interval_s = WATCH_DEFAULT_POLL_S;
 	buf_init(&w->rv);
 	set_rv(w, opts->resource_version);
+	if (w->rv.len && cJSON_IsObject(opts->known)) {
+		struct buf key = BUF_INIT;
+		obj_key(opts->known, &key);
+		track_add(w, key.data, opts->known);
+		buf_free(&key);
+	}
+	w->o.known = NULL;
 	kube_lines_init(&w->lines, WATCH_MAX_EVENT);
 	w->next = c->watches;
 	if (c->watches)

@@ -9,8 +9,13 @@
  *      BOOKMARK only advances the remembered resourceVersion;
  *   3. when the stream ends (timeoutSeconds, a dropped connection, a
  *      proxy cut), watch again from the last resourceVersion - no event is
- *      lost or repeated;
- *   4. ERROR 410 Expired in the stream, or HTTP 410: re-LIST and reconcile
+ *      lost or repeated; once a resumed stream delivers again after
+ *      RETRYING, KUBE_WATCH_RESUMED says so;
+ *   4. ERROR 410 Expired in the stream, or HTTP 410, ALWAYS: re-LIST (at
+ *      once the first time; repeated 410s without a healthy stream in
+ *      between back off between re-lists, never instead of them - an outage
+ *      followed by a restarted apiserver answers every resume with 410, and
+ *      resending the old resourceVersion would never end) and reconcile
  *      with what the caller was told: objects that changed meanwhile come as
  *      MODIFIED (or ADDED if new), objects that vanished as DELETED (with the
  *      last state we had), unchanged ones not at all; then back to 2;
@@ -47,6 +52,7 @@ enum kube_event_type { KUBE_ADDED, KUBE_MODIFIED, KUBE_DELETED };
 enum kube_watch_state {
 	KUBE_WATCH_SYNCED,	/* initial list delivered (also after each re-list) */
 	KUBE_WATCH_RETRYING,	/* transient error, backing off; e says what */
+	KUBE_WATCH_RESUMED,	/* after RETRYING: the stream delivers again (e NULL) */
 	KUBE_WATCH_POLLING,	/* watch forbidden: polling with LIST from now on */
 	KUBE_WATCH_FAILED,	/* final error; e says what (e.g. CRD not installed) */
 };
@@ -58,7 +64,11 @@ struct kube_watch_opts {
 	const struct kube_resource *res;
 	const char *ns;
 	struct kube_list_opts sel;	/* label/field selectors (limit: page size, 0 = 500) */
-	const char *resource_version;	/* NULL: LIST first (recommended) */
+	const char *resource_version;	/* NULL: LIST first; else WATCH from it (a create's
+					 * answer: no LIST needed, nothing can be missed) */
+	const cJSON *known;		/* with resource_version: the object the caller holds
+					 * at it (e.g. the created one), tracked as if delivered,
+					 * so a later re-list reports its deletion; may be NULL */
 	int timeout_s;			/* server-side timeoutSeconds; 0 = 300 */
 	double poll_interval_s;		/* polling fallback period; 0 = 5 */
 	kube_event_fn *on_event;	/* required */

@@ -5,8 +5,9 @@
  * add a key, close a quote or start a new document: "x\nkind: Secret" stays
  * one string.
  *
- * Placeholder syntax (chosen to collide neither with Argo Workflows'
- * `{{...}}` nor with KFP's `{{$.inputs...}}`):
+ * Placeholder syntax (chosen to collide with neither of the `{{...}}`
+ * forms the workflow engines that run the front-ends expand: see
+ * docs/architecture.md, "Placeholders"):
  *
  *   ((name))    name = [A-Za-z_][A-Za-z0-9_.-]*, spaces inside the
  *   ((name?))   parentheses allowed; '?' marks the value as optional

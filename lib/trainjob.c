@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "crdschema.h"
 #include "jcheck.h"
 #include "jobapi.h"
+#include "jschema.h"
 
 #define MAX_NAME 63
 #define JOBSET_POD_SUFFIX 6	/* "-abcde": the Job controller's random suffix */
@@ -28,12 +30,11 @@ static int check_name_length(const char *name, long long nodes, struct err *e)
 		       TRAINJOB_REPLICATED_JOB, nodes - 1, len, MAX_NAME - over);
 }
 
-static int check_runtime_ref(const cJSON *ref, struct err *e)
+static int check_runtime_ref(const char *p, const cJSON *ref, struct err *e)
 {
 	static const char *const fields[] = { "name", "apiGroup", "kind", NULL };
 	static const char *const kinds[] = { TRAINJOB_CLUSTER_RUNTIME, TRAINJOB_NS_RUNTIME, NULL };
 	static const char *const groups[] = { TRAINJOB_GROUP, NULL };
-	const char *p = "spec.runtimeRef";
 	if (jcheck_want(p, ref, cJSON_IsObject, "a mapping", e) < 0 ||
 	    jcheck_only_fields(p, ref, fields, e) < 0)
 		return -1;
@@ -63,51 +64,7 @@ static int check_quantities(const char *path, const cJSON *map, struct err *e)
 	return 0;
 }
 
-static int check_resources(const cJSON *r, struct err *e)
-{
-	static const char *const fields[] = { "limits", "requests", "claims", NULL };
-	const char *p = "spec.trainer.resourcesPerNode";
-	if (!r)
-		return 0;
-	if (jcheck_want(p, r, cJSON_IsObject, "a mapping", e) < 0 ||
-	    jcheck_only_fields(p, r, fields, e) < 0 ||
-	    check_quantities("spec.trainer.resourcesPerNode.limits", jcheck_member(r, "limits"), e) < 0 ||
-	    check_quantities("spec.trainer.resourcesPerNode.requests", jcheck_member(r, "requests"),
-			     e) < 0)
-		return -1;
-	const cJSON *claims = jcheck_member(r, "claims");
-	if (claims && jcheck_want("spec.trainer.resourcesPerNode.claims", claims, cJSON_IsArray,
-				  "a list", e) < 0)
-		return -1;
-	return 0;
-}
-
-static int check_trainer(const cJSON *t, struct err *e)
-{
-	static const char *const fields[] = {
-		"image", "command", "args", "env", "numNodes", "numProcPerNode",
-		"resourcesPerNode", NULL
-	};
-	const char *p = "spec.trainer";
-	if (!t)
-		return 0;
-	if (jcheck_want(p, t, cJSON_IsObject, "a mapping", e) < 0 ||
-	    jcheck_only_fields(p, t, fields, e) < 0 ||
-	    jcheck_string("spec.trainer.image", jcheck_member(t, "image"), 1, TRAINJOB_MAX_IMAGE,
-			  e) < 0 ||
-	    jcheck_strings("spec.trainer.command", jcheck_member(t, "command"), TRAINJOB_MAX_ITEMS,
-			   e) < 0 ||
-	    jcheck_strings("spec.trainer.args", jcheck_member(t, "args"), TRAINJOB_MAX_ITEMS, e) < 0 ||
-	    jcheck_env("spec.trainer.env", jcheck_member(t, "env"), TRAINJOB_MAX_ITEMS, e) < 0 ||
-	    jcheck_int("spec.trainer.numNodes", jcheck_member(t, "numNodes"), 1, JCHECK_I32MAX,
-		       e) < 0 ||
-	    jcheck_int("spec.trainer.numProcPerNode", jcheck_member(t, "numProcPerNode"), 1,
-		       JCHECK_I32MAX, e) < 0)
-		return -1;
-	return check_resources(jcheck_member(t, "resourcesPerNode"), e);
-}
-
-static int check_patches(const cJSON *list, struct err *e)
+static int check_patches(const char *path, const cJSON *list, struct err *e)
 {
 	static const char *const fields[] = { "manager", "time", "trainingRuntimeSpec", NULL };
 	const cJSON *it;
@@ -115,7 +72,7 @@ static int check_patches(const cJSON *list, struct err *e)
 	int i = 0;
 	if (!list)
 		return 0;
-	if (jcheck_want("spec.runtimePatches", list, cJSON_IsArray, "a list", e) < 0)
+	if (jcheck_want(path, list, cJSON_IsArray, "a list", e) < 0)
 		return -1;
 	if (cJSON_GetArraySize(list) > TRAINJOB_MAX_PATCHES)
 		return err_set(e, ERR_INPUT, "spec.runtimePatches must have at most %d items, got %d",
@@ -138,47 +95,70 @@ static int check_patches(const cJSON *list, struct err *e)
 		snprintf(q, sizeof(q), "%s.trainingRuntimeSpec", p);
 		if (spec && jcheck_want(q, spec, cJSON_IsObject, "a mapping", e) < 0)
 			return -1;
+		/* the pods of each replicated job: the API server's Pod rules */
+		const cJSON *rj;
+		int k = 0;
+		cJSON_ArrayForEach(rj, jcheck_member(jcheck_member(jcheck_member(spec, "template"), "spec"), "replicatedJobs")) {
+			char pod[256];
+			snprintf(pod, sizeof(pod), "%s.template.spec.replicatedJobs[%d].template.spec.template.spec", q, k++);
+			const cJSON *ps = jcheck_member(jcheck_member(jcheck_member(jcheck_member(rj, "template"), "spec"), "template"), "spec");
+			if (jcheck_pod_rules(pod, ps, e) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
 
-static int check_spec(const cJSON *spec, struct err *e)
-{
-	static const char *const fields[] = {
-		"runtimeRef", "initializer", "trainer", "runtimePatches", "suspend",
-		"activeDeadlineSeconds", "managedBy", NULL
-	};
-	static const char *const managers[] = {
-		"trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue", NULL
-	};
-	static const char *const init_fields[] = { "dataset", "model", NULL };
-	if (jcheck_want("spec", spec, cJSON_IsObject, "a mapping", e) < 0 ||
-	    jcheck_only_fields("spec", spec, fields, e) < 0 ||
-	    check_runtime_ref(jcheck_member(spec, "runtimeRef"), e) < 0 ||
-	    check_trainer(jcheck_member(spec, "trainer"), e) < 0 ||
-	    check_patches(jcheck_member(spec, "runtimePatches"), e) < 0 ||
-	    jcheck_int("spec.activeDeadlineSeconds", jcheck_member(spec, "activeDeadlineSeconds"), 1,
-		       JCHECK_JSON_INT_MAX, e) < 0 ||
-	    jcheck_enum("spec.managedBy", jcheck_member(spec, "managedBy"), managers, e) < 0)
-		return -1;
-	const cJSON *suspend = jcheck_member(spec, "suspend"), *init = jcheck_member(spec, "initializer");
-	if (suspend && jcheck_want("spec.suspend", suspend, cJSON_IsBool, "true or false", e) < 0)
-		return -1;
-	if (init && (jcheck_want("spec.initializer", init, cJSON_IsObject, "a mapping", e) < 0 ||
-		     jcheck_only_fields("spec.initializer", init, init_fields, e) < 0))
-		return -1;
-	return 0;
-}
+/* spec.trainer.resourcesPerNode, spec.trainer and spec, checked in this order. */
+static const struct jschema_field resources_per_node[] = {
+	{ .name = "limits", .type = JS_FN, .fn = check_quantities },
+	{ .name = "requests", .type = JS_FN, .fn = check_quantities },
+	{ .name = "claims", .type = JS_LIST },
+	{ .name = NULL },
+};
+
+static const struct jschema_field trainer[] = {
+	{ .name = "image", .type = JS_STRING, .min = 1, .max = TRAINJOB_MAX_IMAGE },
+	{ .name = "command", .type = JS_STRINGS, .max = TRAINJOB_MAX_ITEMS },
+	{ .name = "args", .type = JS_STRINGS, .max = TRAINJOB_MAX_ITEMS },
+	{ .name = "env", .type = JS_ENV, .max = TRAINJOB_MAX_ITEMS },
+	{ .name = "numNodes", .type = JS_INT, .min = 1, .max = JCHECK_I32MAX },
+	{ .name = "numProcPerNode", .type = JS_INT, .min = 1, .max = JCHECK_I32MAX },
+	{ .name = "resourcesPerNode", .type = JS_MAP, .fields = resources_per_node },
+	{ .name = NULL },
+};
+
+static const char *const managers[] = {
+	"trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue", NULL
+};
+
+static const struct jschema_field initializer[] = {
+	{ .name = "dataset", .type = JS_ANY },
+	{ .name = "model", .type = JS_ANY },
+	{ .name = NULL },
+};
+
+static const struct jschema_field spec_fields[] = {
+	{ .name = "runtimeRef", .type = JS_FN, .fn = check_runtime_ref },
+	{ .name = "trainer", .type = JS_MAP, .fields = trainer },
+	{ .name = "runtimePatches", .type = JS_FN, .fn = check_patches },
+	{ .name = "activeDeadlineSeconds", .type = JS_INT, .min = 1, .max = JCHECK_JSON_INT_MAX },
+	{ .name = "managedBy", .type = JS_ENUM, .choices = managers },
+	{ .name = "suspend", .type = JS_BOOL },
+	{ .name = "initializer", .type = JS_MAP, .fields = initializer },
+	{ .name = NULL },
+};
 
 int trainjob_validate(const cJSON *job, struct err *e)
 {
 	if (jcheck_type(job, TRAINJOB_API_VERSION, TRAINJOB_KIND, e) < 0 ||
 	    jcheck_metadata(jcheck_member(job, "metadata"), e) < 0 ||
-	    check_spec(jcheck_member(job, "spec"), e) < 0)
+	    jschema_check("spec", jcheck_member(job, "spec"), 1, spec_fields, e) < 0)
 		return -1;
-	return check_name_length(
-		jcheck_member(jcheck_member(job, "metadata"), "name")->valuestring,
-		trainjob_nodes(job), e);
+	if (check_name_length(jcheck_member(jcheck_member(job, "metadata"), "name")->valuestring,
+			      trainjob_nodes(job), e) < 0)
+		return -1;
+	return crdschema_validate(job, e);	/* what the rules above do not cover */
 }
 
 /* ---- tidy ------------------------------------------------------------------ */
@@ -289,3 +269,100 @@ int trainjob_worker_counts(const cJSON *job, struct jobapi_workers *w)
 	w->active = w->succeeded = w->failed = 0;
 	return 0;
 }
+
+/* ---- the runtime of a TrainJob -------------------------------------------------- */
+
+static const struct kube_resource cluster_runtimes = {
+	TRAINJOB_GROUP, "v1alpha1", "clustertrainingruntimes", TRAINJOB_CLUSTER_RUNTIME, 0
+};
+static const struct kube_resource ns_runtimes = {
+	TRAINJOB_GROUP, "v1alpha1", "trainingruntimes", TRAINJOB_NS_RUNTIME, 1
+};
+
+/* struct jobapi's check_runtime (jobapi_check_runtime() says why). */
+static int check_runtime(struct kube_client *c, const cJSON *job, const char *ns, struct err *e)
+{
+	const char *name = trainjob_runtime_name(job), *kind = trainjob_runtime_kind(job);
+	const struct kube_resource *r = strcmp(kind, TRAINJOB_NS_RUNTIME) ? &cluster_runtimes
+									  : &ns_runtimes;
+	cJSON *obj = NULL;
+	if (!name)
+		return 0;
+	int rc = kube_get(c, r, ns, name, &obj, e);
+	cJSON_Delete(obj);
+	/* Trainer v2 not installed at all: kube_status.h already says so, plainly */
+	if (rc == 0 || e->code != ERR_NOTFOUND || strstr(e->msg, " does not serve "))
+		return rc;
+	char server[ERR_MSG_MAX / 2];
+	snprintf(server, sizeof(server), "%.*s", (int)sizeof(server) - 1, e->msg);
+	return err_set(e, ERR_NOTFOUND, "the TrainJob's runtime %s %s%s%s does not exist (%s): the "
+		       "TrainJob would be accepted and then never start; fix --runtime/"
+		       "--runtime-kind (kubectl get %s%s lists them) or install the runtime%s",
+		       kind, r->namespaced && ns ? ns : "", r->namespaced && ns ? "/" : "", name,
+		       server, r->plural, r->namespaced ? " -n NAMESPACE" : "",
+		       r->namespaced || strcmp(name, TRAINJOB_DEFAULT_RUNTIME) ? "" :
+		       " (Kubeflow Trainer v2.2 or later ships jax-distributed)");
+}
+
+/* ---- the handler (struct jobapi, lib/jobapi.h) ------------------------------ */
+
+static void trainjob_longest(const char *name, int nodes, struct buf *out)
+{
+	buf_adds(out, "JobSet pod ");
+	trainjob_node_name(name, nodes > 0 ? nodes - 1 : 0, out);
+	buf_adds(out, "-xxxxx");
+}
+
+static const char *const trainjob_suspend[] = { "spec", "suspend", NULL };
+
+#define PODGROUP "gang scheduling of a TrainJob is the runtime's podGroupPolicy"
+
+/*
+ * What the TrainJob API (v2.3) cannot express: spec.trainer has no such
+ * field and runtimePatches only reach metadata, nodeSelector, tolerations,
+ * volumes, volumeMounts, env, affinity, service account, image pull
+ * secrets, scheduling gates, security contexts and the grace period.
+ */
+static const struct jobapi_refusal trainjob_refused[] = {
+	{ "restart-policy", "a TrainJob has no restart policy: the runtime's Job template and "
+	  "JobSet failure policy decide, and a failed pod is replaced, not restarted" },
+	{ "image-pull-policy", "spec.trainer has no imagePullPolicy and a runtime patch cannot "
+	  "set one; set it in the runtime" },
+	{ "coordinator-port", "the jax-distributed runtime fixes the coordinator port at 29500 "
+	  "(JAX_COORDINATOR_ADDRESS)" },
+	{ "clean-pod-policy", "a TrainJob has no clean-pod policy: the JobSet owns the pods" },
+	{ "ttl-seconds-after-finished", "a TrainJob has no TTL field; use launch "
+	  "--delete-after or the runtime's JobSet ttlSecondsAfterFinished" },
+	{ "backoff-limit", "a TrainJob has no backoff limit: the runtime's Job backoffLimit and "
+	  "JobSet failurePolicy decide" },
+	{ "queue", "schedulingPolicy.queue is the JAXJob's Volcano field; for Kueue set "
+	  "--label kueue.x-k8s.io/queue-name=QUEUE" },
+	{ "min-available", PODGROUP },
+	{ "schedule-timeout-seconds", PODGROUP },
+	{ "priority-class", "a runtime patch cannot set priorityClassName; set it in the "
+	  "runtime, or use Kueue's kueue.x-k8s.io/priority-class label" },
+	{ NULL, NULL },
+};
+
+const struct jobapi JOBAPI_TRAINJOB = {
+	.name = "trainjob",
+	.project = "Kubeflow Trainer v2",
+	.kind = TRAINJOB_KIND,
+	.api_version = TRAINJOB_API_VERSION,
+	.res = &KUBE_TRAINJOB,
+	.tmpl = "trainjob.yaml",
+	.tmpl_source = "templates/trainjob.yaml",
+	.validate = trainjob_validate,
+	.tidy = trainjob_tidy,
+	.workers = trainjob_nodes,
+	.worker_counts = trainjob_worker_counts,
+	.name_overhead = trainjob_name_overhead,
+	.longest_child = trainjob_longest,
+	.suspend_path = trainjob_suspend,
+	.pod_job_label = "jobset.sigs.k8s.io/jobset-name",
+	.pod_selector_more = "jobset.sigs.k8s.io/replicatedjob-name=" TRAINJOB_REPLICATED_JOB,
+	.pod_index_label = "batch.kubernetes.io/job-completion-index",
+	.container = TRAINJOB_CONTAINER,
+	.refused = trainjob_refused,
+	.check_runtime = check_runtime,
+};

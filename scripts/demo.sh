@@ -45,7 +45,7 @@ echo "  (exit $?)"
 set -e
 
 # ---- part 2: a real run against the test API server --------------------------------
-work=$(mktemp -d /tmp/jaxjob-demo.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/jaxjob-demo.XXXXXX")
 cleanup() {
 	"$top/tests/kube-apiserver/stop.sh" "$work/server" >/dev/null 2>&1 || true
 	rm -rf "$work"

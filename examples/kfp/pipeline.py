@@ -4,8 +4,7 @@ branches on how the job ended, and always reports.
     python3 examples/kfp/pipeline.py                 # writes jax_mnist_pipeline.yaml
     python3 examples/kfp/pipeline.py --submit HOST   # also starts a run on HOST
 
-(With the offline SDK of a jaxjob checkout:
-`. ../shared/tools/kfp-sdk/env.sh && "$KFP_PYTHON" examples/kfp/pipeline.py`.)
+(Needs the KFP SDK: pip install kfp kfp-kubernetes.)
 
 The training step is the jaxjob component (component/component.yaml). What
 each choice below relies on in KFP's backend is in component/README.md,
@@ -27,11 +26,14 @@ section "Kubeflow Pipelines v2":
   ExitHandler's task runs whatever happened, even when the step failed.
 - Retries: set_retry retries a step whose command exits non-zero. With
   outcome="outputs" that is no longer a genuinely Failed job (exit 0) but a
-  lost pod (preemption, node failure: the retry re-attaches) or an API error
-  (exit 4).
-- Service account: KFP runs every task of a run as the run's service account,
-  chosen when the run is created (below, or in the UI); there is no per-task
-  setting. Give it the Role in examples/rbac.yaml.
+  lost pod (node failure, OOM kill: the retry re-attaches) or an API error
+  (exit 4). A step pod stopped with SIGTERM (run terminated, pod evicted)
+  ends Cancelled, exit 0: not retried.
+- Service account: KFP runs every pod of a run (its drivers, launchers and
+  Argo's executors too) as the run's service account, chosen when the run is
+  created (below, or in the UI); there is no per-task setting. So bind the
+  Role of examples/rbac.yaml to the account runs use, pipeline-runner (or a
+  profile's default-editor), which already has what KFP's own pods need.
 
 On a cluster with Kubeflow Trainer v2 instead of the Training Operator, run
 the same pipeline with api="trainjob" (a TrainJob on the jax-distributed
@@ -46,8 +48,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 jaxjob_launch = components.load_component_from_file(
     os.path.join(HERE, "..", "..", "component", "component.yaml"))
 
-# the service account the run's pods use (examples/rbac.yaml creates it)
-SERVICE_ACCOUNT = "jaxjob-launcher"
+# the service account of the run: every pod of it runs as this account (bind
+# examples/rbac.yaml's Role to it, see component/README.md)
+SERVICE_ACCOUNT = "pipeline-runner"
 
 
 @dsl.component(base_image="python:3.12-slim")
@@ -86,7 +89,9 @@ def train(image: str, workers: int, gpus_per_worker: str, timeout: str, api: str
         command='["python3", "spmd_mnist_classifier_fromscratch.py"]',
         env='{"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}',
         workers=workers,
-        gpus_per_worker=gpus_per_worker,
+        gpus_per_worker=gpus_per_worker,   # "" = CPU only; "1" = one nvidia.com/gpu per worker
+        # let the workers onto GPU nodes (tainted nvidia.com/gpu:NoSchedule on most clusters)
+        tolerations='[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]',
         cpu="2",
         memory="4Gi",
         timeout=timeout,
@@ -126,13 +131,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-o", "--output", default="jax_mnist_pipeline.yaml")
     ap.add_argument("--submit", metavar="HOST", help="also start a run on this KFP API server")
+    ap.add_argument("--service-account", default=SERVICE_ACCOUNT,
+                    help="the run's service account (default %(default)s)")
     args = ap.parse_args()
     compiler.Compiler().compile(jax_mnist, args.output)
     if args.submit:
         import kfp
         # the service account is chosen per run (the UI has the same field)
         kfp.Client(host=args.submit).create_run_from_pipeline_func(
-            jax_mnist, arguments={"workers": 4}, service_account=SERVICE_ACCOUNT)
+            jax_mnist, arguments={"workers": 4}, service_account=args.service_account)
 
 
 if __name__ == "__main__":

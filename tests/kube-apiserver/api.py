@@ -941,6 +941,41 @@ class Api:
                 'metadata': {'creationTimestamp': None}, 'spec': spec, 'status': {'allowed': allowed}}
 
 
+    RULE_VERBS = ('get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection')
+
+    def ssrr(self, body, user, crds):
+        """SelfSubjectRulesReview as the RBAC authorizer answers it: the rules that apply in
+        spec.namespace, complete (incomplete: false). The test users' allow/deny patterns are
+        expanded into one rule per resource the server knows, with the verbs allowed on it."""
+        try:
+            o = json.loads(body or b'')
+        except ValueError:
+            raise err(400, 'the object provided is unrecognized (must be of type SelfSubjectRulesReview)')
+        ns = (o.get('spec') or {}).get('namespace') or ''
+        if not ns:
+            raise err(400, 'no namespace on request')
+        rules = [{'verbs': ['create'], 'apiGroups': ['authorization.k8s.io'],
+                  'resources': ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']}]
+        if 'system:masters' in user.groups:
+            rules.insert(0, {'verbs': ['*'], 'apiGroups': ['*'], 'resources': ['*']})
+        else:
+            for res in R.ALL:
+                if res is R.SSAR or (res.custom and res.group not in crds):
+                    continue
+                for sub in ('',) + tuple(res.subresources):
+                    verbs = [v for v in self.RULE_VERBS if user.can(v, res.group, res.plural, sub, ns)]
+                    if verbs:
+                        rules.append({'verbs': verbs, 'apiGroups': [res.group],
+                                      'resources': [f'{res.plural}/{sub}' if sub else res.plural]})
+        return {'kind': 'SelfSubjectRulesReview', 'apiVersion': 'authorization.k8s.io/v1',
+                'metadata': {'creationTimestamp': None}, 'spec': {},
+                'status': {'resourceRules': rules,
+                           'nonResourceRules': [{'verbs': ['get'], 'nonResourceURLs': ['/api', '/api/*', '/apis',
+                                                                                      '/apis/*', '/healthz',
+                                                                                      '/version']}],
+                           'incomplete': False}}
+
+
 class DropStream(Exception):
     pass
 

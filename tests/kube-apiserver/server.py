@@ -573,11 +573,19 @@ class App:
         else:
             verb = {'POST': 'create', 'PUT': 'update', 'PATCH': 'patch',
                     'DELETE': 'delete' if name else 'deletecollection'}[method]
+        # system:basic-user lets every authenticated user ask about itself, unless a test user's deny
+        # rules take that away (a cluster that removed the binding)
         basic = group == 'authorization.k8s.io' and plural in ('selfsubjectaccessreviews', 'selfsubjectrulesreviews') \
-            and 'system:authenticated' in user.groups
+            and 'system:authenticated' in user.groups \
+            and R.User('basic', (), ['* *'], user.deny).can('create', group, plural, '', '')
         if not basic and not user.can(verb, group, plural, sub or '', ns or ''):
             fake = R.Res(group, version, plural, plural)
             raise R.forbidden(user.name, verb, fake, sub, ns, name)
+        if basic and plural == 'selfsubjectrulesreviews' and name is None and version == 'v1':
+            if method != 'POST':
+                raise err(405, 'the server does not allow this method on the requested resource')
+            h.send_obj(201, self.api.ssrr(body, user, crds))
+            return
         res = R.find(group, version, plural, crds)
         if res is None or (sub and sub not in res.subresources):
             raise NotFoundPage()
@@ -658,7 +666,7 @@ class App:
             elif method in ('POST', 'PATCH', 'PUT'):
                 self.apply_faults(data, h)
             h.send_bytes(200, json.dumps(self.faults.snapshot()).encode(), 'application/json')
-            if data.get('down'):
+            if data.get('down') or data.get('restart'):
                 self.drop_connections()
             return
         if path == '/_test/requests':
@@ -702,6 +710,11 @@ class App:
             self.rotate_cert()
         if data.pop('restoreCert', False):
             self.load_tls(os.path.join(self.cfg.state_dir, 'pki'))
+        restart = data.pop('restart', None)
+        if restart:
+            # down for that long, then back with a fresh watch cache (store.restart_cache)
+            data['down'] = restart
+            self.store.restart_cache()
         for key in ('revokeToken', 'rotateToken'):
             who = data.pop(key, None)
             if not who:

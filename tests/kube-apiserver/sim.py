@@ -303,7 +303,7 @@ class Simulator:
         if fail_svc or too_long:
             svc = f'{name}-worker-0'
             msg = (f'Error creating: Service "{svc}" is invalid: metadata.name: Invalid value: "{svc}": must be no '
-                   f'more than 63 characters' if too_long else
+                   f'more than 63 characters' if too_long or k.get('SIM_FAIL_SERVICE') == 'invalid' else
                    f'Error creating: services "{svc}" is forbidden: exceeded quota: object-counts, requested: '
                    f'services=1, used: services=10, limited: services=10')
             self.once(st, job, 'Warning', 'FailedCreateService', msg)
@@ -820,7 +820,7 @@ class Simulator:
         if hang:
             for t, text in script:
                 log.write(text)
-            if k.get('SIM_HANG_LINES') or k.get('SIM_HANG') not in (None, '', '0'):
+            if k.get('SIM_HANG_LINES') or k.get('SIM_HANG') not in (None, '', '0') or k.get('SIM_HANG_WORKER'):
                 self.later(duration, self.tick_hang, pod, log, 1)
             return
         for t, text in script:
@@ -1006,5 +1006,9 @@ class Simulator:
                         h.end_stream()
                         return
                 if done and pos >= len(log.lines):
+                    # a kubelet notices the exit a while after the last line (fault logEofDelayMs)
+                    eof = float(self.app.faults.get('logEofDelayMs') or 0) / 1000.0
+                    if eof:
+                        time.sleep(eof)
                     break
         h.end_stream()

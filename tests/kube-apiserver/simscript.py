@@ -164,7 +164,7 @@ def worker_script(idx, n, coord, k, code, crash, duration):
     big = int(kf(k, 'SIM_BIG_LINE', 0, int))
     if big > 0 and idx == 0:
         script.append((0.0, 'x' * big + '\n'))
-    if hangs(k):
+    if hangs(k) or idx in int_set(k.get('SIM_HANG_WORKER')):     # SIM_HANG_WORKER: only those survive
         script.append((0.0, f'INFO:sim:worker {idx} waiting for the coordinator (SIM_HANG)\n'))
         return script, True
     body = log_file(k, idx)

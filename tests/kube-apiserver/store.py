@@ -116,6 +116,15 @@ class Store:
             while len(self.history) > self.window:
                 self.compacted = self.history.popleft().rv
 
+    def restart_cache(self):
+        """What a restarted kube-apiserver shows: its watch cache starts empty at etcd's current
+        resourceVersion, which its own start-up writes (leases, endpoints) have moved on, so every
+        resourceVersion a client remembers is too old (410 Expired) while LISTs still work."""
+        with self.lock:
+            self.rv += 1
+            self.history.clear()
+            self.compacted = self.rv
+
     # --- watches -------------------------------------------------------------------------
     def watch(self, res, ns, from_rv):
         """Register a watcher. Returns (watcher, backlog events, None) or (None, None, oldest) when

@@ -218,6 +218,7 @@ static void follow_state(void *ud, enum kube_watch_state st, const struct err *e
 	case KUBE_WATCH_SYNCED: f->synced++; break;
 	case KUBE_WATCH_POLLING: f->polling++; break;
 	case KUBE_WATCH_RETRYING: f->retrying++; break;
+	case KUBE_WATCH_RESUMED: break;
 	case KUBE_WATCH_FAILED: f->failed++; kube_loop_stop(f->c); break;
 	}
 }

@@ -7,10 +7,11 @@
 #                             KUBECONFIG, KCP_AUDIT_LOG, ...), start the operator; KCP_KUBECONFIG
 #                             is a token kubeconfig whose namespace is team-a. Registers every
 #                             token/key in $JAXJOB_TMP/secrets.list. Returns non-zero on failure.
-#   kcp_down                  stop the operator and the control plane (idempotent; call from a trap)
+#   kcp_down [--graceful]     stop the operator and the control plane (idempotent; call from a trap);
+#                             SIGKILL unless --graceful (down.sh: SIGTERM, state kept)
 #   kcp_kill_apiserver        SIGKILL the kube-apiserver and wait until it is gone
 #   kcp_start_apiserver       start it again (same etcd, same certificates), wait until ready
-#   kcp_ctl METHOD PATH [JSON]  call the API as admin (client certificate); body on stdout,
+#   kcp_ctl METHOD PATH [JSON|@FILE]  call the API as admin (client certificate); body on stdout,
 #                             non-zero exit on an HTTP error (PATCH is a merge patch)
 #   kcp_audit UA_PREFIX       every request in the audit log of clients whose user agent starts with
 #                             UA_PREFIX, one JSON line each {verb, uri, code, ua, user, time}
@@ -30,13 +31,13 @@ kcp_check() {
 	local miss=
 	[ -x "$KCP_TOOL/bin/kube-apiserver" ] || miss="$miss $KCP_TOOL/bin/kube-apiserver"
 	[ -x "$KCP_TOOL/bin/kube-controller-manager" ] || miss="$miss $KCP_TOOL/bin/kube-controller-manager"
-	local c
+	local c hint=
 	for c in etcd etcdctl kubectl openssl curl; do
-		command -v "$c" >/dev/null 2>&1 || miss="$miss $c"
+		command -v "$c" >/dev/null 2>&1 || { miss="$miss $c"; hint=" (scripts/install-deps.sh installs them)"; }
 	done
 	[ -x "$KCP_PY" ] || miss="$miss $KCP_PY"
 	if [ -n "$miss" ]; then
-		KCP_WHY="needed for the real control plane but missing:$miss (scripts/install-deps.sh installs etcd-server and kubectl)"
+		KCP_WHY="needed for the real control plane but missing:$miss$hint"
 		return 2
 	fi
 	return 0
@@ -61,6 +62,11 @@ kcp_up() {
 	export APISERVER_PORT=${p[0]} ETCD_PORT=${p[1]} ETCD_PEER_PORT=${p[2]} KCM_PORT=${p[3]} KUBELET_PORT=${p[4]}
 	export PYTHON=$KCP_PY
 	KCP_UP=1
+	# certificates and tokens: generated once per test run (RSA keys cost ~2 s on a busy machine)
+	local cache=${JAXJOB_TMP:+$JAXJOB_TMP/kcp-pki-cache}
+	if [ -n "$cache" ] && [ -f "$cache/pki/done" ] && [ ! -e "$KCP_DIR/pki" ]; then
+		cp -a "$cache/pki" "$KCP_DIR/pki" && cp -p "$cache"/*.token "$KCP_DIR/"
+	fi
 	if ! "$KCP_TOOL/up.sh" >"$KCP_DIR/up.log" 2>&1; then
 		echo "kcp_up: up.sh failed:" >&2
 		tail -n 20 "$KCP_DIR/up.log" >&2
@@ -69,16 +75,23 @@ kcp_up() {
 	fi
 	# shellcheck disable=SC1091
 	. "$KCP_DIR/env"
+	if [ -n "$cache" ] && [ ! -e "$cache" ]; then
+		# built aside and renamed: a suite starting in parallel sees all of it or nothing
+		local tmp
+		tmp=$(mktemp -d "$cache.XXXXXX") && cp -a "$KCP_DIR/pki" "$tmp/" && cp -p "$KCP_DIR"/*.token "$tmp/" &&
+			mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"
+	fi
 	kcp_register_secrets
 	# a token kubeconfig for the launcher, namespace team-a (kubeconfig* is never searched by 99-secrets)
 	sed 's/namespace: default/namespace: team-a/' "$KCP_DIR/admin-token.kubeconfig" >"$KCP_DIR/kubeconfig"
 	chmod 600 "$KCP_DIR/kubeconfig"
 	KCP_KUBECONFIG=$KCP_DIR/kubeconfig
-	kubectl create namespace team-a >/dev/null &&
-		kubectl apply -f "$KCP_HERE/runtimes.yaml" >/dev/null &&
-		kubectl wait --for condition=Established --timeout 30s \
-			crd/clustertrainingruntimes.trainer.kubeflow.org crd/trainingruntimes.trainer.kubeflow.org >/dev/null &&
-		kubectl apply -f "$KCP_HERE/jax-distributed.yaml" >/dev/null || {
+	# the rest through the API directly: each kubectl costs ~0.5-1 s of discovery on a busy machine
+	kcp_ctl POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}' >/dev/null &&
+		kcp_ctl POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions @"$KCP_HERE/crd-clustertrainingruntimes.json" >/dev/null &&
+		kcp_ctl POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions @"$KCP_HERE/crd-trainingruntimes.json" >/dev/null &&
+		kcp_wait_established clustertrainingruntimes.trainer.kubeflow.org trainingruntimes.trainer.kubeflow.org &&
+		kcp_ctl POST /apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes @"$KCP_HERE/runtime-jax-distributed.json" >/dev/null || {
 		echo "kcp_up: cluster setup (namespace team-a, training runtimes) failed" >&2
 		return 1
 	}
@@ -90,6 +103,7 @@ kcp_start_operator() {
 	setsid "$KCP_PY" "$KCP_HERE/operator.py" --env "$KCP_DIR/env" --ready-file "$KCP_DIR/operator.ready" \
 		>>"$KCP_DIR/logs/operator.log" 2>&1 </dev/null &
 	echo $! >"$KCP_DIR/pids/operator.pid"
+	disown $!	# no "Killed" notice from this shell when kcp_down ends it
 	local i=0
 	until [ -e "$KCP_DIR/operator.ready" ]; do
 		i=$((i + 1))
@@ -102,19 +116,33 @@ kcp_start_operator() {
 	done
 }
 
-kcp_down() {
+kcp_down() { # [--graceful]: by default SIGKILL (a test's cluster is thrown away with its directory)
 	[ -n "${KCP_UP:-}" ] || return 0
 	KCP_UP=
-	local f=$KCP_DIR/pids/operator.pid pid
-	if [ -f "$f" ]; then
-		pid=$(cat "$f")
-		kill -TERM "$pid" 2>/dev/null
-		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL "$pid" 2>/dev/null
-		rm -f "$f"
+	local f pid
+	if [ "${1:-}" = --graceful ]; then
+		kcp_stop_operator
+		KCP_DIR=$KCP_DIR "$KCP_TOOL/down.sh" >>"$KCP_DIR/down.log" 2>&1
+		return 0
 	fi
-	KCP_DIR=$KCP_DIR "$KCP_TOOL/down.sh" >>"$KCP_DIR/down.log" 2>&1
+	for f in "$KCP_DIR"/pids/*.pid; do
+		[ -f "$f" ] || continue
+		pid=$(cat "$f")
+		kill -KILL "$pid" 2>/dev/null
+		while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+		rm -f "$f"
+	done
 	return 0
+}
+
+kcp_stop_operator() {
+	local f=$KCP_DIR/pids/operator.pid pid
+	[ -f "$f" ] || return 0
+	pid=$(cat "$f")
+	kill -TERM "$pid" 2>/dev/null
+	for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+	kill -KILL "$pid" 2>/dev/null
+	rm -f "$f"
 }
 
 kcp_register_secrets() {
@@ -149,14 +177,26 @@ kcp_start_apiserver() {
 	"$KCP_TOOL/up.sh" apiserver >>"$KCP_DIR/up.log" 2>&1
 }
 
-kcp_ctl() { # METHOD PATH [JSON]
+kcp_ctl() { # METHOD PATH [JSON|@FILE]
 	local ctype=application/json out code
 	[ "$1" = PATCH ] && ctype=application/merge-patch+json
+	# (a user agent starting with "curl" gets indented JSON from the apiserver: say who we are)
 	out=$(curl -sS -X "$1" --cacert "$KUBE_CA" --cert "$KCP_DIR/pki/admin.crt" --key "$KCP_DIR/pki/admin.key" \
-		-H "Content-Type: $ctype" ${3:+--data-binary "$3"} -w '\n%{http_code}' "$KUBE_SERVER$2") || return 1
+		-A kcp-ctl/1 -H "Content-Type: $ctype" ${3:+--data-binary "$3"} -w '\n%{http_code}' "$KUBE_SERVER$2") || return 1
 	code=${out##*$'\n'}
 	printf '%s\n' "${out%$'\n'*}"
 	case $code in 2*) return 0 ;; *) return 1 ;; esac
+}
+
+kcp_wait_established() { # CRD...: until the apiserver serves them (30 s at most)
+	local c end=$((SECONDS + 30))
+	for c in "$@"; do
+		until kcp_ctl GET "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$c" 2>/dev/null |
+			grep -q '"type":"Established","status":"True"'; do
+			[ "$SECONDS" -lt "$end" ] || return 1
+			sleep 0.2
+		done
+	done
 }
 
 kcp_audit() { # UA_PREFIX: requests of that client, one JSON line each (a watch still open counts)

@@ -129,6 +129,8 @@ NPMDIR=$JAXJOB_TOP/build/npm-argo-models
 argo_models() {
 	[ -d "$NPMDIR/node_modules/@kubernetes-models/argo-workflows" ] && return 0
 	command -v npm >/dev/null 2>&1 || return 1
+	# the npm registry is network beyond Debian's mirror: only when asked
+	[ -n "${JAXJOB_NPM:-}" ] || return 1
 	mkdir -p "$NPMDIR" &&
 		timeout 180 npm install --prefix "$NPMDIR" --no-audit --no-fund --silent \
 			@kubernetes-models/argo-workflows@2 >/dev/null 2>&1
@@ -152,8 +154,9 @@ d['spec']['templates'][1]['container']['image'] = 7
 json.dump(d, open('$T/wt-bad.json', 'w'))"
 	expect 'that validation rejects a broken copy (image: 7)' "! validate_wt $T/wt-bad.json"
 else
-	skip 'the Argo WorkflowTemplate validates against @kubernetes-models/argo-workflows' 'npm or the registry is unavailable'
-	skip 'that validation rejects a broken copy (image: 7)' 'npm or the registry is unavailable'
+	why='needs node and @kubernetes-models/argo-workflows from the npm registry (set JAXJOB_NPM=1 to download it)'
+	skip 'the Argo WorkflowTemplate validates against @kubernetes-models/argo-workflows' "$why"
+	skip 'that validation rejects a broken copy (image: 7)' "$why"
 fi
 expect 'the WorkflowTemplate step command line works (--dry-run, Argo variables filled in)' "python3 - <<'PY'
 import os, re, subprocess, yaml, json
@@ -176,13 +179,9 @@ assert outs <= flags, outs - flags
 PY"
 
 # ---- KFP pipeline --------------------------------------------------------------
-expect 'the KFP pipeline example is valid Python' "python3 -m py_compile examples/kfp/pipeline.py"
-if python3 -c 'import kfp' 2>/dev/null; then
-	expect 'the KFP SDK loads the component and compiles the pipeline' \
-		"cd $T && python3 $JAXJOB_TOP/examples/kfp/pipeline.py && test -s jax_mnist_pipeline.yaml"
-else
-	skip 'the KFP SDK loads the component and compiles the pipeline' 'kfp is not installed (pip install kfp kfp-kubernetes)'
-fi
+# Compiled with the real SDK (../shared/tools/kfp-sdk) and run as KFP runs it:
+# tests/suites/62-kfp-argo.sh.
+expect 'the KFP pipeline examples are valid Python' "for p in examples/kfp/*.py; do python3 -m py_compile \$p || exit 1; done"
 
 # ---- RBAC ----------------------------------------------------------------------
 expect 'the RBAC example grants exactly what launch uses' "python3 - <<'PY'

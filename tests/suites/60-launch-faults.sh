@@ -28,15 +28,56 @@ expect_run 7 'a Service that cannot be created (job stuck in Created, seen as an
 expect '... reason FailedCreateService; --on-cancel=leave kept the job' '
 	test "$(cat $O/fs1/reason)" = FailedCreateService && test "$(job_state fs1)" = Created'
 ctl DELETE $J/fs1 >/dev/null
+SECONDS=0
+expect_run 7 'a Service the API rejects as invalid (422): exit 7 at once, not after --fail-fast-after' fs2 \
+	launch --name fs2 --image x/jax:1 --workers 2 --env SIM_FAIL_SERVICE=invalid --fail-fast-after 120s \
+	--out-reason="$O/fs2/reason" --out-message="$O/fs2/message"
+el=$SECONDS
+expect "... reason FailedCreateService, the API's words, said once (${el}s)" "
+	test \"\$(cat $O/fs2/reason)\" = FailedCreateService && grep -q 'is invalid' $O/fs2/message &&
+	grep -q 'retrying cannot help' $O/fs2/message && test $el -lt 60 &&
+	test \"\$(grep -c 'warning: FailedCreateService' $T/fs2.err)\" -eq 1"
 
 # ---- API errors: exit 4 with the server's words ------------------------------------
 kubeconfig_as "$KS/nocreate.token" "$T/kc-nocreate"
+ks_mark
 expect_run 4 '403 on create: exit 4' f403 \
 	"$JAXJOB" launch --kubeconfig "$T/kc-nocreate" --name f403 --image x/jax:1 --out-state="$O/f403/state"
 expect '... the message names the verb and the resource, and points at the RBAC example' '
 	grep -q "^error: .*cannot create resource \"jaxjobs\" in API group \"kubeflow.org\"" $T/f403.err &&
 	grep -q "examples/rbac.yaml" $T/f403.err && test "$(cat $O/f403/state)" = Error'
 expect '... nothing on stdout, one line on stderr' 'test ! -s $T/f403.out && test "$(wc -l <$T/f403.err)" -eq 1'
+
+# ---- permissions known before the job exists (SelfSubjectAccessReview) ---------------------
+kubeconfig_as "$KS/nologs.token" "$T/kc-nologs"
+expect_run 0 'pods/log forbidden: one warning before the create, the job still followed to Succeeded' nl1 \
+	"$JAXJOB" launch --kubeconfig "$T/kc-nologs" --name nl1 --image x/jax:1 --workers 2 --env SIM_LINES=2
+expect '... the warning names verb, resource and what is lost; no log request was sent' "
+	grep -q '^jaxjob: .*warning: cannot get pods/log in namespace team-a: no worker logs\$' $T/nl1.err &&
+	test \"\$(grep -c 'pods/log' $T/nl1.err)\" -eq 1 && test ! -s $T/nl1.out &&
+	requests | python3 -c 'import json,sys; r=[e for e in json.load(sys.stdin) if e[\"user\"]==\"nologs\" and e[\"path\"].endswith(\"/log\")]; assert not r, r'"
+expect '... the create of f403 was refused from the review: no POST of a job was sent' "
+	grep -Eq 'SelfSubject(Rules|Access)Review' $T/f403.err &&
+	requests | python3 -c 'import json,sys; r=[e for e in json.load(sys.stdin) if e[\"user\"]==\"nocreate\"]; assert r and not [e for e in r if e[\"method\"]==\"POST\" and e[\"path\"].endswith(\"/jaxjobs\")], r'"
+ctl POST /_test/users '{"name": "nopatch", "allow": ["* *"], "deny": ["patch jaxjobs", "patch trainjobs"]}' >/dev/null
+kubeconfig_as "$KS/nopatch.token" "$T/kc-nopatch"
+expect_run 3 '--on-cancel suspend without the patch verb: warned up front, deletes at the timeout instead' np1 \
+	"$JAXJOB" launch --kubeconfig "$T/kc-nopatch" --name np1 --image x/jax:1 --env SIM_HANG=1 \
+	--on-cancel suspend --timeout 3s
+expect '... it says so, once before the create and at the cancel, and the job is gone' "
+	grep -q 'warning: cannot patch jaxjobs in namespace team-a: --on-cancel suspend falls back to delete' $T/np1.err &&
+	grep -q 'deleting it instead' $T/np1.err && test \"\$(job_state np1)\" = absent"
+ctl POST /_test/users '{"name": "nossrr", "allow": ["* *"], "deny": ["create selfsubjectrulesreviews", "get pods/log"]}' >/dev/null
+kubeconfig_as "$KS/nossrr.token" "$T/kc-nossrr"
+expect_run 0 'rules review forbidden: the same answer from access reviews (pods/log denied: warned, no log requests)' nr1 \
+	"$JAXJOB" launch --kubeconfig "$T/kc-nossrr" --name nr1 --image x/jax:1 --env SIM_LINES=2
+expect '... one warning about pods/log, nothing else' "
+	test \"\$(grep -c warning $T/nr1.err)\" -eq 1 && grep -q 'warning: cannot get pods/log in namespace team-a: no worker logs' $T/nr1.err"
+ctl POST /_test/users '{"name": "nossar", "allow": ["* *"], "deny": ["create selfsubjectaccessreviews", "create selfsubjectrulesreviews"]}' >/dev/null
+kubeconfig_as "$KS/nossar.token" "$T/kc-nossar"
+expect_run 0 'a cluster that forbids SelfSubjectAccessReview: the launch goes on without a word about it' ns1 \
+	"$JAXJOB" launch --kubeconfig "$T/kc-nossar" --name ns1 --image x/jax:1 --env SIM_LINES=2
+expect '... no warning at all' "! grep -qi 'warning\|forbidden\|accessreview' $T/ns1.err"
 
 ctl POST /_test/config '{"crds": []}' >/dev/null
 expect_run 4 'CRD not installed: exit 4' nocrd launch --name nocrd --image x/jax:1
@@ -98,10 +139,83 @@ expect "the API server down for 1.5 s mid-run: the job is still followed to Succ
 expect '... and both workers'"'"' lines are all there, once' "
 	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/dn1.out)\" -eq 8 && test -z \"\$(sort $T/dn1.out | uniq -d)\""
 
+# ---- an API server restart: every old resourceVersion is too old (in-stream 410) ----------
+# A restarted kube-apiserver has a fresh watch cache: resuming from the remembered
+# resourceVersion gets 200 + ERROR 410 Expired, as in ../shared/reference/apiserver/08-*.
+# The launch must re-list (not resend that resourceVersion for ever) and end with the
+# job's true outcome well before --timeout, keeping the Succeeded job (--delete-after never).
+bg_launch rs1 --name rs1 --image x/jax:1 --workers 2 --env SIM_LINES=4 --env SIM_DURATION=3 \
+	--timeout 25s --out-state="$O/rs1/state" --out-message="$O/rs1/message"
+wait_for grep -q "Running:" "$T/rs1.err"
+ctl POST /_test/faults '{"restart": 1.5}' >/dev/null
+bg_wait rs1
+rc=$?
+expect "an API server restart mid-run (old resourceVersions expired): still Succeeded (exit $rc)" \
+	"test $rc -eq 0 && test \"\$(cat $O/rs1/state)\" = Succeeded && ! grep -q timeout $O/rs1/message"
+expect '... the job is kept (not deleted on a stale view), every line once' "
+	test \"\$(job_state rs1)\" = Created,Succeeded &&
+	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/rs1.out)\" -eq 8 && test -z \"\$(sort $T/rs1.out | uniq -d)\""
+expect '... progress says it reconnected and resynced' "
+	grep -q 'reconnecting to the API server' $T/rs1.err && grep -q 'resynced' $T/rs1.err"
+
+# ---- no destructive action on a stale view ------------------------------------------------
+# The job watch sees nothing (every LIST/WATCH of jaxjobs fails with 503) while the job
+# finishes. At --timeout, and on SIGTERM, the launch must look at the job first: it
+# Succeeded, so that is the outcome (exit 0) and --delete-after (never) applies, not
+# --on-cancel=delete.
+ctl POST /_test/faults '{"errors": {"code": 503, "count": 100000, "match": "team-a/jaxjobs$", "methods": ["GET"]}}' >/dev/null
+expect_run 0 'the job finished unseen (job watch failing): at --timeout its real outcome is reported' sv1 \
+	launch --name sv1 --image x/jax:1 --workers 1 --env SIM_LINES=2 --env SIM_DURATION=0.5 \
+	--timeout 6s --out-state="$O/sv1/state" --out-job-json="$O/sv1/job.json"
+expect '... outputs say Succeeded (never Running), and the job was not deleted' "
+	test \"\$(cat $O/sv1/state)\" = Succeeded && grep -q Succeeded $O/sv1/job.json &&
+	test \"\$(job_state sv1)\" = Created,Succeeded"
+bg_launch sv2 --name sv2 --image x/jax:1 --workers 1 --env SIM_LINES=2 --env SIM_DURATION=0.5 \
+	--out-state="$O/sv2/state"
+job_is() { test "$(job_state "$1")" = "$2"; }
+wait_for job_is sv2 Created,Succeeded
+sleep 0.3
+kill -TERM "$BG_sv2"
+bg_wait sv2
+rc=$?
+expect "SIGTERM after the job finished unseen: its real outcome, exit 0 (got $rc), job kept" "
+	test $rc -eq 0 && test \"\$(cat $O/sv2/state)\" = Succeeded && test \"\$(job_state sv2)\" = Created,Succeeded"
+ctl DELETE /_test/faults >/dev/null
+
+# ---- exit when decided -----------------------------------------------------------------------
+# A kubelet ends a follow stream up to a second after the container exited; the step
+# must not wait for that (the exited worker's quiet stream has delivered everything),
+# and must not lose a line either.
+ctl POST /_test/faults '{"logEofDelayMs": 8000}' >/dev/null
+SECONDS=0
+expect_run 0 'log streams that end 8 s after the containers exited: Succeeded without waiting for them' eof1 \
+	launch --name eof1 --image x/jax:1 --workers 3 --env SIM_LINES=4 --env SIM_DURATION=0.5
+el=$SECONDS
+ctl DELETE /_test/faults >/dev/null
+expect "... every worker's lines exactly once, no warning, and well before the streams ended (${el}s)" "
+	test \"\$(grep -c '^\[worker-[012]\] step [1-4]/4 ' $T/eof1.out)\" -eq 12 &&
+	test \"\$(grep -c '^\[worker-[012]\] INFO:sim:worker [012] finished' $T/eof1.out)\" -eq 3 &&
+	test -z \"\$(sort $T/eof1.out | uniq -d)\" && ! grep -q incomplete $T/eof1.err && test $el -lt 7"
+# Survivors of a failed JAX job are often stuck in a collective until someone kills them.
+SECONDS=0
+expect_run 1 'a failed job with a survivor that never exits: exit 1 without waiting for it' sur1 \
+	launch --name sur1 --image x/jax:1 --workers 3 --env SIM_FAIL_WORKER=1 --env SIM_HANG_WORKER=2 \
+	--env SIM_LINES=2 --env SIM_DURATION=0.5 --log-drain 60s
+el=$SECONDS
+expect "... the survivor is named, not waited for (${el}s, --log-drain 60s)" "
+	grep -q 'worker-2 still running: log not followed further' $T/sur1.err && test $el -lt 30"
+expect '... no line of the other workers lost: the failed one'"'"'s error and the finished one'"'"'s lines' "
+	grep -q '^\[worker-1\] ERROR:sim:worker 1 failed with exit code 1' $T/sur1.out &&
+	test \"\$(grep -c '^\[worker-[01]\] step [12]/2 ' $T/sur1.out)\" -eq 4 &&
+	grep -q '^\[worker-0\] INFO:sim:worker 0 finished' $T/sur1.out && test -z \"\$(sort $T/sur1.out | uniq -d)\""
+ctl DELETE $J/sur1 >/dev/null
+
 kubeconfig_as "$KS/nowatch.token" "$T/kc-nowatch"
 expect_run 0 'watch forbidden: falls back to polling with a warning, still Succeeded' nw1 \
 	"$JAXJOB" launch --kubeconfig "$T/kc-nowatch" --name nw1 --image x/jax:1
-expect '... the warning says what to grant' 'grep -q "forbidden; polling instead (grant the watch verb)" $T/nw1.err'
+expect '... one warning, before the create, says what to grant' '
+	grep -q "warning: cannot watch jaxjobs in namespace team-a: the job is polled instead (grant the watch verb)" $T/nw1.err &&
+	test "$(grep -c "grant the watch verb" $T/nw1.err)" -eq 1'
 
 # ---- the logs after the end: a follow still reconnecting when the job finishes ----------
 # worker-1's log requests fail with 503 for a while (the client backs off and

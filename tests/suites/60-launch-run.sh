@@ -55,6 +55,22 @@ assert len(gets) == 0, gets
 assert 1 <= len(watches) <= 3, watches
 assert len(reqs) <= 6, [(r['method'], r['path'], r['query']) for r in reqs]
 PY"
+expect 'the request floor: no LIST after a fresh create; job, pods and events watched from its resourceVersion' "python3 - '$T/ok4.requests' <<'PY'
+import json, sys, urllib.parse
+reqs = json.load(open(sys.argv[1]))
+post = [r for r in reqs if r['method'] == 'POST' and r['path'].endswith('/jaxjobs')]
+assert len(post) == 1, post
+later = [r for r in reqs if r['seq'] > post[0]['seq'] and r['method'] == 'GET']
+lists = [(r['path'], r['query']) for r in later
+         if not r['watch'] and r['path'].split('/')[-1] in ('jaxjobs', 'pods', 'events')]
+assert not lists, lists
+watches = [r for r in later if r['watch']]
+kinds = sorted(set(r['path'].split('/')[-1] for r in watches))
+assert kinds == ['events', 'jaxjobs', 'pods'], kinds
+for r in watches:
+    q = dict(urllib.parse.parse_qsl(r['query']))
+    assert int(q.get('resourceVersion') or 0) > 0, r['query']
+PY"
 expect 'the worker logs were followed once per worker (log follow, not repeated reads)' "python3 - '$T/ok4.requests' <<'PY'
 import json, sys
 logs = [r for r in json.load(open(sys.argv[1])) if r['path'].endswith('/log')]

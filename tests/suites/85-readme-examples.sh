@@ -34,6 +34,10 @@
 #
 # Finally every option that `jaxjob launch|render|health --help` prints must
 # appear in README.md, so the flag reference cannot fall behind.
+#
+# The README runs `make rootfs`, as 80-rootfs.sh does: one at a time, not two
+# makes compiling the same build tree at once.
+# run-all: after 80-rootfs
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 top=$JAXJOB_TOP
 readme=$top/README.md
@@ -101,14 +105,14 @@ KS=$T/ks KS_NOCRD=$T/ks-nocrd EMPTY_DIR=$T/empty
 export KS KS_NOCRD EMPTY_DIR
 mkdir -p "$EMPTY_DIR"
 servers=
-if [ -x "$top/tests/kube-apiserver/start.sh" ]; then
-	if "$top/tests/kube-apiserver/start.sh" "$KS" >"$T/ks.log" 2>&1 &&
-		"$top/tests/kube-apiserver/start.sh" "$KS_NOCRD" --crds trainer.kubeflow.org >>"$T/ks.log" 2>&1; then
-		servers=1
-	else
-		not_ok 'the Kubernetes API test servers start'
-		cat "$T/ks.log" >&2
-	fi
+if [ ! -x "$top/tests/kube-apiserver/start.sh" ]; then
+	not_ok 'the Kubernetes API test server exists (tests/kube-apiserver/start.sh)'
+elif "$top/tests/kube-apiserver/start.sh" "$KS" >"$T/ks.log" 2>&1 &&
+	"$top/tests/kube-apiserver/start.sh" "$KS_NOCRD" --crds trainer.kubeflow.org >>"$T/ks.log" 2>&1; then
+	servers=1
+else
+	not_ok 'the Kubernetes API test servers start'
+	cat "$T/ks.log" >&2
 fi
 cleanup() {
 	"$top/tests/kube-apiserver/stop.sh" "$KS" >/dev/null 2>&1
@@ -122,8 +126,11 @@ if [ -n "$servers" ]; then
 	sed 's|token: .*|token: expired-or-wrong|' "$KS/kubeconfig" >"$KS/kubeconfig-badtoken"
 	sed "s|token: .*|token: $(cat "$KS/nobody.token")|" "$KS/kubeconfig" >"$KS/kubeconfig-nobody"
 	# A job named "taken" that this step did not launch (troubleshooting #7).
-	"$JAXJOB" launch --name taken --image x/jax:1 --quiet -- python t.py >/dev/null 2>"$T/taken.err" ||
+	"$JAXJOB" launch --name taken --identity first-owner --image x/jax:1 --quiet -- python t.py >/dev/null 2>"$T/taken.err" ||
 		{ echo "# could not create the job 'taken'" >&2; cat "$T/taken.err" >&2; }
+	# and one left by an earlier local run (no identity)
+	"$JAXJOB" launch --name earlier --image x/jax:1 --quiet -- python t.py >/dev/null 2>"$T/earlier.err" ||
+		{ echo "# could not create the job 'earlier'" >&2; cat "$T/earlier.err" >&2; }
 fi
 
 count=0

@@ -52,11 +52,11 @@ exactly 2 'error: unexpected argument job.yaml; give the file with -f FILE; see 
 	'health: a bare file name says how to give it' jj health job.yaml
 
 # --- required options --------------------------------------------------------------
-exactly 2 'error: --name is required; see `jaxjob launch --help`' \
+exactly 2 'error: --name is required (or --name-prefix with --run-id, which derive one per run); see `jaxjob launch --help`' \
 	'launch without --name says so, not which placeholder' jj launch --dry-run --image i:1 -- python train.py
 exactly 2 'error: --image is required; see `jaxjob launch --help`' \
 	'a JAXJob needs --image' jj launch --dry-run --name mnist
-exactly 2 'error: --name is required; see `jaxjob launch --help`' \
+exactly 2 'error: --name is required (or --name-prefix with --run-id, which derive one per run); see `jaxjob launch --help`' \
 	'a TrainJob needs --name too (and no image: the runtime has one)' jj launch --dry-run --api trainjob
 expect '--help marks --name required and --image required for a JAXJob' \
 	'jj launch --help >"$T/help" &&

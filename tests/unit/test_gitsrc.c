@@ -143,11 +143,11 @@ static void revision_reads_blobs_of_that_commit(void **state)
 	(void)state;
 	struct gitsrc *s = NULL;
 	struct err e = ERR_INIT;
-	assert_int_equal(gitsrc_open_revision(repo_dir, "v1", &s, &e), 0);
+	assert_int_equal(gitsrc_open_revision(repo_dir, "v1", NULL, &s, &e), 0);
 	assert_int_equal(strlen(gitsrc_commit(s)), 40);
 	check_source(s, "one\n");
 	gitsrc_free(s);
-	assert_int_equal(gitsrc_open_revision(repo_dir, "main", &s, &e), 0);
+	assert_int_equal(gitsrc_open_revision(repo_dir, "main", NULL, &s, &e), 0);
 	check_source(s, "changed\n");
 	gitsrc_free(s);
 }
@@ -159,12 +159,12 @@ static void file_urls_are_cloned(void **state)
 	struct err e = ERR_INIT;
 	struct buf url = BUF_INIT;
 	buf_addf(&url, "file://%s", repo_dir);
-	assert_int_equal(gitsrc_open_revision(url.data, "v1", &s, &e), 0);
+	assert_int_equal(gitsrc_open_revision(url.data, "v1", NULL, &s, &e), 0);
 	check_source(s, "one\n");
 	gitsrc_free(s);
-	assert_int_equal(gitsrc_open_revision(url.data, "no-such-branch", &s, &e), -1);
+	assert_int_equal(gitsrc_open_revision(url.data, "no-such-branch", NULL, &s, &e), -1);
 	assert_non_null(strstr(e.msg, "no-such-branch"));
-	assert_int_equal(gitsrc_open_revision("ssh://x/y", "main", &s, &e), -1);
+	assert_int_equal(gitsrc_open_revision("ssh://x/y", "main", NULL, &s, &e), -1);
 	buf_free(&url);
 }
 

@@ -5,7 +5,9 @@
  * up, BOOKMARK moving the resourceVersion only, a clean stream end
  * (re-watch from the last resourceVersion), an ERROR 410 Expired (re-list
  * and reconcile: vanished objects DELETED, new ones ADDED, unchanged ones
- * silent), then a watch from the new list's resourceVersion.
+ * silent), then a watch from the new list's resourceVersion. And the same
+ * with an outage (a 503) just before the 410, as after an API server
+ * restart: the 410 must still re-list, not resend the old resourceVersion.
  * (A 10 s guard timer only keeps a broken client from hanging the test.)
  */
 #include <stdarg.h>
@@ -50,6 +52,12 @@ static const char watch3[] =
 	"{\"type\":\"MODIFIED\",\"object\":" OBJ("d", "31") "}\n";
 
 /* ---- the scripted server (child process) ------------------------------------ */
+
+static void trace_to_stderr(const char *line, void *ud)
+{
+	(void)ud;
+	fprintf(stderr, "%s\n", line);
+}
 
 static void send_all(int fd, const char *p, size_t n)
 {
@@ -102,14 +110,34 @@ static void respond(int fd, const char *body, size_t chunk)
 	send_all(fd, "0\r\n\r\n", 5);
 }
 
-static void serve(int lfd, int log, size_t chunk)
+static void respond_503(int fd)
 {
-	const char *script[] = { list1, watch1, watch2, list2, watch3 };
-	for (int i = 0; i < 5; i++) {
+	static const char body[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+		"\"message\":\"the server is restarting\",\"reason\":\"ServiceUnavailable\",\"code\":503}";
+	char head[256];
+	snprintf(head, sizeof(head), "HTTP/1.1 503 Service Unavailable\r\nContent-Type: "
+		 "application/json\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+		 strlen(body));
+	send_all(fd, head, strlen(head));
+	send_all(fd, body, strlen(body));
+}
+
+#define OUTAGE NULL	/* in a script: answer 503 */
+
+static void serve(int lfd, int log, size_t chunk, int outage)
+{
+	const char *plain[] = { list1, watch1, watch2, list2, watch3 };
+	const char *restarted[] = { list1, watch1, OUTAGE, watch2, list2, watch3 };
+	const char **script = outage ? restarted : plain;
+	int n = outage ? 6 : 5;
+	for (int i = 0; i < n; i++) {
 		int fd = accept(lfd, NULL, NULL);
 		if (fd < 0 || !read_request(fd, log))
 			_exit(1);
-		respond(fd, script[i], chunk);
+		if (script[i])
+			respond(fd, script[i], chunk);
+		else
+			respond_503(fd);
 		close(fd);
 	}
 	_exit(0);
@@ -155,7 +183,7 @@ static void guard(void *ud)
 	kube_loop_stop(s->c);
 }
 
-static void run_with_chunk(size_t chunk)
+static void run_with_chunk(size_t chunk, int outage)
 {
 	int lfd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = 0 };
@@ -170,7 +198,7 @@ static void run_with_chunk(size_t chunk)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(logp[0]);
-		serve(lfd, logp[1], chunk);
+		serve(lfd, logp[1], chunk, outage);
 	}
 	close(lfd);
 	close(logp[1]);
@@ -184,7 +212,8 @@ static void run_with_chunk(size_t chunk)
 	struct err e = ERR_INIT;
 	struct kube_client *c = kube_client_new(&cfg, &e);
 	assert_non_null(c);
-	kube_client_set_trace(c, getenv("KUBE_TRACE") != NULL);
+	if (getenv("KUBE_TRACE"))
+		kube_client_set_trace(c, trace_to_stderr, NULL);
 	struct seen s = { c, BUF_INIT, 0, 0, 0 };
 	struct kube_watch_opts o = {
 		.res = &KUBE_JAXJOB, .ns = "t", .sel = { .field_selector = "metadata.namespace=t" },
@@ -207,19 +236,23 @@ static void run_with_chunk(size_t chunk)
 			    "ADDED d 21;DELETED c 13;"			/* re-list after 410 */
 			    "MODIFIED d 31;");				/* watch from the list's RV */
 	assert_int_equal(s.synced, 2);
-	assert_int_equal(s.other_states, 0);
+	assert_int_equal(s.other_states, outage ? 1 : 0);	/* RETRYING after the 503 */
 
 	char log[4096];
 	ssize_t n = read(logp[0], log, sizeof(log) - 1);
 	close(logp[0]);
 	assert_true(n > 0);
 	log[n] = '\0';
-	const char *lines[5];
+	const char *lines[6];
 	char *save = NULL;
 	int i = 0;
-	for (char *l = strtok_r(log, "\n", &save); l && i < 5; l = strtok_r(NULL, "\n", &save))
+	for (char *l = strtok_r(log, "\n", &save); l && i < 6; l = strtok_r(NULL, "\n", &save))
 		lines[i++] = l;
-	assert_int_equal(i, 5);
+	assert_int_equal(i, outage ? 6 : 5);
+	if (outage) {	/* the resume that met the outage; then as without it */
+		assert_non_null(strstr(lines[2], "resourceVersion=14&"));
+		memmove(&lines[2], &lines[3], 3 * sizeof(lines[0]));
+	}
 	assert_null(strstr(lines[0], "watch=1"));
 	assert_non_null(strstr(lines[1], "watch=1"));
 	assert_non_null(strstr(lines[1], "resourceVersion=10&"));
@@ -236,7 +269,14 @@ static void watch_survives_any_chunking_and_reconciles_after_410(void **state)
 	(void)state;
 	static const size_t chunks[] = { 1, 2, 3, 5, 7, 11, 64, 100000 };
 	for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++)
-		run_with_chunk(chunks[i]);
+		run_with_chunk(chunks[i], 0);
+}
+
+static void watch_relists_on_410_after_an_outage(void **state)
+{
+	(void)state;
+	run_with_chunk(100000, 1);
+	run_with_chunk(7, 1);
 }
 
 int main(void)
@@ -244,6 +284,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(watch_survives_any_chunking_and_reconciles_after_410),
+		cmocka_unit_test(watch_relists_on_410_after_an_outage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -172,10 +172,56 @@ static void boolean_flags_take_both_forms(void **state)
 	launch_opts_free(&o);
 }
 
+/* pipeline inputs: empty = not given; --name-prefix becomes the name; placeholders refused */
+static void identity_inputs_and_name_prefix(void **state)
+{
+	(void)state;
+	struct launch_opts o;
+	struct err e = ERR_INIT;
+	unsetenv("KFP_RUN_ID");
+	unsetenv("ARGO_WORKFLOW_UID");
+	unsetenv("ARGO_WORKFLOW_NAME");
+	assert_int_equal(parse(&o, &e, "--name", "n", "--run-id", "", "--task-name", "", "--task-id",
+			       "", "--name-prefix", "", "--outcome", "exit-code", NULL), 0);
+	assert_null(o.task.run_id);
+	assert_null(o.task.task_name);
+	assert_null(o.name_prefix);
+	assert_int_equal(o.outcome, OUTCOME_EXIT_CODE);
+	launch_opts_free(&o);
+
+	assert_int_equal(parse(&o, &e, "--name", "", "--name-prefix", "mnist", "--run-id", "r-1",
+			       "--task-name", "train", "--outcome=outputs", NULL), 0);
+	const char *name = cJSON_GetObjectItem(o.params, "name")->valuestring;
+	assert_int_equal(strlen(name), 16);
+	assert_int_equal(strncmp(name, "mnist-", 6), 0);
+	assert_string_equal(o.task.run_id, "r-1");
+	assert_int_equal(o.outcome, OUTCOME_OUTPUTS);
+	launch_opts_free(&o);
+
+	static const struct { const char *a, *b, *c, *msg; } bad[] = {
+		{ "--name=mnist-{{$.pipeline_job_uuid}}", NULL, NULL, "placeholder nobody filled in" },
+		{ "--run-id={{$.pipeline_job_uuid}}", NULL, NULL, "--run-id" },
+		{ "--name-prefix=mnist", NULL, NULL, "--name-prefix needs the run" },
+		{ "--name-prefix=mnist", "--name=x", "--run-id=r", "both --name and --name-prefix" },
+		{ "--name-prefix=Mnist", "--run-id=r", NULL, "--name-prefix" },
+		{ "--name-prefix=a-very-long-prefix-that-leaves-no-room-for-the-hash-suffix",
+		  "--run-id=r", NULL, "at most 52" },
+		{ "--outcome=maybe", NULL, NULL, "use one of exit-code, outputs" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err_clear(&e);
+		assert_int_equal(parse(&o, &e, bad[i].a, bad[i].b, bad[i].c, NULL), -1);
+		if (!strstr(e.msg, bad[i].msg))
+			fail_msg("%s: got \"%s\", want \"%s\"", bad[i].a, e.msg, bad[i].msg);
+		launch_opts_free(&o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_when_nothing_is_given),
+		cmocka_unit_test(identity_inputs_and_name_prefix),
 		cmocka_unit_test(durations_take_units_and_plain_seconds),
 		cmocka_unit_test(run_flags_fill_their_fields),
 		cmocka_unit_test(job_flags_fill_params_and_namespace),

@@ -278,9 +278,108 @@ static void unknown_values_are_empty_not_missing(void **state)
 	buf_free(&p);
 }
 
+/* a job never created: the STRUCT output is "{}", which KFP parses; "" it does not */
+static void job_json_of_no_job_is_an_empty_object(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/jaxjob-unit-XXXXXX";
+	struct buf p = BUF_INIT;
+	struct launch_outputs o;
+	struct launch_result r;
+	struct err e = ERR_INIT;
+
+	assert_non_null(mkdtemp(dir));
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	buf_addf(&p, "%s/job_json", dir);
+	o.job_json = p.data;
+	launch_result_set(&r, "Error", 4, "Forbidden", "no");
+	assert_int_equal(launch_outputs_write(&o, &r, &e), 0);
+	char *s = slurp(p.data);
+	assert_string_equal(s, "{}");
+	free(s);
+	unlink(p.data);
+	rmdir(dir);
+	buf_free(&p);
+}
+
+static void outcome_outputs_turns_job_endings_into_exit_0(void **state)
+{
+	(void)state;
+	static const int ended[] = { 1, 3, 5, 6, 7 };
+	for (size_t i = 0; i < sizeof(ended) / sizeof(ended[0]); i++) {
+		assert_int_equal(launch_outcome_exit(OUTCOME_OUTPUTS, ended[i]), 0);
+		assert_int_equal(launch_outcome_exit(OUTCOME_EXIT_CODE, ended[i]), ended[i]);
+	}
+	/* bad input and API errors still fail the step, so engines retry them */
+	assert_int_equal(launch_outcome_exit(OUTCOME_OUTPUTS, 2), 2);
+	assert_int_equal(launch_outcome_exit(OUTCOME_OUTPUTS, 4), 4);
+	assert_int_equal(launch_outcome_exit(OUTCOME_OUTPUTS, 0), 0);
+}
+
+/* --run-id/--task-*: retries of one task share the identity and the name; runs and tasks differ */
+static void run_and_task_inputs_give_identity_and_name(void **state)
+{
+	(void)state;
+	struct launch_task t1 = { "run-a", "train", "17" }, t2 = { "run-b", "train", "17" };
+	struct launch_task t3 = { "run-a", "train", "18" };
+	struct launch_identity a, b;
+	struct err e = ERR_INIT;
+	char n1[64], n1b[64], n2[64], n3[64];
+
+	clear_pipeline_env();
+	setenv("HOSTNAME", "pod-1", 1);
+	assert_int_equal(launch_identity_name("mnist", NULL, &t1, n1, sizeof(n1), &e), 0);
+	assert_int_equal(strlen(n1), strlen("mnist-") + LAUNCH_NAME_SUFFIX_HEX);
+	assert_int_equal(strncmp(n1, "mnist-", 6), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, &t1, "ns", n1, &a, &e), 0);
+	assert_true(a.adoptable);
+	assert_string_equal(a.source, "run run-a task train/17");
+	/* the retry: another pod, the same inputs */
+	setenv("HOSTNAME", "pod-2", 1);
+	assert_int_equal(launch_identity_name("mnist", NULL, &t1, n1b, sizeof(n1b), &e), 0);
+	assert_string_equal(n1, n1b);
+	assert_int_equal(launch_identity_derive_task(NULL, &t1, "ns", n1b, &b, &e), 0);
+	assert_string_equal(a.id, b.id);
+	/* another run, another task id: other names */
+	assert_int_equal(launch_identity_name("mnist", NULL, &t2, n2, sizeof(n2), &e), 0);
+	assert_int_equal(launch_identity_name("mnist", NULL, &t3, n3, sizeof(n3), &e), 0);
+	assert_string_not_equal(n1, n2);
+	assert_string_not_equal(n1, n3);
+	/* --run-id wins over the environment */
+	setenv("KFP_RUN_ID", "run-z", 1);
+	assert_int_equal(launch_identity_name("mnist", NULL, &t1, n1b, sizeof(n1b), &e), 0);
+	assert_string_equal(n1, n1b);
+	/* the environment alone gives the run too (use_field_path_as_env) */
+	struct launch_task none = { NULL, NULL, NULL };
+	assert_int_equal(launch_identity_name("mnist", NULL, &none, n2, sizeof(n2), &e), 0);
+	clear_pipeline_env();
+	/* no run at all: refused, naming the fix */
+	assert_int_equal(launch_identity_name("mnist", NULL, &none, n2, sizeof(n2), &e), -1);
+	assert_int_equal(e.code, ERR_INPUT);
+	assert_non_null(strstr(e.msg, "--run-id"));
+	/* a task alone does not make a local run adoptable */
+	struct launch_task only_task = { NULL, "train", NULL };
+	assert_int_equal(launch_identity_derive_task(NULL, &only_task, "ns", "j", &a, &e), 0);
+	assert_false(a.adoptable);
+	/* the identity of an env-only run is what it was before --run-id existed */
+	setenv("ARGO_WORKFLOW_NAME", "train-x7k2p", 1);
+	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &a, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, &none, "team-a", "mnist", &b, &e), 0);
+	assert_string_equal(a.id, b.id);
+	clear_pipeline_env();
+	err_clear(&e);
+	struct launch_task nl = { "a\nb", NULL, NULL };
+	assert_int_equal(launch_identity_derive_task(NULL, &nl, "ns", "j", &a, &e), -1);
+	assert_non_null(strstr(e.msg, "--run-id"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(job_json_of_no_job_is_an_empty_object),
+		cmocka_unit_test(outcome_outputs_turns_job_endings_into_exit_0),
+		cmocka_unit_test(run_and_task_inputs_give_identity_and_name),
 		cmocka_unit_test(retries_of_one_argo_step_share_an_identity),
 		cmocka_unit_test(flag_wins_and_local_runs_are_never_adoptable),
 		cmocka_unit_test(stamp_adds_label_and_annotations_and_match_compares),

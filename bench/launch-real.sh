@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench/launch-real.sh [BINARY] - `jaxjob launch` on a REAL kube-apiserver
+# (../shared/tools/kube-control-plane through tests/realserver/kcp.sh), side
+# by side in the same rounds with the Python peer (bench/peer_python_launch.py,
+# Debian's python3-kubernetes) and `kubectl create` + `kubectl wait`.
+#
+# Each round runs every tool once per scenario, the order rotated from round
+# to round, with fresh job names; bench/sim_operator.py plays operator and
+# kubelet (it knows the exact moment it writes the verdict):
+#   ok-W     W workers print LINES lines each, all exit 0, the job Succeeded
+#   fail-W   worker 0 exits 1, the other W-1 stay running with their log
+#            streams open ("stuck in a collective"), the job Failed
+# For W in SIZES (default "2 16 256"). Per run:
+#   start->create   process spawn to the create's requestReceivedTimestamp in
+#                   the apiserver's audit log (same clock, microseconds)
+#   decided->exit   the operator sending the terminal status PATCH to the
+#                   process having exited
+#   requests        audit entries of the tool's user, not the operator's user
+#                   agent, between spawn and exit
+#   RSS             peak VmHWM sampled from /proc every 5 ms (kubectl: the
+#                   larger of its two processes)
+#   CPU             user + system of the process(es) (wait4)
+#   lines           log lines the tool printed (LINES x W expected for ok-W)
+# Connections: one extra run per tool and size under `strace -f -e connect`
+# (not timed), counting connect() calls to the apiserver's port.
+#
+# KCP_ENV=path/to/env: use a control plane already running (up.sh's env
+# file; no operator may run on it) instead of starting one.
+# Environment: ROUNDS (default 5; 256 workers: ROUNDS256, default 3), SIZES,
+# LINES (default 100), PEER_PY (/usr/bin/python3). Release build recommended:
+# the default BINARY is build/rootfs's (the image's binary, make rootfs) when
+# present, else build/jaxjob. Prints a markdown table (medians [min-max]) and
+# writes the raw runs as JSON to bench/launch-real.last.json.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${1:-}
+if [ -z "$BIN" ]; then
+	BIN=$top/build/jaxjob
+	[ -x "$top/build/rootfs/usr/local/bin/jaxjob" ] && BIN=$top/build/rootfs/usr/local/bin/jaxjob
+fi
+export JAXJOB_SHARED=${JAXJOB_SHARED:-$top/../shared}
+PEER_PY=${PEER_PY:-/usr/bin/python3}
+. "$top/tests/realserver/kcp.sh"
+if ! kcp_check; then
+	echo "bench/launch-real.sh: $KCP_WHY" >&2
+	exit 1
+fi
+"$PEER_PY" -c 'import kubernetes' 2>/dev/null || { echo "bench/launch-real.sh: $PEER_PY has no kubernetes module (apt-get install python3-kubernetes)" >&2; exit 1; }
+command -v strace >/dev/null || { echo "bench/launch-real.sh: strace not found (apt-get install strace)" >&2; exit 1; }
+W=$(mktemp -d /tmp/jaxjob-bench-real.XXXXXX)
+if [ -n "${KCP_ENV:-}" ]; then
+	# a control plane already running (up.sh's env file), without an operator
+	. "$KCP_ENV"
+	export KCP_KUBECONFIG=$W/kubeconfig APISERVER_PORT=${KUBE_SERVER##*:}
+	sed 's/namespace: default/namespace: team-a/' "$KCP_DIR/admin-token.kubeconfig" >"$KCP_KUBECONFIG"
+	kubectl get namespace team-a >/dev/null 2>&1 || kubectl create namespace team-a >/dev/null
+	trap 'rm -rf "$W"' EXIT
+else
+	trap 'kcp_down; rm -rf "$W"' EXIT
+	echo "# bringing up the control plane in $W/kcp" >&2
+	kcp_up "$W/kcp" >"$W/up.log" 2>&1 || { cat "$W/up.log" >&2; exit 1; }
+	export KCP_KUBECONFIG APISERVER_PORT
+	# sim_operator.py drives the jobs; realsrv's operator (started by
+	# kcp_up) would act on them too, so it is stopped.
+	kill "$(cat "$KCP_DIR/pids/operator.pid")" 2>/dev/null || true
+	rm -f "$KCP_DIR/pids/operator.pid"
+fi
+
+/usr/bin/python3 "$top/bench/launch_real.py" "$BIN" "$PEER_PY" "$top" "$W" | tee "$W/table.md"
+cp "$W/runs.json" "$top/bench/launch-real.last.json"

@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+"""The driver of bench/launch-real.sh (read its header); runs inside the
+environment kcp_up exported (KUBE_SERVER, KCP_KUBECONFIG, KCP_AUDIT_LOG, ...).
+
+    launch_real.py BINARY PEER_PY TOP WORKDIR
+"""
+import datetime
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+BIN, PEER_PY, TOP, WORK = sys.argv[1:5]
+sys.path.insert(0, os.path.join(TOP, "bench"))
+import sim_operator  # noqa: E402
+
+NS = "team-a"
+KC = os.environ["KCP_KUBECONFIG"]
+AUDIT = os.environ["KCP_AUDIT_LOG"]
+PORT = os.environ["APISERVER_PORT"]
+ROUNDS = int(os.environ.get("ROUNDS", "5"))
+ROUNDS256 = int(os.environ.get("ROUNDS256", "3"))
+SIZES = [int(s) for s in os.environ.get("SIZES", "2 16 256").split()]
+LINES = int(os.environ.get("LINES", "100"))
+TOOLS = ["jaxjob", "python", "kubectl"]
+UA = {"jaxjob": "jaxjob/", "python": "OpenAPI-Generator/", "kubectl": "kubectl"}
+api = sim_operator.Api()
+
+
+def manifest(name, workers):
+    return {"apiVersion": "kubeflow.org/v1", "kind": "JAXJob",
+            "metadata": {"name": name, "namespace": NS},
+            "spec": {"jaxReplicaSpecs": {"Worker": {
+                "replicas": workers, "restartPolicy": "Never",
+                "template": {"spec": {"containers": [{
+                    "name": "jax", "image": "ghcr.io/x/jax:1", "command": ["python", "train.py"]}]}}}}}}
+
+
+def commands(tool, name, workers, outcome):
+    """The process(es) a user of this tool would run, in order."""
+    if tool == "jaxjob":
+        return [[BIN, "launch", "--kubeconfig", KC, "--name", name, "--image", "ghcr.io/x/jax:1",
+                 "--workers", str(workers), "--quiet", "--", "python", "train.py"]]
+    if tool == "python":
+        return [[PEER_PY, os.path.join(TOP, "bench/peer_python_launch.py"), KC, NS, name, str(workers)]]
+    path = os.path.join(WORK, name + ".json")
+    with open(path, "w") as f:
+        json.dump(manifest(name, workers), f)
+    cond = "Succeeded" if outcome == "ok" else "Failed"
+    return [["kubectl", "--kubeconfig", KC, "create", "-f", path],
+            ["kubectl", "--kubeconfig", KC, "wait", f"--for=condition={cond}", f"jaxjob/{name}",
+             "--timeout=300s"]]
+
+
+def vmhwm(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run_proc(argv, prefix=None):
+    """Run argv; returns (exit code, stdout lines, peak VmHWM kB, cpu s, t_exit)."""
+    argv = (prefix or []) + argv
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lines = [0]
+
+    def count():
+        for chunk in iter(lambda: p.stdout.read(65536), b""):
+            lines[0] += chunk.count(b"\n")
+    t = threading.Thread(target=count)
+    t.start()
+    hwm = 0
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        hwm = max(hwm, vmhwm(p.pid))
+        time.sleep(0.005)
+    t_exit = time.time()
+    t.join()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, lines[0], hwm, ru.ru_utime + ru.ru_stime, t_exit
+
+
+def audit_entries(since_pos):
+    out = []
+    with open(AUDIT) as f:
+        f.seek(since_pos)
+        for line in f:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            if e.get("stage") != "ResponseComplete":
+                continue
+            ts = datetime.datetime.strptime(e["requestReceivedTimestamp"], "%Y-%m-%dT%H:%M:%S.%fZ")
+            e["_t"] = ts.replace(tzinfo=datetime.timezone.utc).timestamp()
+            out.append(e)
+    return out
+
+
+def one_run(tool, name, workers, outcome, strace=False):
+    pos = os.path.getsize(AUDIT)
+    op = subprocess.Popen([sys.executable, os.path.join(TOP, "bench/sim_operator.py"), NS, name,
+                           str(workers), "--lines", str(LINES), "--outcome",
+                           "Succeeded" if outcome == "ok" else "Failed", "--run-s", "1.0",
+                           "--ready-file", os.path.join(WORK, name + ".ready")],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # the operator's watch is open (and its start-up CPU spent) before the tool starts
+    for _ in range(3000):
+        if os.path.exists(os.path.join(WORK, name + ".ready")) or op.poll() is not None:
+            break
+        time.sleep(0.01)
+    time.sleep(0.1)
+    r = {"tool": tool, "workers": workers, "outcome": outcome, "name": name}
+    t0 = time.time()
+    rc, lines, hwm, cpu = 0, 0, 0, 0.0
+    conns = 0
+    for i, argv in enumerate(commands(tool, name, workers, outcome)):
+        trace = os.path.join(WORK, f"{name}.{i}.strace")
+        prefix = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", trace] if strace else None
+        rc, n, h, c, t_exit = run_proc(argv, prefix)
+        lines += n
+        hwm = max(hwm, h)
+        cpu += c
+        if strace:
+            with open(trace) as f:
+                conns += sum(1 for l in f if f"htons({PORT})" in l)
+        if rc:
+            break
+    opout, operr = op.communicate(timeout=600)
+    if op.returncode:
+        raise SystemExit(f"sim_operator failed for {name}: {operr.decode()[-500:]}")
+    verdict = json.loads(opout)
+    r.update(rc=rc, lines=lines, rss_mb=hwm / 1024, cpu_ms=cpu * 1000,
+             decided_to_exit_ms=(t_exit - verdict["decided"]) * 1000)
+    time.sleep(0.3)     # the audit log is written asynchronously
+    ents = audit_entries(pos)
+    create = [e for e in ents if e["verb"] == "create" and e.get("objectRef", {}).get("resource") == "jaxjobs"
+              and e["objectRef"].get("name") == name]
+    r["start_to_create_ms"] = (create[0]["_t"] - t0) * 1000 if create else None
+    # the tool's own requests, by user agent (the operator, the controller
+    # manager and the other tools share the admin user)
+    mine = [e for e in ents if t0 <= e["_t"] <= t_exit + 0.05 and e.get("userAgent", "").startswith(UA[tool])]
+    r["requests"] = len(mine)
+    kinds = {}
+    for e in mine:
+        uri = e["requestURI"]
+        k = "log" if "/log" in uri else "watch" if e["verb"] == "watch" else e["verb"]
+        kinds[k] = kinds.get(k, 0) + 1
+    r["kinds"] = kinds
+    if strace:
+        r["connections"] = conns
+    # the job goes, its pods with it (garbage collector), before the next run
+    try:
+        api.call("DELETE", f"/apis/kubeflow.org/v1/namespaces/{NS}/jaxjobs/{name}?propagationPolicy=Background")
+    except RuntimeError:
+        pass
+    return r
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "-"
+    m = statistics.median(xs)
+    f = (lambda v: f"{v:.0f}") if m >= 100 else (lambda v: f"{v:.1f}")
+    return f"{f(m)} [{f(min(xs))}-{f(max(xs))}]" if len(xs) > 1 else f(m)
+
+
+def main():
+    runs = []
+    uniq = f"{random.randrange(1 << 20):05x}"
+    for w in SIZES:
+        rounds = ROUNDS256 if w >= 256 else ROUNDS
+        for rnd in range(rounds):
+            order = TOOLS[rnd % 3:] + TOOLS[:rnd % 3]
+            for outcome in ("ok", "fail"):
+                for tool in order:
+                    name = f"b{uniq}-{tool[:2]}-{outcome}-{w}-{rnd}"
+                    r = one_run(tool, name, w, outcome)
+                    runs.append(r)
+                    print(f"# {json.dumps(r)}", file=sys.stderr, flush=True)
+        for tool in TOOLS:     # connections: one traced run (not timed)
+            r = one_run(tool, f"b{uniq}-{tool[:2]}-conn-{w}", w, "ok", strace=True)
+            r["traced"] = True
+            runs.append(r)
+            print(f"# {json.dumps(r)}", file=sys.stderr, flush=True)
+    with open(os.path.join(WORK, "runs.json"), "w") as f:
+        json.dump(runs, f, indent=1)
+
+    def sel(tool, w, outcome):
+        return [r for r in runs if r["tool"] == tool and r["workers"] == w and r["outcome"] == outcome
+                and not r.get("traced")]
+
+    def conn(tool, w):
+        c = [r["connections"] for r in runs if r["tool"] == tool and r["workers"] == w and r.get("traced")]
+        return str(c[0]) if c else "-"
+
+    print("| workers | outcome | tool | exit codes | start->create ms | decided->exit ms | requests | "
+          "connections | peak RSS MB | CPU ms | log lines |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for w in SIZES:
+        for outcome in ("ok", "fail"):
+            for tool in TOOLS:
+                rs = sel(tool, w, outcome)
+                if not rs:
+                    continue
+                codes = ",".join(sorted({str(r["rc"]) for r in rs}))
+                print(f"| {w} | {outcome} | {tool} | {codes} | {med([r['start_to_create_ms'] for r in rs])} | "
+                      f"{med([r['decided_to_exit_ms'] for r in rs])} | {med([r['requests'] for r in rs])} | "
+                      f"{conn(tool, w) if outcome == 'ok' else '-'} | {med([r['rss_mb'] for r in rs])} | "
+                      f"{med([r['cpu_ms'] for r in rs])} | {med([r['lines'] for r in rs])} |")
+    print()
+    print("ratios (peer median / jaxjob median):")
+    for w in SIZES:
+        for outcome in ("ok", "fail"):
+            j = sel("jaxjob", w, outcome)
+            for peer in ("python", "kubectl"):
+                p = sel(peer, w, outcome)
+                if not j or not p:
+                    continue
+                parts = []
+                for key, label in (("start_to_create_ms", "start->create"), ("decided_to_exit_ms", "decided->exit"),
+                                   ("rss_mb", "RSS"), ("cpu_ms", "CPU")):
+                    a = [r[key] for r in j if r[key] is not None]
+                    b = [r[key] for r in p if r[key] is not None]
+                    if a and b and statistics.median(a) > 0:
+                        parts.append(f"{label} {statistics.median(b) / statistics.median(a):.1f}x")
+                print(f"- {w} workers, {outcome}, {peer}: " + ", ".join(parts))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,341 @@
+/*
+ * launch_access.c - permissions known before the job exists.
+ *
+ * Before creating, ask the server what this identity may do in the job's
+ * namespace: one SelfSubjectRulesReview (authorization.k8s.io/v1; every
+ * authenticated user may send it through the default system:basic-user
+ * ClusterRole) lists the rules, and each verb and resource the chosen
+ * options need is looked up in them - one request, not eleven, before the
+ * create. Where the rules are incomplete (an authorizer that cannot list
+ * them, e.g. a webhook) or the rules review is not served, the questions
+ * not settled go out as SelfSubjectAccessReviews, all at once. Asking first
+ * turns what used
+ * to be discovered mid-run - 44 forbidden log requests in a loop, a silent
+ * fallback, a cancel that cannot suspend - into one decision up front:
+ *
+ *   create, get the job           required: exit 4 before creating, naming
+ *                                 the verb and the resource
+ *   list, watch the job           warned (a re-attach or resync cannot list;
+ *                                 without watch the job is polled)
+ *   delete / patch the job        warned when --delete-after / --on-cancel
+ *                                 need them; suspend without patch falls
+ *                                 back to delete, and says so
+ *   list, watch pods; get pods/log  (--logs all|first) warned: no worker logs
+ *   list, watch events            warned: creation failures not seen early
+ *
+ * Each missing permission is one warning line naming it and what is lost,
+ * and the run adapts (launch_state.h `deny`). When the review itself is
+ * forbidden or fails (a cluster that removed system:basic-user, an old
+ * proxy), nothing is said and nothing is assumed: the run goes on as
+ * before and the API's own answers decide.
+ */
+#include <string.h>
+
+#include "launch_run.h"
+#include "launch_state.h"
+
+#define ACCESS_RETRY_S 5.0
+#define ACCESS_MAX 12
+
+/* One question: may we `verb` `r`(/`sub`)? */
+struct review {
+	const char *verb;
+	const struct kube_resource *r;
+	const char *sub;
+	int answer;		/* 1 allowed, 0 denied, -1 unknown (the review failed) */
+	int ruled;		/* answered by the rules review, not an access review */
+	struct kube_call *call;	/* in flight */
+	struct launch_state *st;
+	int *pending;
+};
+
+static void review_done(void *ud, struct kube_response *rs, const struct err *e)
+{
+	struct review *q = ud;
+	const cJSON *allowed = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(rs->json, "status"), "allowed");
+
+	q->call = NULL;
+	q->answer = !e && cJSON_IsBool(allowed) ? cJSON_IsTrue(allowed) : -1;
+	if (--*q->pending == 0)
+		kube_loop_stop(q->st->c);
+}
+
+static void review_start(struct launch_state *st, struct review *q)
+{
+	struct kube_request rq;
+	cJSON *body = cJSON_CreateObject(), *spec, *ra;
+	char *json;
+
+	cJSON_AddStringToObject(body, "apiVersion", "authorization.k8s.io/v1");
+	cJSON_AddStringToObject(body, "kind", "SelfSubjectAccessReview");
+	spec = cJSON_AddObjectToObject(body, "spec");
+	ra = cJSON_AddObjectToObject(spec, "resourceAttributes");
+	cJSON_AddStringToObject(ra, "namespace", st->ns);
+	cJSON_AddStringToObject(ra, "verb", q->verb);
+	cJSON_AddStringToObject(ra, "group", q->r->group);
+	cJSON_AddStringToObject(ra, "resource", q->r->plural);
+	if (q->sub)
+		cJSON_AddStringToObject(ra, "subresource", q->sub);
+	json = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	kube_request_init(&rq, KUBE_POST, "create");
+	buf_adds(&rq.path, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews");
+	buf_adds(&rq.body, json);
+	rq.content_type = "application/json";
+	buf_adds(&rq.what, "selfsubjectaccessreviews.authorization.k8s.io");
+	rq.retry_s = ACCESS_RETRY_S;
+	cJSON_free(json);
+	q->answer = -1;
+	q->call = kube_start(st->c, &rq, review_done, q);
+	if (q->call)
+		(*q->pending)++;
+	kube_request_free(&rq);
+}
+
+/* ---- SelfSubjectRulesReview: every rule at once ------------------------------ */
+
+static int has(const cJSON *list, const char *want)
+{
+	const cJSON *v;
+	cJSON_ArrayForEach(v, list)
+		if (cJSON_IsString(v) && (!strcmp(v->valuestring, "*") || !strcmp(v->valuestring, want)))
+			return 1;
+	return 0;
+}
+
+/* RBAC's ResourceMatches: "*", the resource ("pods/log" with its
+ * subresource), or "*\/log" for a subresource of anything. */
+static int resource_matches(const cJSON *list, const char *resource, const char *sub)
+{
+	char combined[128];
+	const cJSON *v;
+
+	snprintf(combined, sizeof(combined), "%s%s%s", resource, sub ? "/" : "", sub ? sub : "");
+	cJSON_ArrayForEach(v, list) {
+		const char *r = cJSON_IsString(v) ? v->valuestring : "";
+		if (!strcmp(r, "*") || !strcmp(r, combined) ||
+		    (sub && r[0] == '*' && r[1] == '/' && !strcmp(r + 2, sub)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Does a rule grant it? Rules limited to resourceNames count only when they
+ * name our job (they never grant create, list or watch of a collection). */
+static int rules_allow(const cJSON *rules, const struct launch_state *st, const struct review *q)
+{
+	const cJSON *rule;
+
+	cJSON_ArrayForEach(rule, rules) {
+		const cJSON *names = cJSON_GetObjectItemCaseSensitive(rule, "resourceNames");
+		if (!has(cJSON_GetObjectItemCaseSensitive(rule, "verbs"), q->verb) ||
+		    !has(cJSON_GetObjectItemCaseSensitive(rule, "apiGroups"), q->r->group) ||
+		    !resource_matches(cJSON_GetObjectItemCaseSensitive(rule, "resources"),
+				      q->r->plural, q->sub))
+			continue;
+		if (cJSON_GetArraySize(names) == 0)
+			return 1;
+		if (q->r == st->res && st->name && strcmp(q->verb, "create") &&
+		    strcmp(q->verb, "list") && strcmp(q->verb, "watch") && has(names, st->name))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Settle what the rules can settle: allowed, or denied when the rules are
+ * complete. 0 when the review answered (even partly), -1 when it could not
+ * be made (forbidden, not served, failing: then every question is asked).
+ */
+static int rules_review(struct launch_state *st, struct review *qs, int n)
+{
+	struct kube_request rq;
+	struct kube_response rs;
+	struct err e = ERR_INIT;
+	cJSON *body = cJSON_CreateObject();
+	const cJSON *status, *rules;
+	char *json;
+	int rc, complete;
+
+	cJSON_AddStringToObject(body, "apiVersion", "authorization.k8s.io/v1");
+	cJSON_AddStringToObject(body, "kind", "SelfSubjectRulesReview");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"), "namespace", st->ns);
+	json = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	kube_request_init(&rq, KUBE_POST, "create");
+	buf_adds(&rq.path, "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews");
+	buf_adds(&rq.body, json);
+	rq.content_type = "application/json";
+	buf_adds(&rq.what, "selfsubjectrulesreviews.authorization.k8s.io");
+	rq.retry_s = ACCESS_RETRY_S;
+	cJSON_free(json);
+	kube_response_init(&rs);
+	rc = kube_call(st->c, &rq, &rs, &e);
+	status = cJSON_GetObjectItemCaseSensitive(rs.json, "status");
+	rules = cJSON_GetObjectItemCaseSensitive(status, "resourceRules");
+	if (rc == 0 && cJSON_IsArray(rules)) {
+		complete = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(status, "incomplete"));
+		for (int i = 0; i < n; i++)
+			qs[i].answer = rules_allow(rules, st, &qs[i]) ? 1 : complete ? 0 : -1;
+		for (int i = 0; i < n; i++)
+			qs[i].ruled = qs[i].answer >= 0;
+	} else {
+		rc = -1;
+	}
+	kube_response_free(&rs);
+	kube_request_free(&rq);
+	return rc ? -1 : 0;
+}
+
+/*
+ * The rules first; what they leave open as access reviews, all at once
+ * (they do not depend on each other). 0, or -1 when a signal cut it.
+ */
+static int ask(struct launch_state *st, struct review *qs, int n)
+{
+	struct err e = ERR_INIT;
+	int pending = 0, ruled;
+
+	for (int i = 0; i < n; i++)
+		qs[i].answer = -1;
+	ruled = rules_review(st, qs, n) == 0;
+	if (st->end != END_NONE)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		qs[i].st = st;
+		qs[i].pending = &pending;
+		if (!ruled || qs[i].answer < 0)
+			review_start(st, &qs[i]);
+	}
+	while (pending > 0 && st->end == END_NONE && kube_loop_run(st->c, &e) == 0)
+		;
+	for (int i = 0; i < n; i++) {	/* cut short by a signal: none may outlive `qs` */
+		kube_cancel(qs[i].call);
+		qs[i].call = NULL;
+	}
+	return pending == 0 && st->end == END_NONE ? 0 : -1;
+}
+
+static int denied(const struct review *qs, int n, const char *verb,
+		  const struct kube_resource *r, const char *sub)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(qs[i].verb, verb) && qs[i].r == r &&
+		    !strcmp(qs[i].sub ? qs[i].sub : "", sub ? sub : ""))
+			return qs[i].answer == 0;
+	return 0;
+}
+
+static void warn(struct launch_state *st, const char *verb, const char *what,
+		 const char *lost)
+{
+	launch_progress_note(&st->prog, "warning: cannot %s %s in namespace %s: %s", verb, what,
+			     st->ns, lost);
+}
+
+/* The questions the chosen options raise. */
+static int questions(const struct launch_state *st, struct review *qs)
+{
+	const struct launch_opts *o = st->o;
+	int n = 0;
+
+#define Q(v, res, s) (qs[n].verb = (v), qs[n].r = (res), qs[n].sub = (s), n++)
+	Q("create", st->res, NULL);
+	Q("get", st->res, NULL);
+	Q("list", st->res, NULL);
+	Q("watch", st->res, NULL);
+	if (o->delete_after != DELETE_NEVER || o->on_cancel != CANCEL_LEAVE)
+		Q("delete", st->res, NULL);
+	if (o->on_cancel == CANCEL_SUSPEND)
+		Q("patch", st->res, NULL);
+	if (o->logs != LOGS_NONE) {
+		Q("list", &KUBE_POD, NULL);
+		Q("watch", &KUBE_POD, NULL);
+		Q("get", &KUBE_POD, "log");
+	}
+	Q("list", &KUBE_EVENT, NULL);
+	Q("watch", &KUBE_EVENT, NULL);
+#undef Q
+	return n;
+}
+
+/* What each denial costs, said once, and how the run adapts. */
+static void adapt(struct launch_state *st, const struct review *qs, int n)
+{
+	const struct launch_opts *o = st->o;
+	const char *plural = st->res->plural;
+
+	if (denied(qs, n, "list", st->res, NULL)) {
+		st->deny.list_job = 1;
+		warn(st, "list", plural, "a re-attach or a resync after an outage cannot look the "
+		     "job up");
+	}
+	if (denied(qs, n, "watch", st->res, NULL)) {
+		st->deny.watch_job = 1;
+		warn(st, "watch", plural, "the job is polled instead (grant the watch verb)");
+	}
+	if (denied(qs, n, "delete", st->res, NULL)) {
+		st->deny.delete_job = 1;
+		if (o->delete_after != DELETE_NEVER || o->on_cancel == CANCEL_DELETE)
+			warn(st, "delete", plural, "the job will be left behind where --delete-after "
+			     "or --on-cancel would delete it");
+	}
+	if (denied(qs, n, "patch", st->res, NULL)) {
+		st->deny.patch_job = 1;
+		warn(st, "patch", plural, st->deny.delete_job ?
+		     "--on-cancel suspend cannot suspend, nor fall back to delete: a cancelled job "
+		     "is left as is" : "--on-cancel suspend falls back to delete");
+	}
+	if (denied(qs, n, "list", &KUBE_POD, NULL)) {
+		st->deny.pods = 1;
+		warn(st, "list", "pods", "no worker logs, and worker states are not watched");
+	} else {
+		if (denied(qs, n, "watch", &KUBE_POD, NULL)) {
+			st->deny.watch_pods = 1;
+			warn(st, "watch", "pods", "worker states are polled instead");
+		}
+		if (denied(qs, n, "get", &KUBE_POD, "log")) {
+			st->deny.logs = 1;
+			warn(st, "get", "pods/log", "no worker logs");
+		}
+	}
+	if (denied(qs, n, "list", &KUBE_EVENT, NULL)) {
+		st->deny.events = 1;
+		warn(st, "list", "events", "creation failures (FailedCreatePod, FailedCreateService) "
+		     "are not detected early");
+	} else if (denied(qs, n, "watch", &KUBE_EVENT, NULL)) {
+		st->deny.watch_events = 1;
+		warn(st, "watch", "events", "events are polled instead");
+	}
+}
+
+int launch_access_check(struct launch_state *st, struct launch_result *r)
+{
+	struct review qs[ACCESS_MAX];
+	int n;
+
+	memset(qs, 0, sizeof(qs));
+	n = questions(st, qs);
+	st->phase = RUN_CREATING;	/* a signal now cancels: nothing exists yet */
+
+	if (ask(st, qs, n))
+		return 0;	/* a signal: the flow handles it (nothing created) */
+	/* the review itself forbidden or failing: the API's own answers will tell */
+	if (qs[0].answer < 0 || qs[1].answer < 0)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		if (qs[i].answer)
+			continue;
+		launch_result_set(r, "Error", EXIT_API_ERROR, "Forbidden",
+				  "this identity cannot %s resource \"%s\" in API group \"%s\" in the "
+				  "namespace \"%s\" (%s), so the %s was not created "
+				  "(the step's service account needs the Role in examples/rbac.yaml)",
+				  qs[i].verb, st->res->plural, st->res->group, st->ns,
+				  qs[i].ruled ? "SelfSubjectRulesReview" : "SelfSubjectAccessReview",
+				  st->kind);
+		return -1;
+	}
+	adapt(st, qs, n);
+	return 0;
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# tests/suites/62-launch-errors.sh - what `jaxjob launch` says when the
+# cluster side goes wrong in the ways a new user meets first, word for word
+# and with the exit code: a server that is not there (a bounded wait with
+# progress lines, then one line naming the server and the likely cause, in
+# about 10 s), a name taken by an earlier local run (what to do about it),
+# a namespace that does not exist (where the name came from), a timeout
+# (its words once). And the README's launch command can run twice.
+. "$JAXJOB_TOP/tests/suites/60-launch.lib"
+ks_start
+kc=$KS/kubeconfig
+ctx=$(sed -n 's/^current-context: *//p' "$kc")
+
+# --- a server that is not there ----------------------------------------------------
+sed 's|server: https://127.0.0.1:[0-9]*|server: https://127.0.0.1:1|' "$kc" >"$T/kc-down"
+start=$(date +%s)
+"$JAXJOB" launch --kubeconfig "$T/kc-down" --name mnist --image x/jax:1 -- python t.py >"$T/down.out" 2>"$T/down.err"
+rc=$? took=$(( $(date +%s) - start ))
+expect 'an unreachable server: exit 4 within 25 s, not the 30 s of other failures (a bounded retry of the create; 10 s on an idle machine)' \
+	"[ $rc -eq 4 ] && [ $took -le 25 ] && [ ! -s '$T/down.out' ]"
+expect 'while it retries it says what it waits for: waiting for the API server at URL (attempt N, next in N s)' \
+	"grep -Eq '^jaxjob: [0-9:]+ \\(\\+[0-9.]+s\\) waiting for the API server at https://127\\.0\\.0\\.1:1 \\(attempt [0-9]+, next in [0-9]+ s\\)\$' '$T/down.err'"
+want="error: cannot reach the API server at https://127.0.0.1:1 (connection refused or no route): is the cluster running, and is context \"$ctx\" of $T/kc-down the one you meant? (gave up after N attempts in 10 s)"
+expect 'then one line naming the server and the likely cause, and nothing else' \
+	'[ "$(grep -v "waiting for the API server" "$T/down.err" | sed -E "s/after [0-9]+ attempts in [0-9]+ s/after N attempts in 10 s/")" = "$want" ]'
+
+# --- the README's launch command runs twice (its --identity re-attaches) ----------------
+readme_cmd=$(sed -n '/^jaxjob launch --name mnist --identity/,/-- python train.py$/p' "$JAXJOB_TOP/README.md" | tr -d '\\\n')
+expect "the README's launch command is there (with --identity)" '[ -n "$readme_cmd" ]'
+mkdir -p "$T/readme" "$T/bin" && ln -sf "$JAXJOB" "$T/bin/jaxjob"
+run_readme() { (demo=$T/readme PATH=$T/bin:$PATH KUBECONFIG=$kc eval "$readme_cmd"); }
+expect "the README's launch command succeeds" 'run_readme >"$T/r1.out" 2>"$T/r1.err" && [ "$(cat "$T/readme/state")" = Succeeded ]'
+expect '... and again, re-attaching to the job it created instead of failing' \
+	'run_readme >"$T/r2.out" 2>"$T/r2.err" && grep -q "re-attached to JAXJob" "$T/r2.err"'
+
+for api in auto trainjob; do
+	start=$(date +%s)
+	"$JAXJOB" launch --kubeconfig "$T/kc-down" --api $api --name mnist --image x/jax:1 -- python t.py >"$T/down-$api.out" 2>"$T/down-$api.err"
+	rc=$? took=$(( $(date +%s) - start ))
+	expect "--api $api against an unreachable server: the questions before the create wait as briefly, exit 4 within 25 s" \
+		"[ $rc -eq 4 ] && [ $took -le 25 ] && [ \"\$(grep -c '^error: cannot reach the API server at https://127.0.0.1:1 ' '$T/down-$api.err')\" -eq 1 ] &&
+		 ! grep -q '^warning' '$T/down-$api.err'"
+done
+
+# --- a name taken by an earlier local run -------------------------------------------
+expect_run 0 'a local run creates local1' first launch --name local1 --image x/jax:1 --env SIM_DURATION=0.2 -- python t.py
+expect_run 4 'the same command again: exit 4' second launch --name local1 --image x/jax:1 -- python t.py
+want='error: JAXJob team-a/local1 already exists, left by an earlier local run (local runs are never re-attached): delete it with `kubectl delete jaxjobs.kubeflow.org local1 -n team-a`, choose another --name, or give every run the same --identity'
+expect '... saying what to do: the kubectl delete command, another --name, or --identity' \
+	'[ "$(grep "^error:" "$T/second.err")" = "$want" ] && [ "$(grep -c "^error:" "$T/second.err")" -eq 1 ]'
+
+# --- a namespace that does not exist ---------------------------------------------------
+expect_run 4 '-n with a namespace that does not exist: exit 4' ns1 \
+	launch -n no-such-ns --name mnist --image x/jax:1 -- python t.py
+want='error: namespace "no-such-ns" does not exist (it is the one -n/--namespace gave): create it, or pass an existing one with -n'
+expect '... naming -n as where it came from' '[ "$(cat "$T/ns1.err")" = "$want" ]'
+sed 's/namespace: team-a/namespace: gone-ns/' "$kc" >"$T/kc-ns"
+expect_run 4 "the kubeconfig context's namespace does not exist: exit 4" ns2 \
+	"$JAXJOB" launch --kubeconfig "$T/kc-ns" --name mnist --image x/jax:1 -- python t.py
+want="error: namespace \"gone-ns\" does not exist (it is the namespace of context \"$ctx\" in $T/kc-ns, or the template's): create it, or pass an existing one with -n"
+expect '... naming the kubeconfig context as where it came from' '[ "$(cat "$T/ns2.err")" = "$want" ]'
+
+# --- a timeout says Timeout once ---------------------------------------------------------
+expect_run 3 '--timeout reached: exit 3' tmo launch --name slow --image x/jax:1 --timeout 1s \
+	--env SIM_HANG=1 -- python t.py
+expect '... and the last line says Timeout once' \
+	'tail -n 1 "$T/tmo.err" | grep -Eq "^jaxjob: .* Timeout: --timeout of 1s reached while the job was [A-Za-z]+ \(exit 3\)$" &&
+	 ! grep -q "Timeout: Timeout" "$T/tmo.err"'

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# jaxjob launch against a REAL kube-apiserver 1.24 + etcd + garbage collector
+# (../shared/tools/kube-control-plane), the operator and kubelet simulated through the API
+# (tests/realserver/operator.py): every operator scenario, all workers' logs line for line,
+# cancel by suspend and by foreground deletion through the real garbage collector, re-attach,
+# a TrainJob, the shipped Role with a token minted by `kubectl create token`, and the request
+# count of a long job from the apiserver's audit log (a 10 s job, not the issue's 60 s: a
+# watch-driven launch makes the same requests however long the job runs, and the suite's time
+# budget is small; bench/realserver.sh runs the 60 s job). The scenarios run side by side on one
+# control plane (different jobs), then the assertions.
+. "$JAXJOB_TOP/tests/suites/65-real.lib"
+real_start "real control plane launch scenarios"
+O=$T/outputs
+HANG="--image x/jax:1 --workers 2 --env SIM_HANG=1"
+
+# ---- setup: the shipped pipeline-step RBAC, a minted token; a namespace whose quota rejects Services
+kubectl apply -f "$JAXJOB_TOP/deploy/pipeline-step/rbac.yaml" >/dev/null &&
+	kubectl -n team-a create token jaxjob-launcher --duration 10m >"$KCP_DIR/sa.token" &&
+	kcp_secret "$KCP_DIR/sa.token" &&
+	sed "s|token: \"[^\"]*\"|token: \"$(cat "$KCP_DIR/sa.token")\"|; s/namespace: default/namespace: team-a/" \
+		"$KCP_DIR/admin-token.kubeconfig" >"$KCP_DIR/kubeconfig-sa" || echo "setup of the shipped Role failed" >&2
+kubectl create namespace svcq >/dev/null &&
+	kubectl -n svcq create quota object-counts --hard services=0 >/dev/null &&
+	# no quota controller runs (kcm has only the GC, namespace and SA controllers): write the
+	# status it would, so the ResourceQuota admission plugin enforces the quota
+	kcp_ctl PATCH /api/v1/namespaces/svcq/resourcequotas/object-counts/status \
+		'{"status": {"hard": {"services": "0"}, "used": {"services": "0"}}}' >/dev/null ||
+	echo "setup of the Service quota failed" >&2
+
+t_start=$SECONDS
+# ---- every scenario at once (different jobs on one control plane) -----------------------------
+# the long job is counted: its requests are told apart by its identity (the service account)
+bg_launch_as "$KCP_DIR/kubeconfig-sa" cnt --name cnt --image x/jax:1 --workers 2 \
+	--env SIM_DURATION=10 --env SIM_LINES=4 --out-state="$O/cnt/state" -- python train.py
+bg_launch ok3 --name ok3 --image x/jax:1 --workers 3 --env SIM_LINES=20 --env SIM_DURATION=3 \
+	--out-state="$O/ok3/state" --out-exit-code="$O/ok3/exit" -- python train.py
+bg_launch late --name late --image x/jax:1 --workers 3 --env SIM_LATE_WORKER=2 --env SIM_LATE_DELAY=3 \
+	--env SIM_LINES=3
+bg_launch bad --name bad --image x/jax:1 --workers 3 --env SIM_FAIL_WORKER=1 --env SIM_EXIT=3 \
+	--out-state="$O/bad/state" --out-reason="$O/bad/reason" --out-message="$O/bad/message"
+bg_launch rst --name rst --image x/jax:1 --workers 2 --restart-policy ExitCode --env SIM_RESTART=1 \
+	--env SIM_FAIL_WORKER=0 --env SIM_LINES=4 --out-state="$O/rst/state"
+bg_launch ip --name ip --image sim/image-pull-error:1 --workers 2 --fail-fast-after 3s \
+	--out-state="$O/ip/state" --out-reason="$O/ip/reason" --out-message="$O/ip/message"
+bg_launch svc --name svc --namespace svcq --image x/jax:1 --workers 2 --env SIM_LINES=2 \
+	--fail-fast-after 3s --on-cancel leave --out-reason="$O/svc/reason" --out-message="$O/svc/message"
+bg_launch tj --api trainjob --name tj --image x/jax:1 --workers 2 --env SIM_LINES=3 \
+	--out-state="$O/tj/state" --out-reason="$O/tj/reason"
+bg_launch sus --name sus $HANG --on-cancel suspend
+bg_launch fg --name fg $HANG
+export ARGO_WORKFLOW_NAME=real-x7k2p	# the re-attach identity
+bg_launch ra --name ra --image x/jax:1 --workers 2 --env SIM_DURATION=5 --env SIM_LINES=4
+
+# cancel when Running: suspend / foreground delete; kill -9 the re-attach step's first attempt
+for n in sus fg ra; do wait_for grep -q "Running:" "$T/$n.err"; done
+kill -TERM "$BG_sus" "$BG_fg"
+kill -KILL "$BG_ra"
+bg_wait ra 2>/dev/null
+bg_launch ra2 --name ra --image x/jax:1 --workers 2 --env SIM_DURATION=5 --env SIM_LINES=4 \
+	--out-job-uid="$O/ra/uid"
+unset ARGO_WORKFLOW_NAME
+
+for n in ok3 late bad rst ip svc tj sus fg ra2 cnt; do
+	bg_wait $n
+	eval "rc_$n=$?"
+	echo "# $n ended at +$((SECONDS - t_start)) s"
+done
+
+# ---- succeed, logs line for line, late worker ---------------------------------------------
+expect "a 3-worker job that succeeds exits 0 (got $rc_ok3), outputs Succeeded/0" \
+	"test $rc_ok3 -eq 0 && test \"\$(cat $O/ok3/state)\" = Succeeded && test \"\$(cat $O/ok3/exit)\" = 0"
+expect "3 workers' logs line for line: every line in order, exactly once (22 lines each)" '
+	for w in 0 1 2; do
+		expected_log ok3 $w 3 20 >"$T/ok3.want.$w" && worker_log "$T/ok3.out" $w >"$T/ok3.got.$w" &&
+		test "$(wc -l <"$T/ok3.want.$w")" -eq 22 && cmp "$T/ok3.want.$w" "$T/ok3.got.$w" || exit 1
+	done
+	! grep -v "^\[worker-[0-2]\] " "$T/ok3.out"'
+expect "a late worker (created 3 s after the others) is followed too: exit 0 (got $rc_late), all its lines" "
+	test $rc_late -eq 0 && expected_log late 2 3 3 >$T/late.want && worker_log $T/late.out 2 >$T/late.got &&
+	cmp $T/late.want $T/late.got"
+
+# ---- fail, restart, image pull, Service rejected ------------------------------------------------
+expect "a job whose worker exits 3 exits 1 (got $rc_bad): Failed, JAXJobFailed, the worker and its code named" "
+	test $rc_bad -eq 1 && test \"\$(cat $O/bad/state)\" = Failed && test \"\$(cat $O/bad/reason)\" = JAXJobFailed &&
+	grep -q 'Worker replica(s) failed' $O/bad/message && grep -q 'worker-1 (bad-worker-1) exited with code 3' $T/bad.err"
+expect '... the failed job is kept (--delete-after=never)' 'case "$(job_state bad)" in *Failed*) ;; *) exit 1 ;; esac'
+expect "restart-then-succeed (ExitCode, worker 0 crashes with 137 once): exit 0 (got $rc_rst)" \
+	"test $rc_rst -eq 0 && test \"\$(cat $O/rst/state)\" = Succeeded"
+expect '... the crashed and the re-created pod'"'"'s logs both streamed, each line once' '
+	test "$(grep -c "^\[worker-0\] ERROR:sim:worker 0 crashed (exit code 137" $T/rst.out)" -eq 1 &&
+	test "$(grep -c "^\[worker-0\] INFO:sim:worker 0 finished" $T/rst.out)" -eq 1 &&
+	test "$(grep -c "^\[worker-0\] step 4/4 " $T/rst.out)" -eq 1 &&
+	kubectl -n team-a get events --field-selector reason=JAXJobRestarting -o name | grep -q .'
+expect "an image that cannot be pulled fails fast: exit 7 (got $rc_ip), Stuck, the kubelet's reason and image" "
+	test $rc_ip -eq 7 && test \"\$(cat $O/ip/state)\" = Stuck &&
+	grep -Eq '^(ErrImagePull|ImagePullBackOff)\$' $O/ip/reason && grep -q image-pull-error $O/ip/message"
+expect '... and the job was deleted (--on-cancel=delete), its pods too' \
+	'test "$(job_state ip)" = absent && wait_for test -z "$(pods_of ip)"'
+expect "a Service the API rejects (ResourceQuota services=0): exit 7 (got $rc_svc), reason FailedCreateService" "
+	test $rc_svc -eq 7 && test \"\$(cat $O/svc/reason)\" = FailedCreateService"
+expect "... with the API server's own words (exceeded quota) in the message" \
+	"grep -q 'exceeded quota: object-counts' $O/svc/message"
+expect '... --on-cancel=leave kept the job' \
+	'kcp_ctl GET /apis/kubeflow.org/v1/namespaces/svcq/jaxjobs/svc >/dev/null'
+kcp_ctl DELETE /apis/kubeflow.org/v1/namespaces/svcq/jaxjobs/svc >/dev/null
+
+# ---- TrainJob -----------------------------------------------------------------------------------
+expect "a 2-node TrainJob completes: exit 0 (got $rc_tj), AllJobsCompleted, both nodes' logs" "
+	test $rc_tj -eq 0 && test \"\$(cat $O/tj/state)\" = Succeeded && test \"\$(cat $O/tj/reason)\" = AllJobsCompleted &&
+	test \"\$(grep -c '^\[worker-[01]\] step [1-3]/3 ' $T/tj.out)\" -eq 6"
+
+# ---- cancel: suspend, foreground deletion through the real garbage collector ---------------------
+expect "SIGTERM with --on-cancel=suspend: exit 5 (got $rc_sus)" "test $rc_sus -eq 5"
+expect '... spec.runPolicy.suspend is true, the operator says Suspended, the pods are gone' '
+	kcp_ctl GET $J/sus | grep -q "\"suspend\":true" &&
+	wait_for eval "job_state sus | grep -q Suspended" && wait_for test -z "$(pods_of sus)"'
+expect "SIGTERM with the default --on-cancel=delete: exit 5 (got $rc_fg), deletion confirmed" \
+	"test $rc_fg -eq 5 && grep -q 'deleted JAXJob team-a/fg' $T/fg.err"
+expect '... when launch exits, the job AND its pods are gone (foreground: the real GC deleted the pods first)' \
+	'test "$(job_state fg)" = absent && test -z "$(pods_of fg)"'
+expect '... the pods were deleted gracefully: the kubelet stopped their containers (last line: SIGTERM)' \
+	'for w in 0 1; do tail -n 1 "$FAKE_KUBELET_LOG_ROOT/team-a/fg-worker-$w/jax.log" | grep -q "received SIGTERM" || exit 1; done'
+expect '... the workers'"'"' Services went with the job (ownerReferences, GC)' \
+	'wait_for test -z "$(kubectl -n team-a get services -l training.kubeflow.org/job-name=fg -o name)"'
+
+# ---- re-attach --------------------------------------------------------------------------------------
+expect "a retried step re-attaches after the first was killed (-9): exit 0 (got $rc_ra2)" \
+	"test $rc_ra2 -eq 0 && grep -q 're-attached to JAXJob team-a/ra' $T/ra2.err"
+expect '... the same job (uid), every worker'"'"'s log in full, each line once' "
+	kcp_ctl GET $J/ra | grep -q \"\$(cat $O/ra/uid)\" &&
+	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/ra2.out)\" -eq 8 &&
+	test -z \"\$(sort $T/ra2.out | uniq -d)\""
+
+# ---- the shipped Role, a minted token, the request count of a long job ------------------------------
+expect "a 10 s job under the shipped Role (deploy/pipeline-step) with a TokenRequest token: exit 0 (got $rc_cnt)" \
+	"test $rc_cnt -eq 0 && test \"\$(cat $O/cnt/state)\" = Succeeded"
+kcp_audit jaxjob/ | "$KCP_PY" -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["user"] == "system:serviceaccount:team-a:jaxjob-launcher":
+        print(l.strip())' >"$T/cnt.requests"
+n=$(grep -vc selfsubject "$T/cnt.requests")
+# 9 on a quiet machine (one POST; a LIST + a WATCH each for the job, its pods, its events; one log
+# follow per worker). The bounds leave room for a reconnect or two when the machine is starved
+# (a watch or log stream the server or the launch gave up on), never for polling or a 403 loop.
+expect "its requests, from the audit log: $n besides access reviews (9 when idle); no polling, no denial" "
+	\"\$KCP_PY\" - '$T/cnt.requests' <<'PY'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+work = [r for r in reqs if 'selfsubject' not in r['uri']]
+for r in work:
+    print(r['verb'], r['code'], r['uri'][:160], file=sys.stderr)
+gets = [r for r in work if r['verb'] == 'get' and '/jaxjobs/cnt' in r['uri'].split('?')[0]]
+denied = [r for r in reqs if r['code'] in (401, 403)]
+watches = [r for r in work if r['verb'] == 'watch']
+logs = [r for r in work if '/log' in r['uri']]
+assert len([r for r in work if r['verb'] == 'create']) == 1, 'one POST'
+assert len(gets) <= 1, 'no polling of the job'
+assert not denied, 'no request denied'
+assert 2 <= len(logs) <= 4, 'one log follow per worker (+ a reconnect each at most)'
+assert len(watches) <= 6, 'one watch each for job, pods, events (+ a reconnect each at most)'
+assert len(work) <= 15, 'a handful of requests'
+PY"
+cp "$T/cnt.requests" "$JAXJOB_TMP/65-real-cnt.requests" 2>/dev/null
+echo "# requests of the 10 s job: $(wc -l <"$T/cnt.requests") (see 65-real-cnt.requests)"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# 73-crd-corpus.sh - what the client-side CRD check (lib/crdschema.c,
+# lib/jcheck.c) accepts, the real API server accepts; what it refuses, the
+# server refuses on the same field (tests/crd-corpus/cases.yaml, run by
+# tests/tools/crd_corpus.py). Also: every object the example apps render is
+# created by the server (server-side dry-run). The client half runs
+# everywhere; the server half needs ../shared (a real kube-apiserver 1.24
+# from ../shared/tools/kube-control-plane, on free loopback ports, its own
+# directory, stopped at the end). The compiled-in schemas must be what
+# scripts/gen-crdschema.py gives from the CRDs.
+set -u
+. "$JAXJOB_TOP/tests/lib/tap.sh"
+. "$JAXJOB_TOP/tests/render/lib.sh"
+PY=/usr/bin/python3
+W=$T/corpus
+rm -rf "$W" && mkdir -p "$W"
+
+if [ -z "${JAXJOB_SHARED:-}" ]; then
+	$PY "$JAXJOB_TOP/tests/tools/crd_corpus.py" "$JAXJOB_TOP/tests/crd-corpus/cases.yaml" "$JAXJOB" "$W/client"
+	skip 'the corpus against the real API server; examples created by it' '../shared is absent (no kube-control-plane, no CRDs)'
+	exit 0
+fi
+
+"$PY" "$JAXJOB_TOP/scripts/gen-crdschema.py" "$JAXJOB_SHARED"/reference/crds/kubeflow.org_jaxjobs.yaml \
+	"$JAXJOB_SHARED"/reference/crds/trainer.kubeflow.org_trainjobs.yaml >"$W/data.c" &&
+	cmp -s "$W/data.c" "$JAXJOB_TOP/lib/crdschema_data.c"
+report 'lib/crdschema_data.c is what scripts/gen-crdschema.py gives from ../shared/reference/crds' $?
+
+KCP=$JAXJOB_SHARED/tools/kube-control-plane
+export KCP_DIR=$W/kcp
+read -r APISERVER_PORT ETCD_PORT ETCD_PEER_PORT KCM_PORT KUBELET_PORT < <($PY -c '
+import socket
+ss = [socket.socket() for _ in range(5)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in ss])')
+export APISERVER_PORT ETCD_PORT ETCD_PEER_PORT KCM_PORT KUBELET_PORT
+trap '"$KCP/down.sh" >/dev/null 2>&1' EXIT
+if ! "$KCP/up.sh" etcd apiserver crds >"$W/up.log" 2>&1; then
+	not_ok 'a real control plane starts (kube-control-plane/up.sh)'
+	tail -n 20 "$W/up.log" >&2
+	exit 0
+fi
+. "$KCP_DIR/env"
+SRV=(--server "$KUBE_SERVER" --ca "$KUBE_CA" --token-file "$KUBE_TOKEN_FILE")
+
+$PY "$JAXJOB_TOP/tests/tools/crd_corpus.py" "$JAXJOB_TOP/tests/crd-corpus/cases.yaml" "$JAXJOB" "$W/client" "${SRV[@]}"
+
+# every object the example apps render is created by the server
+for app in "$JAXJOB_TOP"/examples/gitops*/; do
+	name=$(basename "$app")
+	mkdir -p "$W/repo/examples" && cp -R "$app" "$W/repo/examples/"
+	cmp_render "$W/repo/examples/$name" ARGOCD_APP_NAMESPACE=default ARGOCD_APP_REVISION=$FIXED_REV --
+	[ "$rc" -eq 0 ] && $PY "$JAXJOB_TOP/tests/tools/crd_corpus.py" --create "$T/out" "${SRV[@]}" >"$W/create.out" 2>&1
+	report "every object examples/$name renders is created by the real API server (dry-run): $(tail -n 1 "$W/create.out")" $?
+done
+# and what launch --dry-run prints for the launch examples' flags
+jj launch --dry-run --namespace default --name corpus-launch --image ghcr.io/example/jax:1 --workers 4 \
+	--gpus-per-worker 1 --cpu 0.5 --memory 1.5Gi --env A=1 --label team=ml >"$W/launch.yaml" 2>"$W/launch.err" &&
+	$PY "$JAXJOB_TOP/tests/tools/crd_corpus.py" --create "$W/launch.yaml" "${SRV[@]}" >"$W/create.out" 2>&1
+report "launch --dry-run's JAXJob is created by the real API server: $(tail -n 1 "$W/create.out")" $?
+jj launch --dry-run --api trainjob --namespace default --name corpus-train --image ghcr.io/example/jax:1 --workers 2 \
+	--cpu 0.5 --memory 1.5Gi >"$W/launch.yaml" 2>"$W/launch.err" &&
+	$PY "$JAXJOB_TOP/tests/tools/crd_corpus.py" --create "$W/launch.yaml" "${SRV[@]}" >"$W/create.out" 2>&1
+report "launch --dry-run --api trainjob's TrainJob is created by the real API server: $(tail -n 1 "$W/create.out")" $?
+exit 0
