@@ -151,24 +151,40 @@ static double to_double(const char *p, const char *end)
  */
 static size_t decimal(const char *p, double *v)
 {
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+		1e15,
+	};
 	const char *q = p;
-	size_t digits;
+	size_t digits = 0, sig = 0, frac = 0;
+	uint64_t m = 0;
 
 	if (*q == '-' || *q == '+')
 		q++;
-	for (digits = 0; is_digit(*q); q++)
-		digits++;
+	/* the mantissa as we go: the fast path of to_double without a second walk */
+	for (; is_digit(*q); q++, digits++)
+		if (sig < 16 && (m || *q != '0' || sig)) {
+			m = m * 10 + (uint64_t)(*q - '0');
+			sig++;
+		}
 	if (*q == '.' && is_digit(q[1]))
-		for (q++; is_digit(*q); q++)
-			digits++;
+		for (q++; is_digit(*q); q++, digits++, frac++)
+			if (sig < 16) {
+				m = m * 10 + (uint64_t)(*q - '0');
+				sig += m != 0;
+			}
 	if (!digits)
 		return 0;
 	if ((*q == 'e' || *q == 'E') &&
 	    (is_digit(q[1]) || ((q[1] == '-' || q[1] == '+') && is_digit(q[2])))) {
 		for (q += 2; is_digit(*q); q++)
 			;
+		*v = strtod(p, NULL);
+	} else if (sig <= 15 && frac <= 15 && digits - frac <= 15) {
+		*v = (*p == '-' ? -1.0 : 1.0) * ((double)m / pow10[frac]);
+	} else {
+		*v = to_double(p, q);
 	}
-	*v = to_double(p, q);
 	return (size_t)(q - p);
 }
 
