@@ -7,6 +7,7 @@
 #                   build/asan/, run every suite in parallel; last line
 #                   "N passed, N failed, N skipped"
 #   make check-quick  the same build, only the unit and CLI suites (< 60 s)
+#   make check-long   make check plus the long suites (fuzzing, 1,000 workers)
 #   make demo       run the main job against the local test API server
 #   make fresh-check  `make demo` and `make check-quick` in a clean clone
 #                   inside a minimal Debian chroot (scripts/fresh-check.sh)
@@ -32,7 +33,7 @@ PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$
 # Goals that build C need the packages; the others install them first or
 # need none. A plain `make` on a machine without them says what to run
 # instead of failing on a missing header.
-NO_PKG_GOALS := deps check check-quick demo fresh-check clean deploy deploy-check \
+NO_PKG_GOALS := deps check check-quick check-long demo fresh-check clean deploy deploy-check \
 	health-snippet image rootfs
 ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v $(firstword $(CC)) >/dev/null 2>&1 && echo ok),ok)
@@ -124,10 +125,15 @@ BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 RUN_ALL = JAXJOB=$(CURDIR)/build/asan/jaxjob JAXJOB_BUILD=$(CURDIR)/build/asan \
 	$(if $(JOBS),JOBS=$(JOBS)) tests/run-all.sh
 check: deps
-	@start=$$(date +%s); \
+	@start=$$(date +%s.%N); \
 	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit && $(MAKE) -j$(BUILD_JOBS) all && \
-	echo "# build: $$(( $$(date +%s) - start )) s"
-	$(RUN_ALL)
+	JAXJOB_RUN_START=$$start $(RUN_ALL)
+
+# Everything, including the suites marked long (the libFuzzer run of every
+# target, the 1,000-worker fault cells): beyond the 4 minutes of make check.
+.PHONY: check-long
+check-long:
+	JAXJOB_LONG=1 $(MAKE) check
 
 # The edit-compile loop: unit tests and the CLI suites that need no server.
 QUICK_SUITES := 10-unit 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \
@@ -294,6 +300,29 @@ $(FUZZ_BUILD)/fuzz_watch_decoder: fuzz/fuzz_watch_decoder.c $(FUZZ_WATCH_OBJ)
 
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_BUILD)/libjaxjob-fuzz.a
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+# --- fuzz replay in the sanitizer build (make check) -------------------------
+# The same targets linked with fuzz/replay_main.c instead of libFuzzer, against
+# this build's objects: `make check` replays the committed seeds and the
+# regression inputs without a clang tree (tests/suites/90-fuzz-short.sh);
+# `make check-long` and `make fuzz` still fuzz with libFuzzer.
+REPLAY_DIR := $(BUILD)/fuzz-replay
+REPLAY_BIN := $(patsubst %,$(REPLAY_DIR)/fuzz_%,$(FUZZ_ALL))
+REPLAY_APP := $(call OBJ_OF,$(APP_SRC))
+REPLAY_WATCH_OBJ := $(patsubst %,$(BUILD)/obj/lib/%.o,buf err kube_lines kube_status kube_watch)
+# the targets are written for FUZZ_FLAGS (fewer warnings than WARN)
+REPLAY_CFLAGS = $(CFLAGS) -Iargocd-plugin -Ihealth-checks -Wno-strict-prototypes -Wno-format-nonliteral
+.PHONY: fuzz-replay
+fuzz-replay: $(REPLAY_BIN)
+unit: $(REPLAY_BIN)
+
+$(REPLAY_DIR)/fuzz_watch_decoder: fuzz/fuzz_watch_decoder.c fuzz/replay_main.c $(REPLAY_WATCH_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(REPLAY_CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(REPLAY_DIR)/fuzz_%: fuzz/fuzz_%.c fuzz/replay_main.c $(REPLAY_APP) $(BUILD)/libjaxjob.a
+	@mkdir -p $(dir $@)
+	$(CC) $(REPLAY_CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # --- valgrind (issue #8; owned by tests/valgrind/) ---------------------------
 # The unit tests and the CLI suites under valgrind memcheck, against a

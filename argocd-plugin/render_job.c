@@ -37,6 +37,7 @@
 #include "jobparams.h"
 #include "jtree.h"
 #include "render.h"
+#include "jobbuild.h"
 #include "tmpl.h"
 #include "yj.h"
 
@@ -99,33 +100,6 @@ static int template_for(struct tmpl_cache *c, struct gitsrc *src, const struct r
 			cJSON_GetObjectItemCaseSensitive(c->sources, key.data)->valuestring;
 	}
 	buf_free(&key);
-	return rc;
-}
-
-static int render_concise(struct render_job *j, struct tmpl_cache *c, struct gitsrc *src,
-			  struct err *e)
-{
-	cJSON *values = NULL, *tree = NULL, *used = cJSON_CreateObject();
-	const char *source = NULL;
-	int rc = -1;
-	/* the built-in template has a place for everything its API can express */
-	if (!j->tmpl && jobapi_check_params(j->api, j->params, e))
-		goto out;
-	if (jobparams_values(j->params, &values, e) ||
-	    template_for(c, src, j, &tree, &source, e))
-		goto out;
-	struct tmpl_ctx ctx = { source, values, c->known, used };
-	if (tmpl_render(tree, &ctx, e) || jobparams_check_used(j->params, used, source, e))
-		goto out;
-	if (j->api->tidy)
-		j->api->tidy(tree);
-	j->manifest = tree;
-	tree = NULL;
-	rc = 0;
-out:
-	cJSON_Delete(values);
-	cJSON_Delete(tree);
-	cJSON_Delete(used);
 	return rc;
 }
 
@@ -221,6 +195,54 @@ static int check_duplicates(struct render_set *s, struct err *e)
 	return 0;
 }
 
+/* What the build's callbacks need (lib/jobbuild.h). */
+struct render_build {
+	struct render_job *j;
+	struct tmpl_cache *c;
+	struct gitsrc *src;
+	const struct render_env *env;
+};
+
+/* A concise job's template, or a plain job's manifest (handed over). */
+static int load(void *ud, cJSON **tree, const char **source, struct err *e)
+{
+	struct render_build *rb = ud;
+	if (!rb->j->params) {
+		*tree = rb->j->manifest;
+		*source = rb->j->file;
+		rb->j->manifest = NULL;
+		return 0;
+	}
+	return template_for(rb->c, rb->src, rb->j, tree, source, e);
+}
+
+static int finish_cb(void *ud, cJSON *job, struct err *e)
+{
+	struct render_build *rb = ud;
+	rb->j->manifest = job;	/* borrowed until the build hands it over */
+	return finish(rb->j, rb->env, e);
+}
+
+/* One job through the one build path: params -> template -> tidy -> stamps -> validate. */
+static int build(struct render_job *j, struct tmpl_cache *c, struct gitsrc *src,
+		 const struct render_env *env, struct err *e)
+{
+	struct render_build rb = { j, c, src, env };
+	struct job_build b = {
+		.api = j->api,
+		.params = j->params,
+		.user_template = j->tmpl != NULL,
+		.known = c->known,
+		.load = load,
+		.finish = finish_cb,
+		.ud = &rb,
+	};
+	cJSON *out = NULL;
+	int rc = job_build(&b, &out, e);
+	j->manifest = out;	/* NULL on failure: the build freed it */
+	return rc;
+}
+
 int render_jobs(struct render_set *s, struct gitsrc *src, const struct render_env *env,
 		struct err *e)
 {
@@ -234,9 +256,7 @@ int render_jobs(struct render_set *s, struct gitsrc *src, const struct render_en
 	int rc = 0;
 	for (size_t k = 0; rc == 0 && k < s->n; k++) {
 		struct render_job *j = &s->v[k];
-		if (j->params && render_concise(j, &c, src, e))
-			rc = render_job_err(j, e);
-		else if (finish(j, env, e))
+		if (build(j, &c, src, env, e))
 			rc = render_job_err(j, e);
 	}
 	cJSON_Delete(c.trees);

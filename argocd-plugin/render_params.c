@@ -150,8 +150,10 @@ static int set_param(struct render_job *j, const struct jobparam *p, const char 
 		cJSON *obj = NULL;
 		if (!cJSON_IsString(it))
 			rc = err_set(e, ERR_INPUT, "array items must be strings");
-		else if (it->valuestring[0] == '{' && !cJSON_IsObject(obj = cJSON_Parse(it->valuestring)))
-			rc = err_set(e, ERR_INPUT, "item %s is not a JSON object", it->valuestring);
+		else if (it->valuestring[0] == '{' &&
+			 (yj_parse_one(it->valuestring, strlen(it->valuestring), "array item", &obj, e) ||
+			  !cJSON_IsObject(obj)))
+			rc = obj ? err_set(e, ERR_INPUT, "item %.64s is not a JSON object", it->valuestring) : -1;
 		else if (!obj)
 			rc = p->item_text(p, it->valuestring, &obj, e);
 		if (rc) {
@@ -205,30 +207,72 @@ static int apply_one_param(struct render_set *s, const cJSON *item, struct err *
 	return rc;
 }
 
+/*
+ * An entry is {name, string|array|map}: one value, no other key (a typo
+ * such as "strng" would otherwise leave the parameter without a value).
+ */
+static int check_entry(const cJSON *it, int i, struct err *e)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name"), *k;
+	if (!cJSON_IsObject(it))
+		return err_set(e, ERR_INPUT, "ARGOCD_APP_PARAMETERS[%d] is not an object {name, string|array|map}", i);
+	if (!cJSON_IsString(n))
+		return err_set(e, ERR_INPUT, "ARGOCD_APP_PARAMETERS[%d] has no name; every parameter needs one", i);
+	int values = 0;
+	cJSON_ArrayForEach(k, it) {
+		if (!strcmp(k->string, "name"))
+			continue;
+		if (strcmp(k->string, "string") && strcmp(k->string, "array") && strcmp(k->string, "map"))
+			return err_set(e, ERR_INPUT, "parameter %.128s: \"%.64s\" is not a field of a parameter; use string, array or map",
+				       n->valuestring, k->string);
+		values++;
+	}
+	if (values > 1)
+		return err_set(e, ERR_INPUT, "parameter %.128s has more than one of string, array and map; give one", n->valuestring);
+	return 0;
+}
+
+/*
+ * ARGOCD_APP_PARAMETERS goes through the same bounded parser as every file
+ * (yj: NUL, duplicate keys, nesting and size are errors), and must be one
+ * JSON array: trailing data is an error, not ignored. `null` (what the
+ * repo-server sends for a plugin section without parameters: json.Marshal
+ * of a nil list, reposerver/repository/repository.go getPluginParamEnvs),
+ * `[]` and an empty value mean none. A name given twice is an error: one
+ * would silently win.
+ */
 static int apply_params(struct render_set *s, const char *json, struct err *e)
 {
-	if (!json || !*json)
+	const char *what = "ARGOCD_APP_PARAMETERS";
+	if (!json || !json[strspn(json, " \t\r\n")])
 		return 0;
-	cJSON *arr = cJSON_Parse(json);
-	int rc = 0;
-	/*
-	 * An Application whose plugin section has no parameters (`plugin: {}`,
-	 * only a name or only env) gets `null`: the repo-server json.Marshal's
-	 * a nil list (reposerver/repository/repository.go getPluginParamEnvs,
-	 * ../shared/tools/argocd/README.md). Same as absent or [].
-	 */
-	if (cJSON_IsNull(arr)) {
-		cJSON_Delete(arr);
-		return 0;
+	const char *first = json + strspn(json, " \t\r\n");
+	if (*first != '[' && strncmp(first, "null", 4))
+		return err_set(e, ERR_INPUT, "%s is not a JSON array of {name, string|array|map}", what);
+	cJSON *docs = NULL;
+	if (yj_parse_stream(json, strlen(json), what, &docs, e)) {
+		if (strstr(e->msg, "expected <document start>"))	/* `[...] x` */
+			err_prefix(e, "%s has data after its JSON array; send one array", what);
+		return -1;
 	}
-	if (!cJSON_IsArray(arr))
-		rc = err_set(e, ERR_INPUT, "ARGOCD_APP_PARAMETERS is not a JSON array of {name, string|array|map}");
-	for (const cJSON *it = rc ? NULL : arr->child; it; it = it->next) {
-		rc = apply_one_param(s, it, e);
-		if (rc)
+	int rc = 0, n = cJSON_GetArraySize(docs);
+	cJSON *arr = cJSON_GetArrayItem(docs, 0);
+	if (n > 1)
+		rc = err_set(e, ERR_INPUT, "%s holds more than one JSON value; send one array", what);
+	else if (n == 1 && !cJSON_IsArray(arr))
+		rc = err_set(e, ERR_INPUT, "%s is not a JSON array of {name, string|array|map}", what);
+	int i = 0;
+	for (const cJSON *it = rc || !n ? NULL : arr->child; it; it = it->next, i++) {
+		if ((rc = check_entry(it, i, e)))
+			break;
+		const char *name = cJSON_GetObjectItemCaseSensitive(it, "name")->valuestring;
+		for (const cJSON *prev = arr->child; prev != it; prev = prev->next)
+			if (!strcmp(cJSON_GetObjectItemCaseSensitive(prev, "name")->valuestring, name))
+				rc = err_set(e, ERR_INPUT, "parameter %.128s is given twice in %s; keep one", name, what);
+		if (rc || (rc = apply_one_param(s, it, e)))
 			break;
 	}
-	cJSON_Delete(arr);
+	cJSON_Delete(docs);
 	return rc;
 }
 
@@ -275,8 +319,8 @@ static void scalar_to_text(const cJSON *v, struct buf *out)
 		buf_adds(out, v->valuestring);
 	} else if (cJSON_IsBool(v)) {
 		buf_adds(out, cJSON_IsTrue(v) ? "true" : "false");
-	} else if (cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble) {
-		buf_addf(out, "%lld", (long long)v->valuedouble);
+	} else if (cJSON_IsNumber(v)) {
+		jtree_number_text(v, JTREE_NUM_TEXT, out);	/* as written */
 	} else {
 		yj_json_canonical(v, out);
 	}

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "err.h"
 #include "jobapi.h"
+#include "jobbuild.h"
 #include "jtree.h"
 #include "jobparams.h"
 #include "jobparams_required.h"
@@ -42,8 +43,8 @@ struct preflight {
 
 /*
  * The questions asked before the create (--api auto, the TrainJob's runtime)
- * wait for a server that is not there no longer than the create does (about
- * 10 s, launch_run.c), saying so, instead of the client's default 30 s.
+ * wait for a server that cannot be reached no longer than the create does
+ * (about 10 s, launch_run.c), saying so, instead of the client's 30 s.
  */
 #define PREFLIGHT_RETRY_S 10.0
 
@@ -78,7 +79,7 @@ static struct kube_client *preflight_client(const struct launch_opts *o, struct 
 		pf->c = kube_client_new(&cfg, e);
 	kube_config_free(&cfg);
 	if (pf->c) {
-		kube_client_set_retry(pf->c, PREFLIGHT_RETRY_S);
+		kube_client_set_unreachable_retry(pf->c, PREFLIGHT_RETRY_S);
 		pf->quiet = o->quiet;
 		kube_client_on_retry(pf->c, on_preflight_retry, pf);
 	}
@@ -144,8 +145,8 @@ static int check_runtime(const struct launch_opts *o, const struct jobapi *api,
 	struct kube_client *c;
 	const char *ns;
 
-	if (api != &JOBAPI_TRAINJOB)
-		return 0;
+	if (!api->check_runtime)
+		return 0;	/* nothing the job refers to (a JAXJob) */
 	c = preflight_client(o, pf, &e);
 	if (!c)
 		return 0;	/* launch_run() reports the configuration problem */
@@ -176,42 +177,47 @@ static int check_runtime(const struct launch_opts *o, const struct jobapi *api,
 	return EXIT_API_ERROR;
 }
 
-/* Render, patch and validate the job the options describe. */
+/* The template of the job: --template FILE or the API's built-in one. */
+struct launch_build {
+	const struct launch_opts *o;
+	const struct jobapi *api;
+};
+
+static int load_template(void *ud, cJSON **tmpl, const char **source, struct err *e)
+{
+	const struct launch_build *lb = ud;
+	if (jobapi_template(lb->api, lb->o->template_path, tmpl, source, e) < 0)
+		return -1;
+	/* a required option, named as the user typed it, not as a placeholder */
+	const struct jobparam *missing = jobparams_first_missing(*tmpl, lb->o->params);
+	if (missing) {
+		cJSON_Delete(*tmpl);
+		*tmpl = NULL;
+		return err_set(e, ERR_INPUT, "--%s is required; see `jaxjob launch --help`",
+			       missing->flag);
+	}
+	return 0;
+}
+
+/* Render, patch and validate the job the options describe (lib/jobbuild.h). */
 static int build_job(const struct launch_opts *o, const struct jobapi *api, cJSON **out,
 		     struct err *e)
 {
-	cJSON *tmpl = NULL, *job = NULL;
-	const char *source = NULL;
+	struct launch_build lb = { o, api };
+	struct job_build b = {
+		.api = api,
+		.params = o->params,
+		.user_template = o->template_path != NULL,
+		.load = load_template,
+		.patch = o->patch,
+		.invalid_note = o->patch ? " after --patch" : "",
+		.ud = &lb,
+	};
 	*out = NULL;
 	if (!o->template_path && !cJSON_GetObjectItemCaseSensitive(o->params, "name"))
 		return err_set(e, ERR_INPUT, "--name is required (or --name-prefix with --run-id, "
 			       "which derive one per run); see `jaxjob launch --help`");
-	/* the built-in template has a place for everything its API can express */
-	if (!o->template_path && jobapi_check_params(api, o->params, e) < 0)
-		return -1;
-	if (jobapi_template(api, o->template_path, &tmpl, &source, e) < 0)
-		return -1;
-	/* a required option, named as the user typed it, not as a placeholder */
-	const struct jobparam *missing = jobparams_first_missing(tmpl, o->params);
-	if (missing) {
-		cJSON_Delete(tmpl);
-		return err_set(e, ERR_INPUT, "--%s is required; see `jaxjob launch --help`",
-			       missing->flag);
-	}
-	int rc = jobparams_render(tmpl, o->params, source, &job, e);
-	cJSON_Delete(tmpl);
-	if (rc < 0)
-		return -1;
-	if (api->tidy)
-		api->tidy(job);
-	if (o->patch)
-		jtree_merge_patch(&job, o->patch);
-	if (api->validate(job, e) < 0) {
-		cJSON_Delete(job);
-		return err_prefix(e, "invalid %s%s", api->kind, o->patch ? " after --patch" : "");
-	}
-	*out = job;
-	return 0;
+	return job_build(&b, out, e);
 }
 
 static int print_job(const struct launch_opts *o, const cJSON *job, struct err *e)

@@ -43,6 +43,7 @@ struct review {
 	const struct kube_resource *r;
 	const char *sub;
 	int answer;		/* 1 allowed, 0 denied, -1 unknown (the review failed) */
+	int ruled;		/* answered by the rules review, not an access review */
 	struct kube_call *call;	/* in flight */
 	struct launch_state *st;
 	int *pending;
@@ -177,6 +178,8 @@ static int rules_review(struct launch_state *st, struct review *qs, int n)
 		complete = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(status, "incomplete"));
 		for (int i = 0; i < n; i++)
 			qs[i].answer = rules_allow(rules, st, &qs[i]) ? 1 : complete ? 0 : -1;
+		for (int i = 0; i < n; i++)
+			qs[i].ruled = qs[i].answer >= 0;
 	} else {
 		rc = -1;
 	}
@@ -326,9 +329,11 @@ int launch_access_check(struct launch_state *st, struct launch_result *r)
 			continue;
 		launch_result_set(r, "Error", EXIT_API_ERROR, "Forbidden",
 				  "this identity cannot %s resource \"%s\" in API group \"%s\" in the "
-				  "namespace \"%s\" (SelfSubjectAccessReview), so the %s was not created "
+				  "namespace \"%s\" (%s), so the %s was not created "
 				  "(the step's service account needs the Role in examples/rbac.yaml)",
-				  qs[i].verb, st->res->plural, st->res->group, st->ns, st->kind);
+				  qs[i].verb, st->res->plural, st->res->group, st->ns,
+				  qs[i].ruled ? "SelfSubjectRulesReview" : "SelfSubjectAccessReview",
+				  st->kind);
 		return -1;
 	}
 	adapt(st, qs, n);

@@ -151,8 +151,8 @@ void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
 			buf_addf(note, "left as is: suspend and delete are forbidden");
 	}
 	if (action == CLEAN_DELETE && st->deny.delete_job) {
-		launch_progress_note(&st->prog, "warning: %s %s/%s is left as is: deleting it is "
-				     "forbidden", st->kind, st->ns, st->name);
+		launch_progress_note(&st->prog, "%s %s/%s is left as is (no delete permission, "
+				     "as warned at the start)", st->kind, st->ns, st->name);
 		buf_addf(note, "left as is: delete is forbidden");
 		action = CLEAN_NONE;
 	}

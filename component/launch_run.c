@@ -284,8 +284,10 @@ static void api_error(struct launch_result *r, const struct err *e)
 }
 
 /*
- * The create retries for a short while only (a server that is not there is
- * more likely a wrong kubeconfig than a blip), saying what it waits for.
+ * The create retries a server that cannot be reached at all for a short
+ * while only (that is more likely a wrong kubeconfig than a blip; a server
+ * that answers with errors keeps the client's whole window), saying what it
+ * waits for.
  */
 #define CREATE_RETRY_S 10.0
 
@@ -361,12 +363,11 @@ static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 			return 0;
 		}
 	}
-	double window = kube_client_retry(st->c);
-	kube_client_set_retry(st->c, CREATE_RETRY_S);
+	kube_client_set_unreachable_retry(st->c, CREATE_RETRY_S);
 	kube_client_on_retry(st->c, on_create_retry, st);
 	int rc = kube_create(st->c, st->res, st->ns, st->manifest, 0, &created, &e);
 	kube_client_on_retry(st->c, NULL, NULL);
-	kube_client_set_retry(st->c, window);
+	kube_client_set_unreachable_retry(st->c, 0);
 	if (rc == 0) {
 		const char *rv = jstr(cJSON_GetObjectItemCaseSensitive(created, "metadata"),
 				      "resourceVersion");

@@ -38,6 +38,11 @@
  * long has delivered all it had: a kubelet notices the exit and ends the
  * stream up to a second later, which the step need not wait for. */
 #define DRAIN_IDLE_S 0.05
+/* ... provided it was keeping up: its last line arrived at most this late
+ * after the kubelet wrote it. A stream delivering a backlog (a slow path:
+ * lines arriving long after they were written) can be quiet for a while and
+ * still hold lines; it is waited for (--log-drain), never cut. */
+#define DRAIN_MAX_LAG_S 0.2
 
 /* Which worker a pod is, and its container, per API (lib/jobapi.h). */
 static const char *index_label(const struct launch_state *st)
@@ -254,6 +259,7 @@ static void follow(struct launch_pod *p)
 	memset(&lo, 0, sizeof(lo));
 	/* exited before we got to it: read what it wrote, no follow needed */
 	lo.once = p->terminated && !p->running;
+	lo.timestamps = 1;	/* how far behind the stream is: launch_workers_settle */
 	lo.ns = st->ns;
 	lo.pod = p->name;
 	lo.container = worker_container(st);
@@ -423,9 +429,9 @@ void launch_workers_settle(struct launch_state *st)
 			p->done_restarts = p->ls.restarts;
 		}
 		if (p->log && p->terminated && !p->running && p->ls.restarts <= p->restarts) {
-			double idle = kube_log_idle(p->log);
-			if (idle < 0)
-				;	/* nothing yet (connecting, retrying): wait for it */
+			double idle = kube_log_idle(p->log), lag = kube_log_lag(p->log);
+			if (idle < 0 || lag < 0 || lag > DRAIN_MAX_LAG_S)
+				;	/* nothing yet, or behind: wait for its end */
 			else if (idle >= DRAIN_IDLE_S)
 				log_done(p);
 			else if (wake < 0 || DRAIN_IDLE_S - idle < wake)

@@ -115,7 +115,7 @@ static void builtin_template(const char *p, size_t len, int text, const struct j
 			fuzz_check_err(&e, "parameters");
 	} else if (jobapi_check_params(api, params, &e)) {
 		fuzz_check_err(&e, "jobapi_check_params");
-	} else if (jobparams_render(tree, params, api->tmpl, &out, &e)) {
+	} else if (jobparams_render(tree, params, api->tmpl, NULL, &out, &e)) {
 		fuzz_check_err(&e, "jobparams_render");
 	} else {
 		if (api->tidy)

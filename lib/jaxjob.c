@@ -251,3 +251,51 @@ int jaxjob_worker_counts(const cJSON *job, struct jobapi_workers *w)
 	w->failed = count_or(jcheck_member(st, "failed"), 0);
 	return rs != NULL;
 }
+
+/* ---- the handler (struct jobapi, lib/jobapi.h) ------------------------------ */
+
+/* The operator's per-worker Service "{name}-worker-{N-1}" is the longest. */
+static int jaxjob_overhead(int workers)
+{
+	return (int)strlen("-worker-") + jcheck_digits(workers > 0 ? workers - 1 : 0);
+}
+
+static void jaxjob_longest(const char *name, int workers, struct buf *out)
+{
+	buf_adds(out, "Service ");
+	jaxjob_worker_name(name, workers > 0 ? workers - 1 : 0, out);
+}
+
+static const char *const jaxjob_suspend[] = { "spec", "runPolicy", "suspend", NULL };
+
+#define TRAINJOB_ONLY "a JAXJob has no training runtime; this is a TrainJob parameter"
+
+static const struct jobapi_refusal jaxjob_refused[] = {
+	{ "runtime", TRAINJOB_ONLY },
+	{ "runtime-kind", TRAINJOB_ONLY },
+	{ "procs-per-node", "a JAXJob runs one JAX process per worker pod (trainer.numProcPerNode "
+	  "is a TrainJob field)" },
+	{ NULL, NULL },
+};
+
+const struct jobapi JOBAPI_JAXJOB = {
+	.name = "jaxjob",
+	.project = "Kubeflow Training Operator v1",
+	.kind = JAXJOB_KIND,
+	.api_version = JAXJOB_API_VERSION,
+	.res = &KUBE_JAXJOB,
+	.tmpl = "jaxjob.yaml",
+	.tmpl_source = "templates/jaxjob.yaml",
+	.validate = jaxjob_validate,
+	.tidy = NULL,
+	.workers = jaxjob_workers,
+	.worker_counts = jaxjob_worker_counts,
+	.name_overhead = jaxjob_overhead,
+	.longest_child = jaxjob_longest,
+	.suspend_path = jaxjob_suspend,
+	.pod_job_label = "training.kubeflow.org/job-name",
+	.pod_selector_more = NULL,
+	.pod_index_label = "training.kubeflow.org/replica-index",
+	.container = JAXJOB_CONTAINER,
+	.refused = jaxjob_refused,
+};

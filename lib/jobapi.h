@@ -19,6 +19,12 @@
  *   suspend              spec.runPolicy.suspend          spec.suspend
  *   longest child name   {name}-worker-{N-1} (Service)   {name}-node-0-{N-1}-xxxxx (pod)
  *
+ * Each API is one handler, a `const struct jobapi` in its own file
+ * (JOBAPI_JAXJOB in jaxjob.c, JOBAPI_TRAINJOB in trainjob.c), listed once in
+ * the registry in jobapi.c; the functions below read any handler, so no
+ * caller needs to know which kinds exist (docs/architecture.md, "Adding a
+ * third job kind").
+ *
  * Parameters without a place in an API are refused with the reason (a
  * TrainJob has no restart policy or coordinator port: the runtime decides);
  * jobapi_check_params() says which and why, instead of the template's
@@ -35,6 +41,8 @@
 #include "err.h"
 #include "kube_client.h"
 
+struct kube_client;
+
 /* Worker counts of a job: replicas wanted (spec), the rest from the status. */
 struct jobapi_workers {
 	int replicas, active, succeeded, failed;
@@ -48,6 +56,7 @@ struct jobapi_refusal {
 
 struct jobapi {
 	const char *name;		/* "jaxjob" | "trainjob": --api and job files' `api:` */
+	const char *project;		/* who serves it, for messages: "Kubeflow Trainer v2" */
 	const char *kind;		/* "JAXJob" */
 	const char *api_version;	/* "kubeflow.org/v1" */
 	const struct kube_resource *res;
@@ -76,6 +85,10 @@ struct jobapi {
 	const char *container;		/* the worker container (logs, exit codes) */
 
 	const struct jobapi_refusal *refused;	/* ended by a NULL param */
+
+	/* before a create: does what the job refers to exist? (NULL: nothing to check) */
+	int (*check_runtime)(struct kube_client *c, const cJSON *job, const char *ns,
+			     struct err *e);
 };
 
 extern const struct jobapi JOBAPI_JAXJOB;
@@ -124,7 +137,6 @@ void jobapi_drop_suspend(const struct jobapi *api, cJSON *job);
  * Neither served is ERR_NOTFOUND naming both CRDs; any other failure is the
  * request's error. `both` (may be NULL) is set to 1 when both are served.
  */
-struct kube_client;
 int jobapi_discover(struct kube_client *c, const struct jobapi **out, int *both,
 		    struct err *e);
 

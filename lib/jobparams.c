@@ -332,10 +332,8 @@ static int scalar_text(const char *what, const cJSON *v, struct buf *out, struct
 		buf_adds(out, v->valuestring);
 	else if (cJSON_IsBool(v))
 		buf_adds(out, cJSON_IsTrue(v) ? "true" : "false");
-	else if (cJSON_IsNumber(v) && jobparams_is_whole(v->valuedouble))
-		buf_addf(out, "%lld", (long long)v->valuedouble);
 	else if (cJSON_IsNumber(v))
-		buf_addf(out, "%.17g", v->valuedouble);
+		jtree_number_text(v, JTREE_NUM_TEXT, out);	/* as written: cpu: 0.1 is 0.1 */
 	else
 		return err_set(e, ERR_INPUT, "%s must be a string, got a %s", what,
 			       cJSON_IsArray(v) ? "list" : cJSON_IsObject(v) ? "mapping" : "null");
@@ -776,13 +774,14 @@ int jobparams_check_used(const cJSON *params, const cJSON *used, const char *sou
 }
 
 int jobparams_render(const cJSON *tmpl, const cJSON *params, const char *source,
-		     cJSON **out, struct err *e)
+		     const char *const *known, cJSON **out, struct err *e)
 {
 	cJSON *values = NULL, *used = cJSON_CreateObject();
 	cJSON *doc = cJSON_Duplicate(tmpl, 1);
 	int rc = jobparams_values(params, &values, e);
 	if (rc == 0) {
-		struct tmpl_ctx ctx = { .source = source, .values = values, .used = used };
+		struct tmpl_ctx ctx = { .source = source, .values = values, .known = known,
+					.used = used };
 		rc = tmpl_render(doc, &ctx, e);
 	}
 	if (rc == 0)

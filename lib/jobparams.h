@@ -137,11 +137,12 @@ int jobparams_check_used(const cJSON *params, const cJSON *used, const char *sou
 			 struct err *e);
 
 /*
- * The whole step, as launch and render both need it: values from `params`,
- * a copy of `tmpl` rendered with them (tmpl_render), then
- * jobparams_check_used(). `tmpl` is not modified; *out is the caller's.
+ * The rendering step of the one build path (jobbuild.h): values from
+ * `params`, a copy of `tmpl` rendered with them (tmpl_render, with `known`
+ * as tmpl_ctx.known, may be NULL), then jobparams_check_used(). `tmpl` is
+ * not modified; *out is the caller's.
  */
 int jobparams_render(const cJSON *tmpl, const cJSON *params, const char *source,
-		     cJSON **out, struct err *e);
+		     const char *const *known, cJSON **out, struct err *e);
 
 #endif

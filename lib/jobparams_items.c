@@ -4,6 +4,7 @@
  * from a job file, so both paths accept exactly the same things.
  */
 #include "jobparams_items.h"
+#include "jtree.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,26 +109,26 @@ int jp_env_from_map(const cJSON *map, cJSON **out, struct err *e)
 {
 	cJSON *list = cJSON_CreateArray();
 	const cJSON *it;
+	struct buf num = BUF_INIT;
 	cJSON_ArrayForEach(it, map) {
-		char num[64];
 		const char *v = NULL;
 		if (cJSON_IsString(it))
 			v = it->valuestring;
 		else if (cJSON_IsBool(it))
 			v = cJSON_IsTrue(it) ? "true" : "false";
 		else if (cJSON_IsNumber(it)) {
-			if (jobparams_is_whole(it->valuedouble))
-				snprintf(num, sizeof(num), "%lld", (long long)it->valuedouble);
-			else
-				snprintf(num, sizeof(num), "%.17g", it->valuedouble);
-			v = num;
+			buf_reset(&num);
+			jtree_number_text(it, JTREE_NUM_TEXT, &num);	/* as written */
+			v = num.data;
 		}
 		if (!v) {
+			buf_free(&num);
 			cJSON_Delete(list);
 			return err_set(e, ERR_INPUT, "env %s must be a string", it->string);
 		}
 		cJSON_AddItemToArray(list, env_var(it->string, v));
 	}
+	buf_free(&num);
 	*out = list;
 	return 0;
 }

@@ -320,6 +320,57 @@ void jtree_fmt_number(double v, int yaml, char out[48])
 	}
 }
 
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)? ; *has_exp set */
+static int json_number_syntax(const char *s, int *has_exp)
+{
+	const char *p = s + (*s == '-');
+	*has_exp = 0;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		p += strspn(p, "0123456789");
+	else
+		return 0;
+	if (*p == '.') {
+		size_t n = strspn(p + 1, "0123456789");
+		if (!n)
+			return 0;
+		p += 1 + n;
+	}
+	if (*p == 'e' || *p == 'E') {
+		*has_exp = 1;
+		p++;
+		p += *p == '+' || *p == '-';
+		size_t n = strspn(p, "0123456789");
+		if (!n)
+			return 0;
+		p += n;
+	}
+	return *p == '\0';
+}
+
+void jtree_number_text(const cJSON *n, int mode, struct buf *out)
+{
+	const char *t = n->valuestring;
+	char num[48];
+	int has_exp = 0;
+	int big = fabs(n->valuedouble) >= 9007199254740992.0;
+	/*
+	 * JSON is canonical (hashes, request bodies): one spelling per value,
+	 * so only an integer past 2^53, which a double cannot hold, keeps its
+	 * digits. YAML keeps what was written unless YAML 1.1 would misread it.
+	 */
+	if (t && *t && strtod(t, NULL) == n->valuedouble &&
+	    (mode == JTREE_NUM_TEXT ||
+	     (json_number_syntax(t, &has_exp) && !has_exp &&
+	      (mode == JTREE_NUM_YAML || (big && !strchr(t, '.')))))) {
+		buf_adds(out, t);
+		return;
+	}
+	jtree_fmt_number(n->valuedouble, mode == JTREE_NUM_YAML, num);
+	buf_adds(out, num);
+}
+
 /* ---------------------------------------------------------------------- */
 /* JSON writer (yj.h's YAML writer is its sibling).                      */
 
@@ -358,7 +409,6 @@ static void json_newline(struct buf *out, int pretty, int indent)
  * cJSON_Parse's by CJSON_NESTING_LIMIT. */
 static void json_write(const cJSON *n, int pretty, int indent, struct buf *out)
 {
-	char num[48];
 	if (cJSON_IsArray(n) || cJSON_IsObject(n)) {
 		int is_map = cJSON_IsObject(n);
 		size_t k;
@@ -381,8 +431,7 @@ static void json_write(const cJSON *n, int pretty, int indent, struct buf *out)
 	} else if (cJSON_IsString(n)) {
 		json_string(out, n->valuestring);
 	} else if (cJSON_IsNumber(n)) {
-		jtree_fmt_number(n->valuedouble, 0, num);
-		buf_adds(out, num);
+		jtree_number_text(n, JTREE_NUM_JSON, out);	/* as written */
 	} else if (cJSON_IsTrue(n)) {
 		buf_adds(out, "true");
 	} else if (cJSON_IsFalse(n)) {

@@ -94,4 +94,18 @@ void yj_json_pretty(const cJSON *doc, struct buf *out);
  */
 void jtree_fmt_number(double v, int yaml, char out[48]);
 
+/*
+ * A number as written in its source, when the parser kept the text (yj
+ * stores a decimal number's text in the node's valuestring) and it still
+ * holds the node's value: `0.1` stays 0.1 (never 0.10000000000000001) and
+ * an integer of any size keeps every digit. `mode`: JTREE_NUM_JSON
+ * (canonical: only an integer past 2^53 keeps its text, so one value has
+ * one spelling for hashes), JTREE_NUM_YAML (JSON syntax without an
+ * exponent, which YAML 1.1 readers would take for a string), JTREE_NUM_TEXT
+ * (any kept text: a parameter value or a quantity). Without usable text, the
+ * jtree_fmt_number() form (JSON or YAML) or, for TEXT, the shortest form.
+ */
+enum { JTREE_NUM_JSON, JTREE_NUM_YAML, JTREE_NUM_TEXT };
+void jtree_number_text(const cJSON *n, int mode, struct buf *out);
+
 #endif

@@ -32,6 +32,7 @@ struct kube_call {
 	double started, deadline;
 	unsigned attempt;
 	int reauthed, finishing;
+	int unreachable;	/* the last attempt never reached the server */
 	struct kube_xfer *x;
 	struct kube_timer *t;
 	struct kube_response rs;
@@ -94,7 +95,11 @@ static int call_retry(struct kube_call *k, double retry_after)
 	if (k->rq.retry_s < 0)
 		return 0;
 	double delay = kube_backoff(k->attempt - 1, retry_after, kube_random(k->c));
-	if (kube_now() + delay > k->deadline)
+	double deadline = k->deadline;
+	/* a server nobody answers for: its own, shorter window when set */
+	if (k->unreachable && k->c->unreachable_s > 0 && k->started + k->c->unreachable_s < deadline)
+		deadline = k->started + k->c->unreachable_s;
+	if (kube_now() + delay > deadline)
 		return 0;
 	kube_response_free(&k->rs);
 	k->rs.retry_after = -1;
@@ -251,8 +256,10 @@ static void call_xfer_done(void *ud, struct kube_xfer *x)
 	k->x = NULL;
 	k->rs.status = x->status;
 	k->rs.retry_after = kube_retry_after(x->retry_after, time(NULL));
+	k->unreachable = 0;
 	if (x->result != CURLE_OK) {
 		curl_failure(k, x, &k->last);
+		k->unreachable = !strcmp(k->last.reason, KUBE_REASON_UNREACHABLE);
 		if (k->on_data && ok) {		/* a started stream broke */
 			call_finish(k, &k->last);
 			return;

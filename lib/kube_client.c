@@ -1,11 +1,8 @@
 /*
  * kube_client.c - see kube_client.h: resources and paths, the client, and
- * calls (a request plus credentials plus the retry policy).
- *
- * A call is a small state machine driven by the loop: send (one transfer)
- * → finished → 2xx: done | 401 once: refresh credentials, send again |
- * retryable and time left: backoff timer, send again | else: done with the
- * error. Blocking calls start a call and step the loop until it is done.
+ * the requests (get, create, patch, delete, list) built on kube_call(). A
+ * call (a request plus credentials plus the retry policy, driven by the
+ * loop; the blocking form steps the loop until it is done) is kube_call.c's.
  */
 #include "kube_int.h"
 
@@ -168,6 +165,11 @@ void kube_client_set_retry(struct kube_client *c, double seconds)
 double kube_client_retry(const struct kube_client *c)
 {
 	return c->retry_s;
+}
+
+void kube_client_set_unreachable_retry(struct kube_client *c, double seconds)
+{
+	c->unreachable_s = seconds;
 }
 
 void kube_client_on_retry(struct kube_client *c,

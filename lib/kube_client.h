@@ -108,6 +108,12 @@ const struct kube_config *kube_client_config(const struct kube_client *c);
 void kube_client_set_retry(struct kube_client *c, double seconds);
 double kube_client_retry(const struct kube_client *c);
 
+/* A shorter window for failures that never reached the server (connection
+ * refused, host name not resolved: KUBE_REASON_UNREACHABLE), so that a wrong
+ * kubeconfig fails fast while a loaded or restarting server still gets the
+ * whole retry window. 0 (the default) = the same window. */
+void kube_client_set_unreachable_retry(struct kube_client *c, double seconds);
+
 /*
  * Called each time a request failed and is sent again after `delay_s`
  * (attempt = the one that failed, `why` = its error), so a front-end can

@@ -8,8 +8,9 @@
  *                              collects headers and body; for streams hands
  *                              data to on_data from the loop, never from
  *                              inside curl; finished → on_done, then freed;
- *   kube_call  (kube_client.c) a request with credentials and the retry
+ *   kube_call  (kube_call.c)   a request with credentials and the retry
  *                              policy: one or more xfers, backoff timers;
+ *   requests   (kube_client.c) get/create/patch/delete/list on calls;
  *   watches and logs           built on calls (kube_watch.c, kube_log.c).
  *
  * Deferred freeing: a cancelled xfer or timer is only marked dead and
@@ -73,6 +74,7 @@ struct kube_client {
 	struct kube_xfer *xfers;
 	struct kube_timer *timers;
 	double retry_s;
+	double unreachable_s;	/* kube_client_set_unreachable_retry(), 0 = retry_s */
 	void (*trace)(const char *line, void *ud);	/* or NULL */
 	void *trace_ud;
 	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);

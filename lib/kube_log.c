@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kube_int.h"
 #include "kube_lines.h"
@@ -19,6 +20,7 @@ struct kube_log {
 	int busy, stopped;
 	double last;		/* when data last arrived, 0 before any */
 	double deaf_at;		/* kube_loop_deaf(c) then: see kube_log_idle() */
+	double lag;		/* arrival - kubelet timestamp of the last line, -1 unknown */
 	struct kube_log *next, **prev;
 };
 
@@ -31,11 +33,58 @@ static void log_free(struct kube_log *l)
 	free(l);
 }
 
+/*
+ * The kubelet's timestamp of a line ("2026-11-23T22:06:02.123456789Z ",
+ * RFC 3339 with nanoseconds, UTC): its length with the space, 0 when the
+ * line does not start with one; *when = seconds since the epoch.
+ */
+static size_t stamp(const char *line, size_t len, double *when)
+{
+	struct tm tm;
+	const char *sp = memchr(line, ' ', len < 40 ? len : 40);
+	const char *p;
+	double frac = 0, scale = 0.1;
+	int n = 0;
+
+	if (!sp || sp - line < 20 || sp[-1] != 'Z')
+		return 0;
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(line, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19)
+		return 0;
+	p = line + 19;
+	if (*p == '.')
+		for (p++; p < sp - 1 && *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	if (p != sp - 1)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*when = (double)timegm(&tm) + frac;
+	return (size_t)(sp - line) + 1;
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int on_line(void *ud, const char *line, size_t len, int truncated)
 {
 	struct kube_log *l = ud;
+	double when;
+	size_t skip;
+
 	if (l->stopped)
 		return 1;
+	if (l->o.timestamps) {
+		skip = stamp(line, len, &when);
+		l->lag = skip ? wall_now() - when : -1;
+		line += skip;
+		len -= skip;
+	}
 	l->o.on_line(l->o.ud, line, len, truncated);
 	return l->stopped;
 }
@@ -86,6 +135,9 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 	kube_path(&rq.path, &KUBE_POD, o->ns, o->pod, "log");
 	if (!o->once)
 		kube_query(&rq.path, "follow", "true");
+	if (o->timestamps)
+		kube_query(&rq.path, "timestamps", "true");
+	l->lag = -1;
 	if (o->container)
 		kube_query(&rq.path, "container", o->container);
 	if (o->since_time)
@@ -131,6 +183,11 @@ double kube_log_idle(const struct kube_log *l)
 		return -1;
 	double idle = kube_now() - l->last - (kube_loop_deaf(l->c) - l->deaf_at);
 	return idle > 0 ? idle : 0;
+}
+
+double kube_log_lag(const struct kube_log *l)
+{
+	return l->lag;
 }
 
 void kube_log_cut(struct kube_log *l)

@@ -51,6 +51,9 @@ struct kube_log_opts {
 	long tail_lines;		/* > 0: start with the last N lines; else all */
 	int once;			/* read the log as it is and end (no follow=true):
 					 * for a container that has already exited */
+	int timestamps;			/* ask for the kubelet's timestamp of each line
+					 * (timestamps=true); it is stripped before on_line,
+					 * and kept for kube_log_lag() */
 	size_t max_line;		/* 0 = KUBE_LOG_MAX_LINE */
 	kube_line_fn *on_line;		/* required */
 	kube_log_end_fn *on_end;	/* may be NULL */
@@ -69,6 +72,14 @@ void kube_log_stop(struct kube_log *l);
  * the server's silence); -1 before it delivered any (still connecting,
  * retrying, or an empty log: only its end says more). */
 double kube_log_idle(const struct kube_log *l);
+
+/*
+ * With opts.timestamps: how late the last line arrived - our clock minus the
+ * kubelet's timestamp of it, in seconds (clock skew included) - or -1 when
+ * unknown. Small: the stream keeps up with the container; large: it is
+ * delivering a backlog (a slow path), and quiet does not mean done.
+ */
+double kube_log_lag(const struct kube_log *l);
 
 /*
  * End the stream now as if the server had: a final line without '\n' is

@@ -23,7 +23,7 @@
  * "AlreadyExists", "Forbidden", "Expired") always tell the exact case, so a
  * caller maps 422 to "bad input" by e->http_status == 422.
  *
- * Retry policy, shared by requests and watches (kube_client.c, kube_watch.c):
+ * Retry policy, shared by requests and watches (kube_call.c, kube_watch.c):
  * 429 and 5xx, and connection failures, are retried with exponential
  * backoff and full jitter, honouring Retry-After (seconds or HTTP-date) as a
  * lower bound, until a deadline; everything else is final.

@@ -9,6 +9,7 @@
  * which is how optional values prune whole blocks.
  */
 #include "tmpl.h"
+#include "jtree.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -205,11 +206,7 @@ static int add_text(const struct walk *w, const char *name, const cJSON *v, stru
 	} else if (cJSON_IsBool(v)) {
 		buf_adds(b, cJSON_IsTrue(v) ? "true" : "false");
 	} else if (cJSON_IsNumber(v)) {
-		double d = v->valuedouble;
-		if (d == floor(d) && fabs(d) < 9007199254740992.0)
-			buf_addf(b, "%.0f", d);
-		else
-			buf_addf(b, "%.17g", d);
+		jtree_number_text(v, JTREE_NUM_TEXT, b);	/* as written */
 	} else {
 		return fail(w, "placeholder ((%s)) is inside a longer string, but parameter %s "
 			    "is a %s; only strings, numbers and booleans can be interpolated",

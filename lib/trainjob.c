@@ -269,3 +269,100 @@ int trainjob_worker_counts(const cJSON *job, struct jobapi_workers *w)
 	w->active = w->succeeded = w->failed = 0;
 	return 0;
 }
+
+/* ---- the runtime of a TrainJob -------------------------------------------------- */
+
+static const struct kube_resource cluster_runtimes = {
+	TRAINJOB_GROUP, "v1alpha1", "clustertrainingruntimes", TRAINJOB_CLUSTER_RUNTIME, 0
+};
+static const struct kube_resource ns_runtimes = {
+	TRAINJOB_GROUP, "v1alpha1", "trainingruntimes", TRAINJOB_NS_RUNTIME, 1
+};
+
+/* struct jobapi's check_runtime (jobapi_check_runtime() says why). */
+static int check_runtime(struct kube_client *c, const cJSON *job, const char *ns, struct err *e)
+{
+	const char *name = trainjob_runtime_name(job), *kind = trainjob_runtime_kind(job);
+	const struct kube_resource *r = strcmp(kind, TRAINJOB_NS_RUNTIME) ? &cluster_runtimes
+									  : &ns_runtimes;
+	cJSON *obj = NULL;
+	if (!name)
+		return 0;
+	int rc = kube_get(c, r, ns, name, &obj, e);
+	cJSON_Delete(obj);
+	/* Trainer v2 not installed at all: kube_status.h already says so, plainly */
+	if (rc == 0 || e->code != ERR_NOTFOUND || strstr(e->msg, " does not serve "))
+		return rc;
+	char server[ERR_MSG_MAX / 2];
+	snprintf(server, sizeof(server), "%.*s", (int)sizeof(server) - 1, e->msg);
+	return err_set(e, ERR_NOTFOUND, "the TrainJob's runtime %s %s%s%s does not exist (%s): the "
+		       "TrainJob would be accepted and then never start; fix --runtime/"
+		       "--runtime-kind (kubectl get %s%s lists them) or install the runtime%s",
+		       kind, r->namespaced && ns ? ns : "", r->namespaced && ns ? "/" : "", name,
+		       server, r->plural, r->namespaced ? " -n NAMESPACE" : "",
+		       r->namespaced || strcmp(name, TRAINJOB_DEFAULT_RUNTIME) ? "" :
+		       " (Kubeflow Trainer v2.2 or later ships jax-distributed)");
+}
+
+/* ---- the handler (struct jobapi, lib/jobapi.h) ------------------------------ */
+
+static void trainjob_longest(const char *name, int nodes, struct buf *out)
+{
+	buf_adds(out, "JobSet pod ");
+	trainjob_node_name(name, nodes > 0 ? nodes - 1 : 0, out);
+	buf_adds(out, "-xxxxx");
+}
+
+static const char *const trainjob_suspend[] = { "spec", "suspend", NULL };
+
+#define PODGROUP "gang scheduling of a TrainJob is the runtime's podGroupPolicy"
+
+/*
+ * What the TrainJob API (v2.3) cannot express: spec.trainer has no such
+ * field and runtimePatches only reach metadata, nodeSelector, tolerations,
+ * volumes, volumeMounts, env, affinity, service account, image pull
+ * secrets, scheduling gates, security contexts and the grace period.
+ */
+static const struct jobapi_refusal trainjob_refused[] = {
+	{ "restart-policy", "a TrainJob has no restart policy: the runtime's Job template and "
+	  "JobSet failure policy decide, and a failed pod is replaced, not restarted" },
+	{ "image-pull-policy", "spec.trainer has no imagePullPolicy and a runtime patch cannot "
+	  "set one; set it in the runtime" },
+	{ "coordinator-port", "the jax-distributed runtime fixes the coordinator port at 29500 "
+	  "(JAX_COORDINATOR_ADDRESS)" },
+	{ "clean-pod-policy", "a TrainJob has no clean-pod policy: the JobSet owns the pods" },
+	{ "ttl-seconds-after-finished", "a TrainJob has no TTL field; use launch "
+	  "--delete-after or the runtime's JobSet ttlSecondsAfterFinished" },
+	{ "backoff-limit", "a TrainJob has no backoff limit: the runtime's Job backoffLimit and "
+	  "JobSet failurePolicy decide" },
+	{ "queue", "schedulingPolicy.queue is the JAXJob's Volcano field; for Kueue set "
+	  "--label kueue.x-k8s.io/queue-name=QUEUE" },
+	{ "min-available", PODGROUP },
+	{ "schedule-timeout-seconds", PODGROUP },
+	{ "priority-class", "a runtime patch cannot set priorityClassName; set it in the "
+	  "runtime, or use Kueue's kueue.x-k8s.io/priority-class label" },
+	{ NULL, NULL },
+};
+
+const struct jobapi JOBAPI_TRAINJOB = {
+	.name = "trainjob",
+	.project = "Kubeflow Trainer v2",
+	.kind = TRAINJOB_KIND,
+	.api_version = TRAINJOB_API_VERSION,
+	.res = &KUBE_TRAINJOB,
+	.tmpl = "trainjob.yaml",
+	.tmpl_source = "templates/trainjob.yaml",
+	.validate = trainjob_validate,
+	.tidy = trainjob_tidy,
+	.workers = trainjob_nodes,
+	.worker_counts = trainjob_worker_counts,
+	.name_overhead = trainjob_name_overhead,
+	.longest_child = trainjob_longest,
+	.suspend_path = trainjob_suspend,
+	.pod_job_label = "jobset.sigs.k8s.io/jobset-name",
+	.pod_selector_more = "jobset.sigs.k8s.io/replicatedjob-name=" TRAINJOB_REPLICATED_JOB,
+	.pod_index_label = "batch.kubernetes.io/job-completion-index",
+	.container = TRAINJOB_CONTAINER,
+	.refused = trainjob_refused,
+	.check_runtime = check_runtime,
+};

@@ -73,6 +73,7 @@
 #define YJ_MAX_INPUT (8u * 1024 * 1024)	/* bytes of YAML/JSON text */
 #define YJ_MAX_DEPTH 64			/* nesting of collections */
 #define YJ_MAX_ALIAS_NODES 100000	/* nodes created by alias copies */
+#define YJ_MAX_SURROGATE_PASSES 256	/* JSON \ud83d\udca5 escapes rewritten (each a re-parse) */
 
 enum yj_emit_flags {
 	YJ_SORT_KEYS = 1 << 0,	/* sort mapping keys (byte order) at every level */

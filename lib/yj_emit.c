@@ -206,7 +206,6 @@ static int is_collection(const cJSON *n)
 /* A scalar or an empty collection: fits on the current line. */
 static int emit_inline(struct emitter *em, const cJSON *n, int indent)
 {
-	char num[48];
 	if (cJSON_IsObject(n)) {
 		buf_adds(em->out, "{}");
 	} else if (cJSON_IsArray(n)) {
@@ -216,8 +215,7 @@ static int emit_inline(struct emitter *em, const cJSON *n, int indent)
 	} else if (cJSON_IsString(n)) {
 		return emit_string(em, n->valuestring);
 	} else if (cJSON_IsNumber(n)) {
-		jtree_fmt_number(n->valuedouble, 1, num);
-		buf_adds(em->out, num);
+		jtree_number_text(n, JTREE_NUM_YAML, em->out);	/* as written */
 	} else if (cJSON_IsTrue(n)) {
 		buf_adds(em->out, "true");
 	} else if (cJSON_IsFalse(n)) {

@@ -410,8 +410,22 @@ static cJSON *typed_scalar(struct ctx *c, yaml_event_t *ev)
 		return xcheck(cJSON_CreateNull());
 	case SK_BOOL:
 		return xcheck(cJSON_CreateBool(b));
-	case SK_NUMBER:
-		return xcheck(cJSON_CreateNumber(num));
+	case SK_NUMBER: {
+		/* .inf and .nan are words; a written number out of range is not */
+		if (isinf(num) && !strchr(s, 'i') && !strchr(s, 'I')) {
+			fail_at(c, ERR_INPUT, m,
+				"number %.40s%s is out of range (a double holds up to about 1.8e308); quote it if it is text",
+				s, strlen(s) > 40 ? "..." : "");
+			return NULL;
+		}
+		cJSON *n = xcheck(cJSON_CreateNumber(num));
+		/* decimal text kept as written (jtree_number_text): 0.1 stays 0.1 */
+		const char *d = s + strspn(s, "+-");
+		int hex_oct = d[0] == '0' && (d[1] == 'x' || d[1] == 'o');
+		if (!hex_oct && !strpbrk(s, "nNiI"))	/* not 0x10, 0o7, .nan, .inf */
+			n->valuestring = xstrdup(s);
+		return n;
+	}
 	default:
 		return xcheck(cJSON_CreateString(s));
 	}
@@ -470,6 +484,8 @@ static void linecol(const char *data, size_t len, size_t off, size_t *line,
 	}
 }
 
+static int u_escape(const char *p, unsigned lo, unsigned hi, unsigned *out);
+
 static int parser_error(struct ctx *c, yaml_parser_t *p)
 {
 	const char *problem = p->problem ? p->problem : "malformed YAML";
@@ -483,6 +499,12 @@ static int parser_error(struct ctx *c, yaml_parser_t *p)
 		return err_set(c->e, ERR_INTERNAL, "%s: out of memory", c->source);
 	yaml_mark_t m = p->problem_mark;
 	const char *hint = "";
+	unsigned half;
+	if (p->problem && strstr(p->problem, "invalid Unicode character escape") && m.index >= 2 &&
+	    m.index + 4 <= c->len && u_escape(c->data + m.index - 2, 0xd800, 0xdfff, &half))
+		return err_set(c->e, ERR_PARSE, "%s:%zu:%zu: \\u%04x is half of a UTF-16 surrogate pair; "
+			       "give both halves (\\ud83d\\udca5) or the character itself",
+			       c->source, m.line + 1, m.column - 1, half);
 	if (m.index < c->len && c->data[m.index] == '\t')
 		hint = "; tabs are not allowed for indentation, use spaces";
 	if (p->context)
@@ -545,29 +567,63 @@ static int check_input(const char *data, size_t len, const char *source,
 	return 0;
 }
 
-int yj_parse_stream(const char *data, size_t len, const char *source,
-		    cJSON **docs_out, struct err *e)
+/* "\uXXXX" at p with a value in [lo, hi] (p has at least 6 bytes). */
+static int u_escape(const char *p, unsigned lo, unsigned hi, unsigned *out)
 {
-	*docs_out = NULL;
-	if (!source)
-		source = "<input>";
-	if (!data)	/* memchr and libyaml want a pointer even for 0 bytes */
-		data = "";
-	if (check_input(data, len, source, e))
-		return -1;
+	unsigned v = 0;
+	if (p[0] != '\\' || p[1] != 'u')
+		return 0;
+	for (int i = 2; i < 6; i++) {
+		char ch = p[i];
+		int d = ch >= '0' && ch <= '9' ? ch - '0' : (ch | 0x20) >= 'a' && (ch | 0x20) <= 'f' ?
+			(ch | 0x20) - 'a' + 10 : -1;
+		if (d < 0)
+			return 0;
+		v = v * 16 + (unsigned)d;
+	}
+	*out = v;
+	return v >= lo && v <= hi;
+}
 
+/* A JSON surrogate pair escape (\ud83d\udca5) at data[i]: its code point. */
+static unsigned long surrogate_pair(const char *data, size_t len, size_t i)
+{
+	unsigned hi, lo;
+	if (i + 12 > len || !u_escape(data + i, 0xd800, 0xdbff, &hi) ||
+	    !u_escape(data + i + 6, 0xdc00, 0xdfff, &lo))
+		return 0;
+	return 0x10000 + (((unsigned long)hi - 0xd800) << 10) + (lo - 0xdc00);
+}
+
+/*
+ * One pass of libyaml over the input. *pair_at is set when the only
+ * problem is a JSON surrogate-pair escape, which YAML does not have
+ * (libyaml refuses \ud83d); the caller rewrites it and parses again.
+ */
+static int parse_pass(const char *data, size_t len, const char *source,
+		      cJSON **docs_out, size_t *pair_at, struct err *e)
+{
 	struct frame stack[YJ_MAX_DEPTH];
 	struct ctx c = { .source = source, .data = data, .len = len, .e = e,
 			 .stack = stack };
 	yaml_parser_t p;
 	if (!yaml_parser_initialize(&p))
-		abort();
+		return err_set(e, ERR_LIMIT, "%s: out of memory", source);
 	yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
 	cJSON *docs = xcheck(cJSON_CreateArray());
 	int rc = 0;
 	while (rc == 0) {
 		yaml_event_t ev;
 		if (!yaml_parser_parse(&p, &ev)) {
+			/* libyaml's mark is past the "\\u" */
+			size_t at = p.problem_mark.index >= 2 ? p.problem_mark.index - 2 : 0;
+			if (p.error == YAML_SCANNER_ERROR && p.problem &&
+			    strstr(p.problem, "invalid Unicode character escape") &&
+			    surrogate_pair(data, len, at)) {
+				*pair_at = at;
+				rc = -1;
+				break;
+			}
 			rc = parser_error(&c, &p);
 			break;
 		}
@@ -582,6 +638,53 @@ int yj_parse_stream(const char *data, size_t len, const char *source,
 	}
 	*docs_out = docs;
 	return 0;
+}
+
+int yj_parse_stream(const char *data, size_t len, const char *source,
+		    cJSON **docs_out, struct err *e)
+{
+	*docs_out = NULL;
+	if (!source)
+		source = "<input>";
+	if (!data)	/* memchr and libyaml want a pointer even for 0 bytes */
+		data = "";
+	if (check_input(data, len, source, e))
+		return -1;
+	/*
+	 * JSON writes characters beyond U+FFFF as surrogate pairs (Python's
+	 * json.dumps: "\ud83d\udca5"); YAML spells them \U0001f4a5. libyaml
+	 * stops at the first pair inside a double-quoted scalar and says where,
+	 * so only real escapes are rewritten (never text in plain or single-
+	 * quoted scalars); the passes are bounded by YJ_MAX_SURROGATE_PASSES.
+	 */
+	struct buf copy = BUF_INIT;
+	const char *text = data;
+	size_t at = (size_t)-1;
+	int rc;
+	for (int pass = 0;; pass++) {
+		rc = parse_pass(text, len, source, docs_out, &at, e);
+		if (rc == 0 || at == (size_t)-1)
+			break;
+		if (pass == YJ_MAX_SURROGATE_PASSES) {
+			rc = err_set(e, ERR_LIMIT, "%s: more than %d surrogate-pair escapes (\\ud83d\\udca5); write those characters as UTF-8",
+				     source, YJ_MAX_SURROGATE_PASSES);
+			break;
+		}
+		unsigned long cp = surrogate_pair(text, len, at);
+		char esc[11];
+		snprintf(esc, sizeof(esc), "\\U%08lX", cp);
+		struct buf next = BUF_INIT;
+		buf_add(&next, text, at);
+		buf_add(&next, esc, 10);
+		buf_add(&next, text + at + 12, len - at - 12);
+		buf_free(&copy);
+		copy = next;
+		text = copy.data;
+		len = copy.len;
+		at = (size_t)-1;
+	}
+	buf_free(&copy);
+	return rc;
 }
 
 int yj_parse_one(const char *data, size_t len, const char *source,

@@ -17,8 +17,11 @@
 # Suites are independent unless one says otherwise in a comment line:
 #   # run-all: after 20-launch-dry-run 21-trainjob-dry-run
 #   # run-all: after all
-# It then starts once those (or all others) have finished. The longest suites
-# of the previous run start first ($JAXJOB_BUILD/suite-times). Each suite runs
+# It then starts once those (or all others) have finished. A suite that
+# says "# run-all: long" (minutes of CPU: 1,000-worker cells) runs only with
+# JAXJOB_LONG=1 (`make check-long`); otherwise it is one SKIP line saying so. The longest suites
+# of the previous run start first ($JAXJOB_BUILD/suite-times; on a first run
+# the rough figures in tests/suite-times). Each suite runs
 # in its own process group and its own TMPDIR; whatever it leaves running is
 # killed when it exits (and named on stderr). Reports come out in file-name
 # order, each suite's lines together, whatever order the suites finish in.
@@ -32,6 +35,8 @@
 #   JAXJOB_TMP    a scratch directory shared by the run, removed afterwards;
 #                 a suite keeps its files under a name of its own in it
 #   TMPDIR        $JAXJOB_TMP/tmp.SUITE, the suite's own
+# (JAXJOB_RUN_START, seconds since the epoch, makes the wall time line count
+# from then: make check sets it before it builds.)
 #
 # Output: per suite its failures, skips and a count line; then the skips with
 # their reasons, the failures, the wall time, and as the last line
@@ -74,15 +79,27 @@ fi
 declare -A after=() state=() pid_of=() started=()
 times_file=$JAXJOB_BUILD/suite-times
 declare -A last_time=()
-if [ -r "$times_file" ]; then
-	while read -r s n; do last_time[$s]=$n; done <"$times_file"
-fi
+for f in "$top/tests/suite-times" "$times_file"; do	# the machine's own times win
+	[ -r "$f" ] || continue
+	while read -r s n; do
+		case "$s" in '#'* | '') continue ;; esac
+		last_time[$s]=$n
+	done <"$f"
+done
 for s in "${suites[@]}"; do
 	after[$s]=$(sed -n 's/^# run-all: after //p' "$top/tests/suites/$s" | head -n 1)
 	state[$s]=pending
+	if [ -z "${JAXJOB_LONG:-}" ] && grep -q '^# run-all: long' "$top/tests/suites/$s"; then
+		# reported like a suite that ran and skipped, saying how to run it
+		echo "ok - $s # SKIP long: make check-long (JAXJOB_LONG=1) runs it" >"$JAXJOB_TMP/$s.out"
+		: >"$JAXJOB_TMP/$s.err"
+		echo 0 >"$JAXJOB_TMP/$s.rc"
+		echo 0 >"$JAXJOB_TMP/$s.secs"
+		state[$s]=done
+	fi
 done
-# start order: longest first by the last run's times (unknown = long)
-mapfile -t order < <(for s in "${suites[@]}"; do echo "${last_time[$s]:-999} $s"; done | sort -k1,1nr -k2 | cut -d' ' -f2)
+# start order: longest first by the last run's times (unknown: in between)
+mapfile -t order < <(for s in "${suites[@]}"; do echo "${last_time[$s]:-30} $s"; done | sort -k1,1nr -k2 | cut -d' ' -f2)
 
 cleanup() {
 	local p
@@ -113,8 +130,9 @@ start() { # SUITE
 	mkdir -p "$JAXJOB_TMP/tmp.$s"
 	started[$s]=$(date +%s.%N)
 	# exec setsid: the suite leads its own process group (pid = pgid), so
-	# what it leaves behind can be found and stopped.
-	( cd "$top" && TMPDIR=$JAXJOB_TMP/tmp.$s exec setsid "$top/tests/suites/$s" \
+	# what it leaves behind can be found and stopped (-w: should setsid have
+	# to fork, it still waits for the suite and passes on its status).
+	( cd "$top" && TMPDIR=$JAXJOB_TMP/tmp.$s exec setsid -w "$top/tests/suites/$s" \
 		>"$JAXJOB_TMP/$s.out" 2>"$JAXJOB_TMP/$s.err" </dev/null ) &
 	pid_of[$!]=$s
 	state[$s]=running
@@ -205,7 +223,11 @@ fi
 
 # the times of this run order the next one (only a full run's are kept)
 if [ $# -eq 0 ] && [ -d "$JAXJOB_BUILD" ]; then
-	for s in "${suites[@]}"; do echo "$s $(cat "$JAXJOB_TMP/$s.secs")"; done >"$times_file.tmp" &&
+	for s in "${suites[@]}"; do	# a long suite skipped keeps its last time
+		n=$(cat "$JAXJOB_TMP/$s.secs")
+		[ "$n" = 0 ] && [ -n "${last_time[$s]:-}" ] && n=${last_time[$s]}
+		echo "$s $n"
+	done >"$times_file.tmp" &&
 		mv "$times_file.tmp" "$times_file"
 fi
 
@@ -217,6 +239,8 @@ if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failures:"
 	printf '#   %s\n' "${failures[@]}"
 fi
-echo "# wall time $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { s = b - a; printf "%dm%02ds", s / 60, s % 60 }') with JOBS=$jobs on $(nproc 2>/dev/null || echo '?') cores"
+mmss() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { s = b - a; printf "%dm%02ds", s / 60, s % 60 }'; }
+# JAXJOB_RUN_START (make check sets it before building): the whole run's time
+echo "# wall time $(mmss "${JAXJOB_RUN_START:-$t0}")${JAXJOB_RUN_START:+ (build and suites; suites $(mmss "$t0"))} with JOBS=$jobs on $(nproc 2>/dev/null || echo '?') cores"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

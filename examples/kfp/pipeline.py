@@ -4,8 +4,7 @@ branches on how the job ended, and always reports.
     python3 examples/kfp/pipeline.py                 # writes jax_mnist_pipeline.yaml
     python3 examples/kfp/pipeline.py --submit HOST   # also starts a run on HOST
 
-(With the offline SDK of a jaxjob checkout:
-`. ../shared/tools/kfp-sdk/env.sh && "$KFP_PYTHON" examples/kfp/pipeline.py`.)
+(Needs the KFP SDK: pip install kfp kfp-kubernetes.)
 
 The training step is the jaxjob component (component/component.yaml). What
 each choice below relies on in KFP's backend is in component/README.md,
@@ -90,7 +89,9 @@ def train(image: str, workers: int, gpus_per_worker: str, timeout: str, api: str
         command='["python3", "spmd_mnist_classifier_fromscratch.py"]',
         env='{"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}',
         workers=workers,
-        gpus_per_worker=gpus_per_worker,
+        gpus_per_worker=gpus_per_worker,   # "" = CPU only; "1" = one nvidia.com/gpu per worker
+        # let the workers onto GPU nodes (tainted nvidia.com/gpu:NoSchedule on most clusters)
+        tolerations='[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]',
         cpu="2",
         memory="4Gi",
         timeout=timeout,

@@ -18,10 +18,15 @@ KFP, from the compiled IR (what the SDK wrote, not component.yaml):
   - launcher: {{$.inputs.parameters['x']}} becomes the value as text
     (metadata.PbValueToText: a string as is, a number with FormatFloat 'f' -1),
     {{$.outputs.parameters['x'].output_file}} the file /tmp/kfp/outputs/x
-    (driver.go provisionOutputs), {"IfPresent": ...} expands its Then/Else;
-    outputs are collected only when the command exits 0
-    (launcher_v2.go:436-462), each output file must exist and parse by its
-    type (metadata.TextToPbValue, converter.go:50-96).
+    (driver.go provisionOutputs), {{$.outputs.artifacts['x'].path}} the local
+    path of the artifact's URI (LocalPathForURI: minio://b/k -> /minio/b/k),
+    {{$}} the executor input as JSON, {"IfPresent": ...} expands its
+    Then/Else, {"Concat": [...]} joins; outputs are collected only when the
+    command exits 0 (launcher_v2.go:436-462): the executor output file
+    /tmp/kfp_outputs/output_metadata.json, when present, must be an
+    ExecutorOutput (its parameter values win), each other output parameter
+    file must exist and parse by its type (metadata.TextToPbValue,
+    converter.go:50-96), each output artifact's local file is uploaded.
 Argo, from the WorkflowTemplate:
   - {{workflow.*}} and {{workflow.parameters.*}} are filled in anywhere in a
     string; output parameters are read from valueFrom.path after the main
@@ -32,9 +37,11 @@ Argo, from the WorkflowTemplate:
 Subcommands (files are paths; ROOT is where "/" of the step's pod is mapped):
   ir-check IR                      the assertions on the compiled IR (prints what it checked)
   kfp-argv IR TASK ROOT [k=v...]   the step's argv, NUL-separated; k=v: run=, task_id=,
-                                   param.NAME= (pipeline parameter), input.NAME= (override)
-  kfp-collect IR TASK ROOT EXIT    the outputs as KFP reads them, as JSON (or exit 1 naming
-                                   the output that fails to parse)
+                                   param.NAME= (pipeline parameter), input.NAME= (override),
+                                   item= (the ParallelFor item)
+  kfp-env IR TASK run=ID            env words from kfp.kubernetes field paths (NUL-separated)
+  kfp-collect IR TASK ROOT EXIT [run= task_name=]  the outputs as KFP reads them, as JSON
+                                   (or exit 1 naming the output that fails to parse)
   kfp-branch IR TASK STATE         which condition branch of the IR runs for that state
   argo-argv WT TEMPLATE ROOT [k=v...]  argv of a template (k=v: workflow.uid=, workflow.name=)
   argo-collect WT TEMPLATE ROOT    the output parameters as Argo reads them, as JSON
@@ -68,8 +75,18 @@ def die(msg):
 
 
 def load(path):
+    """The first document (an IR file may carry a platform spec as a second one)."""
     with open(path) as f:
-        return yaml.safe_load(f)
+        return next(d for d in yaml.safe_load_all(f) if d)
+
+
+def platform_of(path):
+    """The kubernetes platform spec of an IR file, or {}."""
+    with open(path) as f:
+        for d in yaml.safe_load_all(f):
+            if d and "platforms" in d:
+                return d["platforms"].get("kubernetes", {})
+    return {}
 
 
 def kv(pairs):
@@ -118,7 +135,12 @@ def resolve_input(ir, cname, spec, ctx):
                 return ctx["param." + name]
             return ir["root"]["inputDefinitions"]["parameters"][name].get("defaultValue")
         pname, ptask = caller_of(ir, cname)
-        return resolve_input(ir, pname, ptask["inputs"]["parameters"][name], ctx)
+        given = ptask.get("inputs", {}).get("parameters", {})
+        if name not in given and ptask.get("parameterIterator", {}).get("itemInput") == name:
+            if "item" not in ctx:
+                die(f"{cname} is a loop: say which item (item=...)")
+            return ctx["item"]      # one ParallelFor iteration
+        return resolve_input(ir, pname, given[name], ctx)
     die(f"input kind not emulated: {spec}")
 
 
@@ -156,19 +178,69 @@ def as_text(v):
 
 PH_IN = re.compile(r"\{\{\$\.inputs\.parameters\['([^']+)'\]\}\}")
 PH_OUT = re.compile(r"\{\{\$\.outputs\.parameters\['([^']+)'\]\.output_file\}\}")
+PH_ART = re.compile(r"\{\{\$\.outputs\.artifacts\['([^']+)'\]\.(path|uri)\}\}")
+EXECUTOR_OUTPUT = "/tmp/kfp_outputs/output_metadata.json"   # launcher_v2.go:526
+ARTIFACT_ROOT = "minio://mlpipeline/v2/artifacts"            # the default pipeline root
 
 
-def launcher_arg(a, values, root, out):
+def artifact_uri(name, ctx):
+    """Where the driver puts an output artifact (pipeline root/pipeline/run/task/name)."""
+    return f"{ARTIFACT_ROOT}/{ctx['job_name']}/{ctx['run']}/{ctx['task_name']}/{name}"
+
+
+def local_path(uri):
+    """The launcher's LocalPathForURI: minio://x -> /minio/x."""
+    scheme, rest = uri.split("://", 1)
+    return f"/{scheme}/{rest}"
+
+
+def executor_input(comp, values, root, ctx):
+    """What {{$}} becomes: the executor input as JSON (protojson field names)."""
+    outs = comp.get("outputDefinitions", {})
+    arts = {}
+    for name, d in outs.get("artifacts", {}).items():
+        arts[name] = {"artifacts": [{"name": name, "type": d["artifactType"],
+                                     "uri": artifact_uri(name, ctx), "metadata": {}}]}
+    return json.dumps({
+        "inputs": {"parameterValues": values},
+        "outputs": {
+            "parameters": {n: {"outputFile": root + OUTPUT_DIR + "/" + n}
+                           for n in outs.get("parameters", {})},
+            "artifacts": arts,
+            "outputFile": root + EXECUTOR_OUTPUT,
+        },
+    }, separators=(",", ":"))
+
+
+def launcher_arg(a, values, root, out, env=None):
+    if a.startswith('{"Concat"'):
+        parts = []
+        for b in json.loads(a)["Concat"]:
+            launcher_arg(b, values, root, parts, env)
+        out.append("".join(parts))
+        return
     if a.startswith('{"IfPresent"'):
         c = json.loads(a)["IfPresent"]
         for b in c.get("Then" if c["InputName"] in values else "Else", []) or []:
-            launcher_arg(b, values, root, out)
+            launcher_arg(b, values, root, out, env)
         return
-    # the template's placeholders are replaced once; a value is not scanned again
-    if "{{$." in PH_OUT.sub("", PH_IN.sub("", a)):
-        die(f"placeholder not emulated: {a}")
-    out.append(PH_OUT.sub(lambda m: root + OUTPUT_DIR + "/" + m.group(1),
-                          PH_IN.sub(lambda m: as_text(values[m.group(1)]), a)))
+    # each placeholder of the template is replaced once; a value is not scanned again
+    def one(m):
+        tok = m.group(0)
+        if tok == "{{$}}":
+            return env["executor_input"]
+        x = PH_IN.fullmatch(tok)
+        if x:
+            return as_text(values[x.group(1)])
+        x = PH_OUT.fullmatch(tok)
+        if x:
+            return root + OUTPUT_DIR + "/" + x.group(1)
+        x = PH_ART.fullmatch(tok)
+        if x:
+            uri = artifact_uri(x.group(1), env["ctx"])
+            return uri if x.group(2) == "uri" else root + local_path(uri)
+        die(f"placeholder not emulated: {tok}")
+    out.append(re.sub(r"\{\{\$[^}]*\}\}", one, a))
 
 
 def kfp_argv(ir_path, task, root, pairs):
@@ -179,9 +251,26 @@ def kfp_argv(ir_path, task, root, pairs):
     comp, values = task_inputs(ir, task, ctx)
     ex = ir["deploymentSpec"]["executors"][comp["executorLabel"]]["container"]
     argv = []
+    env = {"ctx": ctx, "executor_input": executor_input(comp, values, root, ctx)}
     for a in ex.get("command", []) + ex.get("args", []):
-        launcher_arg(a, values, root, argv)
+        launcher_arg(a, values, root, argv, env)
     sys.stdout.write("\0".join(argv))
+
+
+def kfp_env(ir_path, task, pairs):
+    """NAME=VALUE words (NUL-separated) the driver adds from kfp.kubernetes
+    field paths (driver/k8s.go); the pod label pipeline/runid is the run."""
+    ir = load(ir_path)
+    ctx = kv(pairs)
+    _, t = find_task(ir, task)
+    comp = ir["components"][t["componentRef"]["name"]]
+    ex = platform_of(ir_path).get("deploymentSpec", {}).get("executors", {})
+    words = []
+    for f in ex.get(comp["executorLabel"], {}).get("fieldPathAsEnv", []):
+        if f["fieldPath"] != "metadata.labels['pipeline/runid']":
+            die(f"field path not emulated: {f['fieldPath']}")
+        words.append(f"{f['name']}={ctx['run']}")
+    sys.stdout.write("\0".join(words))
 
 
 GO_INT = re.compile(r"^[+-]?[0-9]+$")
@@ -212,15 +301,30 @@ def text_to_value(text, ptype, name):
     return v
 
 
-def kfp_collect(ir_path, task, root, code):
+def kfp_collect(ir_path, task, root, code, pairs=()):
     ir = load(ir_path)
     _, t = find_task(ir, task)
     comp = ir["components"][t["componentRef"]["name"]]
     if int(code) != 0:
         print(json.dumps({"collected": False}))
         return
+    # the executor output file, when written, is protojson ExecutorOutput: its
+    # parameter values win over the files, its artifact metadata is merged
+    eo = {}
+    eo_path = root + EXECUTOR_OUTPUT
+    if os.path.exists(eo_path):
+        try:
+            eo = json.load(open(eo_path))
+        except ValueError as e:
+            die(f"{EXECUTOR_OUTPUT} is not JSON ({e}): KFP fails the task")
+        extra = set(eo) - {"parameterValues", "artifacts"}
+        if not isinstance(eo, dict) or extra:
+            die(f"{EXECUTOR_OUTPUT} is not an ExecutorOutput (unknown {extra}): KFP fails the task")
     got = {}
-    for name, d in comp["outputDefinitions"]["parameters"].items():
+    for name, d in comp["outputDefinitions"].get("parameters", {}).items():
+        if name in eo.get("parameterValues", {}):
+            got[name] = eo["parameterValues"][name]
+            continue
         path = root + OUTPUT_DIR + "/" + name
         if not os.path.exists(path):
             die(f"output {name}: {OUTPUT_DIR}/{name} does not exist (KFP fails the task)")
@@ -228,7 +332,17 @@ def kfp_collect(ir_path, task, root, code):
             got[name] = text_to_value(open(path).read(), d["parameterType"], name)
         except ValueError as e:
             die(f"output {e} (KFP fails the task)")
-    print(json.dumps({"collected": True, "outputs": got}))
+    arts = {}
+    ctx = {"job_name": "jax-mnist-run", **kv(pairs)}
+    for name in comp["outputDefinitions"].get("artifacts", {}):
+        path = root + local_path(artifact_uri(name, ctx))
+        if not os.path.exists(path):
+            die(f"output artifact {name}: {path[len(root):]} does not exist (the launcher's upload fails)")
+        md = {}
+        for a in eo.get("artifacts", {}).get(name, {}).get("artifacts", [])[:1]:
+            md = a.get("metadata", {})
+        arts[name] = {"bytes": os.path.getsize(path), "metadata": md}
+    print(json.dumps({"collected": True, "outputs": got, "artifacts": arts}))
 
 
 def kfp_branch(ir_path, task, state):
@@ -379,8 +493,10 @@ def main(argv):
         ir_check(args[0], args[1] if len(args) > 1 else "jaxjob-launch")
     elif cmd == "kfp-argv":
         kfp_argv(args[0], args[1], args[2], args[3:])
+    elif cmd == "kfp-env":
+        kfp_env(args[0], args[1], args[2:])
     elif cmd == "kfp-collect":
-        kfp_collect(*args[:4])
+        kfp_collect(args[0], args[1], args[2], args[3], args[4:])
     elif cmd == "kfp-branch":
         kfp_branch(*args[:3])
     elif cmd == "argo-argv":

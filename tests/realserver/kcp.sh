@@ -31,13 +31,13 @@ kcp_check() {
 	local miss=
 	[ -x "$KCP_TOOL/bin/kube-apiserver" ] || miss="$miss $KCP_TOOL/bin/kube-apiserver"
 	[ -x "$KCP_TOOL/bin/kube-controller-manager" ] || miss="$miss $KCP_TOOL/bin/kube-controller-manager"
-	local c
+	local c hint=
 	for c in etcd etcdctl kubectl openssl curl; do
-		command -v "$c" >/dev/null 2>&1 || miss="$miss $c"
+		command -v "$c" >/dev/null 2>&1 || { miss="$miss $c"; hint=" (scripts/install-deps.sh installs them)"; }
 	done
 	[ -x "$KCP_PY" ] || miss="$miss $KCP_PY"
 	if [ -n "$miss" ]; then
-		KCP_WHY="needed for the real control plane but missing:$miss (scripts/install-deps.sh installs etcd-server and kubectl)"
+		KCP_WHY="needed for the real control plane but missing:$miss$hint"
 		return 2
 	fi
 	return 0
@@ -75,8 +75,11 @@ kcp_up() {
 	fi
 	# shellcheck disable=SC1091
 	. "$KCP_DIR/env"
-	if [ -n "$cache" ] && [ ! -e "$cache/pki/done" ] && mkdir -p "$cache" 2>/dev/null; then
-		chmod 700 "$cache" && cp -a "$KCP_DIR/pki" "$cache/" && cp -p "$KCP_DIR"/*.token "$cache/"
+	if [ -n "$cache" ] && [ ! -e "$cache" ]; then
+		# built aside and renamed: a suite starting in parallel sees all of it or nothing
+		local tmp
+		tmp=$(mktemp -d "$cache.XXXXXX") && cp -a "$KCP_DIR/pki" "$tmp/" && cp -p "$KCP_DIR"/*.token "$tmp/" &&
+			mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"
 	fi
 	kcp_register_secrets
 	# a token kubeconfig for the launcher, namespace team-a (kubeconfig* is never searched by 99-secrets)

@@ -57,7 +57,7 @@ expect '... the warning names verb, resource and what is lost; no log request wa
 	test \"\$(grep -c 'pods/log' $T/nl1.err)\" -eq 1 && test ! -s $T/nl1.out &&
 	requests | python3 -c 'import json,sys; r=[e for e in json.load(sys.stdin) if e[\"user\"]==\"nologs\" and e[\"path\"].endswith(\"/log\")]; assert not r, r'"
 expect '... the create of f403 was refused from the review: no POST of a job was sent' "
-	grep -q 'SelfSubjectAccessReview' $T/f403.err &&
+	grep -Eq 'SelfSubject(Rules|Access)Review' $T/f403.err &&
 	requests | python3 -c 'import json,sys; r=[e for e in json.load(sys.stdin) if e[\"user\"]==\"nocreate\"]; assert r and not [e for e in r if e[\"method\"]==\"POST\" and e[\"path\"].endswith(\"/jaxjobs\")], r'"
 ctl POST /_test/users '{"name": "nopatch", "allow": ["* *"], "deny": ["patch jaxjobs", "patch trainjobs"]}' >/dev/null
 kubeconfig_as "$KS/nopatch.token" "$T/kc-nopatch"
@@ -67,7 +67,13 @@ expect_run 3 '--on-cancel suspend without the patch verb: warned up front, delet
 expect '... it says so, once before the create and at the cancel, and the job is gone' "
 	grep -q 'warning: cannot patch jaxjobs in namespace team-a: --on-cancel suspend falls back to delete' $T/np1.err &&
 	grep -q 'deleting it instead' $T/np1.err && test \"\$(job_state np1)\" = absent"
-ctl POST /_test/users '{"name": "nossar", "allow": ["* *"], "deny": ["create selfsubjectaccessreviews"]}' >/dev/null
+ctl POST /_test/users '{"name": "nossrr", "allow": ["* *"], "deny": ["create selfsubjectrulesreviews", "get pods/log"]}' >/dev/null
+kubeconfig_as "$KS/nossrr.token" "$T/kc-nossrr"
+expect_run 0 'rules review forbidden: the same answer from access reviews (pods/log denied: warned, no log requests)' nr1 \
+	"$JAXJOB" launch --kubeconfig "$T/kc-nossrr" --name nr1 --image x/jax:1 --env SIM_LINES=2
+expect '... one warning about pods/log, nothing else' "
+	test \"\$(grep -c warning $T/nr1.err)\" -eq 1 && grep -q 'warning: cannot get pods/log in namespace team-a: no worker logs' $T/nr1.err"
+ctl POST /_test/users '{"name": "nossar", "allow": ["* *"], "deny": ["create selfsubjectaccessreviews", "create selfsubjectrulesreviews"]}' >/dev/null
 kubeconfig_as "$KS/nossar.token" "$T/kc-nossar"
 expect_run 0 'a cluster that forbids SelfSubjectAccessReview: the launch goes on without a word about it' ns1 \
 	"$JAXJOB" launch --kubeconfig "$T/kc-nossar" --name ns1 --image x/jax:1 --env SIM_LINES=2

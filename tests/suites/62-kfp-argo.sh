@@ -170,6 +170,7 @@ export KUBECONFIG=$KS/kubeconfig	# the in-cluster account, for the step
 kfp_step() {
 	local name=$1 root=$2 args
 	shift 2
+	printf '%s\n' "$@" | grep -E '^(run|task_name)=' >"$T/$name.ctx"
 	mapfile -d '' args < <($ENGINE kfp-argv "$IR" jaxjob-launch "$root" "$@")
 	args[0]=$JAXJOB
 	HOSTNAME=$name-pod KFP_POD_NAME=$name-pod KFP_POD_UID=uid-$name "${args[@]}" >"$T/$name.out" 2>"$T/$name.err"
@@ -177,7 +178,7 @@ kfp_step() {
 }
 SIMOK='input.env={"SIM_LINES":"2","SIM_DURATION":"1"}'
 SIMBAD='input.env={"SIM_FAIL_WORKER":"0","SIM_EXIT":"3","SIM_LINES":"1"}'
-collect() { $ENGINE kfp-collect "$IR" jaxjob-launch "$1" "$(cat "$T/$2.rc")"; }
+collect() { $ENGINE kfp-collect "$IR" jaxjob-launch "$1" "$(cat "$T/$2.rc")" $(cat "$T/$2.ctx"); }
 # chk FILE EXPR: a Python assertion on a JSON file (d; o = its outputs); field FILE KEY
 chk() { python3 -c 'import json, re, sys; d = json.load(open(sys.argv[1])); o = d.get("outputs", d); assert eval(sys.argv[2]), (sys.argv[2], d)' "$1" "$2"; }
 field() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d.get("outputs", d)[sys.argv[2]])' "$1" "$2"; }
@@ -204,11 +205,11 @@ if have_ir; then
 	kfp_step k3 "$T/k3" run=run-cccc task_name=jaxjob-launch task_id=43 input.outcome=exit-code "$SIMBAD"
 	expect 'KFP: the same with outcome=exit-code: exit 1, and KFP collects nothing' \
 		"test \$(cat $T/k3.rc) = 1 && collect $T/k3 k3 | grep -q '\"collected\": false'"
-	kfp_step k4 "$T/k4" run=run-dddd task_name=jaxjob-launch task_id=44 input.image=x/jax:1 \
-		input.gpu_resource=example.com/gpu input.gpus_per_worker=1 "input.env={\"SIM_STARTUP\":\"0.1\",\"SIM_IMAGE_PULL_ERROR\":\"1\"}" input.fail_fast_after=1s
+	kfp_step k4 "$T/k4" run=run-dddd task_name=jaxjob-launch task_id=44 param.gpus_per_worker=1 input.image=x/jax:1 \
+		"input.env={\"SIM_STARTUP\":\"0.1\",\"SIM_IMAGE_PULL_ERROR\":\"1\"}" input.fail_fast_after=1s
 	collect "$T/k4" k4 >"$T/k4.json" 2>"$T/k4.collect.err"
-	expect 'KFP: a job that cannot start (its image does not pull): exit 0, outputs parse (state Stuck, exit_code 7, GPUs in the job)' \
-		"test \$(cat $T/k4.rc) = 0 && chk $T/k4.json \"o['state'] == 'Stuck' and o['exit_code'] == 7 and o['job_json']['spec']['jaxReplicaSpecs']['Worker']['template']['spec']['containers'][0]['resources']['limits']['example.com/gpu'] == 1\""
+	expect 'KFP: a job that cannot start (its image does not pull): exit 0, outputs parse (state Stuck, exit_code 7); the pipeline'\''s gpus_per_worker=1 and GPU toleration reached the workers' \
+		"test \$(cat $T/k4.rc) = 0 && chk $T/k4.json \"o['state'] == 'Stuck' and o['exit_code'] == 7 and o['job_json']['spec']['jaxReplicaSpecs']['Worker']['template']['spec']['containers'][0]['resources']['limits']['nvidia.com/gpu'] == 1 and o['job_json']['spec']['jaxReplicaSpecs']['Worker']['template']['spec']['tolerations'][0]['key'] == 'nvidia.com/gpu'\""
 	# an API error before any job exists: the step still fails (retry), outputs parse
 	kfp_step k5 "$T/k5" run=run-eeee task_name=jaxjob-launch task_id=45 input.namespace=nowhere-ns "$SIMOK"
 	expect 'KFP: an API error (namespace that does not exist) still fails the step: exit 4, which KFP retries' \
@@ -225,16 +226,32 @@ for n, d in ir[\"components\"][t[\"componentRef\"][\"name\"]][\"outputDefinition
 '"
 
 	# the run from the pod label instead (use_field_path_as_env -> KFP_RUN_ID)
-	KFP_RUN_ID=run-from-label kfp_step k6 "$T/k6" task_name=jaxjob-launch task_id=46 input.run_id= "$SIMOK"
+	KFP_RUN_ID=run-from-label kfp_step k6 "$T/k6" run=run-from-label task_name=jaxjob-launch task_id=46 input.run_id= "$SIMOK"
 	collect "$T/k6" k6 >"$T/k6.json"
 	expect 'KFP: run_id left empty, KFP_RUN_ID from the pod label gives the run: named and identified from it' \
 		"test \$(cat $T/k6.rc) = 0 && chk $T/k6.json \"re.fullmatch('mnist-[0-9a-f]{10}', o['job_name']) and o['job_json']['metadata']['annotations']['jaxjob.dev/launch-source'] == 'kfp run run-from-label task jaxjob-launch/46'\""
-	kfp_step k7 "$T/k7" task_name=jaxjob-launch task_id=47 input.run_id= "$SIMOK"
+	kfp_step k7 "$T/k7" run=run-gggg task_name=jaxjob-launch task_id=47 input.run_id= "$SIMOK"
 	expect 'KFP: no run at all (run_id empty, no KFP_RUN_ID): refused with exit 2, naming run_id'\''s placeholder' \
 		"test \$(cat $T/k7.rc) = 2 && grep -q 'dsl.PIPELINE_JOB_ID_PLACEHOLDER' $T/k7.err"
 	kfp_step k8 "$T/k8" run=run-ffff task_name=jaxjob-launch task_id=48 'input.name=mnist-{{$.pipeline_job_uuid}}' input.name_prefix= "$SIMOK"
 	expect 'KFP: a name built with an f-string reaches the step literally and is refused (exit 2), saying why' \
 		"test \$(cat $T/k8.rc) = 2 && grep -q 'only when it is the whole value' $T/k8.err"
+
+	# the @dsl.container_component example: a ParallelFor iteration, the run from the pod label
+	mapfile -d '' envw < <($ENGINE kfp-env "$CC" jaxjob-launch run=run-sweep)
+	# (the finished job is kept here, --delete-after never, to look at it afterwards)
+	sed "/^        - --delete-after$/{n;s/success/never/}" "$CC" >"$T/cc-keep.yaml"
+	mapfile -d '' a < <($ENGINE kfp-argv "$T/cc-keep.yaml" jaxjob-launch "$T/c1" run=run-sweep task_name=jaxjob-launch task_id=61 item=0.01)
+	a[0]=$JAXJOB
+	env "${envw[@]}" HOSTNAME=c1-pod "${a[@]}" >"$T/c1.out" 2>"$T/c1.err"
+	echo $? >"$T/c1.rc"
+	$ENGINE kfp-collect "$CC" jaxjob-launch "$T/c1" "$(cat "$T/c1.rc")" run=run-sweep task_name=jaxjob-launch >"$T/c1.json"
+	expect 'container_component.py as KFP runs one iteration: KFP_RUN_ID from the label, the item joined into --env (Concat), outputs parse' \
+		"[[ \" \${a[*]} \" == *' --delete-after never '* ]] && test \"\${envw[*]}\" = KFP_RUN_ID=run-sweep && test \$(cat $T/c1.rc) = 0 && grep -q 'job_name' $T/c1.json &&
+		 ctl GET /apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/\$(field $T/c1.json job_name) >$T/c1.job &&
+		 grep -q '\"LEARNING_RATE\"' $T/c1.job && grep -q '\"0.01\"' $T/c1.job &&
+		 grep -q 'kfp run run-sweep task jaxjob-launch/61' $T/c1.job &&
+		 chk $T/c1.json \"re.fullmatch('sweep-[0-9a-f]{10}', o['job_name']) and o['exit_code'] == 0 and o['worker_counts']['replicas'] == 2\""
 
 	# ---- retry: same run and task, new pod -------------------------------------
 	ks_mark

@@ -4,7 +4,7 @@
 # (tests/realserver/operator.py): every operator scenario, all workers' logs line for line,
 # cancel by suspend and by foreground deletion through the real garbage collector, re-attach,
 # a TrainJob, the shipped Role with a token minted by `kubectl create token`, and the request
-# count of a long job from the apiserver's audit log (a 15 s job, not the issue's 60 s: a
+# count of a long job from the apiserver's audit log (a 10 s job, not the issue's 60 s: a
 # watch-driven launch makes the same requests however long the job runs, and the suite's time
 # budget is small; bench/realserver.sh runs the 60 s job). The scenarios run side by side on one
 # control plane (different jobs), then the assertions.
@@ -31,7 +31,7 @@ t_start=$SECONDS
 # ---- every scenario at once (different jobs on one control plane) -----------------------------
 # the long job is counted: its requests are told apart by its identity (the service account)
 bg_launch_as "$KCP_DIR/kubeconfig-sa" cnt --name cnt --image x/jax:1 --workers 2 \
-	--env SIM_DURATION=15 --env SIM_LINES=4 --out-state="$O/cnt/state" -- python train.py
+	--env SIM_DURATION=10 --env SIM_LINES=4 --out-state="$O/cnt/state" -- python train.py
 bg_launch ok3 --name ok3 --image x/jax:1 --workers 3 --env SIM_LINES=20 --env SIM_DURATION=3 \
 	--out-state="$O/ok3/state" --out-exit-code="$O/ok3/exit" -- python train.py
 bg_launch late --name late --image x/jax:1 --workers 3 --env SIM_LATE_WORKER=2 --env SIM_LATE_DELAY=3 \
@@ -132,7 +132,7 @@ expect '... the same job (uid), every worker'"'"'s log in full, each line once' 
 	test -z \"\$(sort $T/ra2.out | uniq -d)\""
 
 # ---- the shipped Role, a minted token, the request count of a long job ------------------------------
-expect "a 15 s job under the shipped Role (deploy/pipeline-step) with a TokenRequest token: exit 0 (got $rc_cnt)" \
+expect "a 10 s job under the shipped Role (deploy/pipeline-step) with a TokenRequest token: exit 0 (got $rc_cnt)" \
 	"test $rc_cnt -eq 0 && test \"\$(cat $O/cnt/state)\" = Succeeded"
 kcp_audit jaxjob/ | "$KCP_PY" -c '
 import json, sys
@@ -141,21 +141,26 @@ for l in sys.stdin:
     if r["user"] == "system:serviceaccount:team-a:jaxjob-launcher":
         print(l.strip())' >"$T/cnt.requests"
 n=$(grep -vc selfsubject "$T/cnt.requests")
-expect "its requests, from the audit log: $n besides access reviews; no polling, no denial, no repeat" "
-	\"$KCP_PY\" - '$T/cnt.requests' <<'PY'
+# 9 on a quiet machine (one POST; a LIST + a WATCH each for the job, its pods, its events; one log
+# follow per worker). The bounds leave room for a reconnect or two when the machine is starved
+# (a watch or log stream the server or the launch gave up on), never for polling or a 403 loop.
+expect "its requests, from the audit log: $n besides access reviews (9 when idle); no polling, no denial" "
+	\"\$KCP_PY\" - '$T/cnt.requests' <<'PY'
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
 work = [r for r in reqs if 'selfsubject' not in r['uri']]
+for r in work:
+    print(r['verb'], r['code'], r['uri'][:160], file=sys.stderr)
 gets = [r for r in work if r['verb'] == 'get' and '/jaxjobs/cnt' in r['uri'].split('?')[0]]
 denied = [r for r in reqs if r['code'] in (401, 403)]
 watches = [r for r in work if r['verb'] == 'watch']
 logs = [r for r in work if '/log' in r['uri']]
 assert len([r for r in work if r['verb'] == 'create']) == 1, 'one POST'
-assert len(gets) <= 1, ('no polling of the job', gets)
-assert not denied, denied
-assert len(logs) == 2, ('one log follow per worker', logs)
-assert len(watches) <= 4, watches
-assert len(work) <= 12, [(r['verb'], r['uri']) for r in work]
+assert len(gets) <= 1, 'no polling of the job'
+assert not denied, 'no request denied'
+assert 2 <= len(logs) <= 4, 'one log follow per worker (+ a reconnect each at most)'
+assert len(watches) <= 6, 'one watch each for job, pods, events (+ a reconnect each at most)'
+assert len(work) <= 15, 'a handful of requests'
 PY"
 cp "$T/cnt.requests" "$JAXJOB_TMP/65-real-cnt.requests" 2>/dev/null
-echo "# requests of the 15 s job: $(wc -l <"$T/cnt.requests") (see 65-real-cnt.requests)"
+echo "# requests of the 10 s job: $(wc -l <"$T/cnt.requests") (see 65-real-cnt.requests)"

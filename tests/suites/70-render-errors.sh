@@ -154,6 +154,30 @@ bad 'a parameter value is checked like the job file' \
 	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"many"}]'
 bad 'ARGOCD_APP_PARAMETERS that is not a JSON array is refused' \
 	'ARGOCD_APP_PARAMETERS is not a JSON array' "$A" 'ARGOCD_APP_PARAMETERS={"name":"x"}'
+# strict: the same bounded parser as every file (issue 13)
+bad 'ARGOCD_APP_PARAMETERS with data after the array is refused' \
+	'ARGOCD_APP_PARAMETERS has data after its JSON array' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"8"}] x'
+bad 'ARGOCD_APP_PARAMETERS holding two arrays is refused' \
+	'ARGOCD_APP_PARAMETERS has data after its JSON array' "$A" 'ARGOCD_APP_PARAMETERS=[] []'
+bad 'a duplicate key in a parameter entry is refused' \
+	'ARGOCD_APP_PARAMETERS:1:42: duplicate mapping key "string"' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"8","string":"9"}]'
+bad 'a parameter given twice is refused' \
+	'parameter resnet50.workers is given twice in ARGOCD_APP_PARAMETERS; keep one' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"8"},{"name":"resnet50.workers","string":"9"}]'
+bad 'a \u0000 in a parameter value is refused, not a silent cut' \
+	'ARGOCD_APP_PARAMETERS:1:38: NUL character in a scalar' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"8\u0000"}]'
+bad 'a misspelt value key of a parameter is refused' \
+	'parameter resnet50.workers: "strng" is not a field of a parameter' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","strng":"8"}]'
+bad 'a duplicate key inside a JSON array item is refused' \
+	'array item:1:13: duplicate mapping key "name"' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.env","array":["{\"name\":\"A\",\"name\":\"B\"}"]}]'
+cmp_render "$A" "${ARGO_ENV[@]}" 'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.env","array":["EMOJI=x\ud83d\udca5"]}]' --
+[ "$rc" -eq 0 ] && grep -q "value: x$(printf '\xf0\x9f\x92\xa5')" "$T/out"
+report 'a surrogate pair escape (json.dumps) in a parameter is the character' $?
 bad 'a parameter aimed at a plain manifest is refused' \
 	'job gpt-small-eval is a plain JAXJob manifest' "$A" \
 	'ARGOCD_APP_PARAMETERS=[{"name":"gpt-small-eval.workers","string":"2"}]'

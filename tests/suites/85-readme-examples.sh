@@ -105,14 +105,14 @@ KS=$T/ks KS_NOCRD=$T/ks-nocrd EMPTY_DIR=$T/empty
 export KS KS_NOCRD EMPTY_DIR
 mkdir -p "$EMPTY_DIR"
 servers=
-if [ -x "$top/tests/kube-apiserver/start.sh" ]; then
-	if "$top/tests/kube-apiserver/start.sh" "$KS" >"$T/ks.log" 2>&1 &&
-		"$top/tests/kube-apiserver/start.sh" "$KS_NOCRD" --crds trainer.kubeflow.org >>"$T/ks.log" 2>&1; then
-		servers=1
-	else
-		not_ok 'the Kubernetes API test servers start'
-		cat "$T/ks.log" >&2
-	fi
+if [ ! -x "$top/tests/kube-apiserver/start.sh" ]; then
+	not_ok 'the Kubernetes API test server exists (tests/kube-apiserver/start.sh)'
+elif "$top/tests/kube-apiserver/start.sh" "$KS" >"$T/ks.log" 2>&1 &&
+	"$top/tests/kube-apiserver/start.sh" "$KS_NOCRD" --crds trainer.kubeflow.org >>"$T/ks.log" 2>&1; then
+	servers=1
+else
+	not_ok 'the Kubernetes API test servers start'
+	cat "$T/ks.log" >&2
 fi
 cleanup() {
 	"$top/tests/kube-apiserver/stop.sh" "$KS" >/dev/null 2>&1

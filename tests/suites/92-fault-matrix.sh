@@ -15,8 +15,9 @@
 #   1,000 workers with --logs first (1,000 pods, pod watch and worker counts
 #   at that scale; every worker's log stream at 1,000 is in bench/load.sh).
 #
-# The cells run in three parts, each its own suite with its own server, so
-# that `make check` runs them side by side: part 1 here (the protocol
+# The cells run in four parts, each its own suite with its own server, so
+# that they run side by side (parts 2 and 4, 1,000 workers, only in
+# `make check-long`): part 1 here (the protocol
 # faults), parts 2 and 4 in 93-fault-matrix-scale.sh and
 # 93-fault-matrix-scale-fast.sh (1,000 workers), part 3 in
 # 93-fault-matrix-outage.sh (outages, credentials, certificates). The whole

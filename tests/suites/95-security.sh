@@ -240,6 +240,6 @@ if [ -f "$JAXJOB_TOP/Dockerfile" ]; then
 		uid=${user%%:*}; gid=${user#*:}
 		[ "$uid" -gt 0 ] 2>/dev/null && [ "$gid" -gt 0 ] 2>/dev/null'
 else
-	skip 'the image runs as non-root' 'no Dockerfile yet'
+	not_ok 'the image runs as non-root: Dockerfile exists'
 fi
 exit 0

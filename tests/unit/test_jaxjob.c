@@ -263,7 +263,7 @@ int main(void)
 		cmocka_unit_test(listed_manifests_validate),
 	};
 	const char *list = getenv("JAXJOB_VALIDATE_FILES");
-	if (list && *list)
+	if (list)	/* set but empty: a suite produced nothing, which fails */
 		return cmocka_run_group_tests(listed, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -364,12 +364,12 @@ static void render_the_default_template(void **state)
 	const char *source;
 	assert_int_equal(tmpl_load(NULL, &tmpl, &source, &e), 0);
 	assert_int_equal(set(p, "name", "mnist", &e), 0);
-	assert_int_equal(jobparams_render(tmpl, p, source, &job, &e), -1);
+	assert_int_equal(jobparams_render(tmpl, p, source, NULL, &job, &e), -1);
 	assert_non_null(strstr(e.msg, "missing required parameter image"));
 	assert_null(job);
 	assert_int_equal(set(p, "image", "ghcr.io/x/jax:1", &e), 0);
 	assert_int_equal(set(p, "workers", "4", &e), 0);
-	assert_int_equal(jobparams_render(tmpl, p, source, &job, &e), 0);
+	assert_int_equal(jobparams_render(tmpl, p, source, NULL, &job, &e), 0);
 	assert_json(job, "{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"JAXJob\","
 		    "\"metadata\":{\"name\":\"mnist\"},\"spec\":{\"jaxReplicaSpecs\":{\"Worker\":"
 		    "{\"replicas\":4,\"restartPolicy\":\"Never\",\"template\":{\"spec\":{\"containers\":"

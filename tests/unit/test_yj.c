@@ -136,8 +136,8 @@ static void plain_scalars_follow_the_yaml_1_2_core_schema(void **state)
 		{ "12e", "\"12e\"" }, { "1.2.3", "\"1.2.3\"" }, { ".", "\".\"" },
 		{ "nan", "\"nan\"" }, { "inf", "\"inf\"" },
 		{ "2024-01-01", "\"2024-01-01\"" }, { "1:30", "\"1:30\"" },
-		{ "9007199254740993", "9007199254740992" },
-		{ "12345678901234567890", "1.2345678901234567e+19" },
+		{ "9007199254740993", "9007199254740993" },	/* integers keep every digit */
+		{ "12345678901234567890", "12345678901234567890" },
 		{ "58138187140201144", "58138187140201144" },
 		{ "0xFFFFFFFFFFFFFFFF", "1.8446744073709552e+19" },
 		{ "0x1FFFFFFFFFFFFFFFFF", "5.902958103587057e+20" },
@@ -157,6 +157,53 @@ static void plain_scalars_follow_the_yaml_1_2_core_schema(void **state)
 		assert_canon(doc, want);
 		cJSON_Delete(doc);
 	}
+}
+
+/* A number keeps its source text where it becomes text (issue 13). */
+static void numbers_keep_their_text(void **state)
+{
+	(void)state;
+	cJSON *doc = parse_ok("a: 0.1\nb: 1.10\nc: 18446744073709551617\nd: 1e3\ne: -0\n");
+	char *y = round_trip(doc);
+	/* YAML keeps what was written, except an exponent (YAML 1.1 would read a string) */
+	assert_string_equal(y, "a: 0.1\nb: 1.10\nc: 18446744073709551617\nd: 1000\ne: -0\n");
+	free(y);
+	struct buf t = BUF_INIT;
+	jtree_number_text(cJSON_GetObjectItem(doc, "b"), JTREE_NUM_TEXT, &t);
+	jtree_number_text(cJSON_GetObjectItem(doc, "d"), JTREE_NUM_TEXT, &t);
+	assert_string_equal(t.data, "1.101e3");
+	buf_free(&t);
+	/* canonical JSON: one spelling per value, big integers exact */
+	assert_canon(doc, "{\"a\":0.1,\"b\":1.1,\"c\":18446744073709551617,\"d\":1000,\"e\":0}");
+	/* a value changed in the tree no longer uses the stale text */
+	cJSON_SetNumberValue(cJSON_GetObjectItem(doc, "a"), 2);
+	assert_canon(doc, "{\"a\":2,\"b\":1.1,\"c\":18446744073709551617,\"d\":1000,\"e\":0}");
+	cJSON_Delete(doc);
+	parse_fails("v: 1e400\n", ERR_INPUT, "t.yaml:1:4: number 1e400 is out of range", NULL);
+	parse_fails("v: -1e400\n", ERR_INPUT, "out of range", NULL);
+}
+
+/* JSON's surrogate-pair escapes (Python's json.dumps) are valid input. */
+static void json_surrogate_pairs_are_characters(void **state)
+{
+	(void)state;
+	cJSON *doc = parse_ok("{\"a\": \"x\\ud83d\\udca5y\", \"b\": [\"\\uD83D\\uDE00\", 'q\\ud83d\\udca5'],"
+			      " \"c\": plain\\ud83d\\udca5}");
+	assert_string_equal(cJSON_GetObjectItem(doc, "a")->valuestring, "x\xf0\x9f\x92\xa5y");
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "b"), 0)->valuestring, "\xf0\x9f\x98\x80");
+	/* single-quoted and plain scalars have no escapes: the text stays */
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "b"), 1)->valuestring, "q\\ud83d\\udca5");
+	assert_string_equal(cJSON_GetObjectItem(doc, "c")->valuestring, "plain\\ud83d\\udca5");
+	cJSON_Delete(doc);
+	parse_fails("v: \"\\ud83d alone\"\n", ERR_PARSE, "t.yaml:1:", "half of a UTF-16 surrogate pair");
+	parse_fails("v: \"\\udca5\\ud83d\"\n", ERR_PARSE, "half of a UTF-16 surrogate pair", NULL);
+	struct buf many = BUF_INIT;
+	buf_adds(&many, "v: \"");
+	for (int i = 0; i <= YJ_MAX_SURROGATE_PASSES; i++)
+		buf_adds(&many, "\\ud83d\\udca5");
+	buf_adds(&many, "\"\n");
+	parse_fails(many.data, ERR_LIMIT, "surrogate-pair escapes", NULL);
+	buf_free(&many);
 }
 
 static void special_floats_parse_and_emit_as_yaml_specials(void **state)
@@ -963,6 +1010,8 @@ int main(void)
 		cmocka_unit_test(malformed_yaml_reports_line_and_column),
 		cmocka_unit_test(unicode_survives_both_ways),
 		cmocka_unit_test(canonical_json_sorts_keys_and_prints_integers),
+		cmocka_unit_test(numbers_keep_their_text),
+		cmocka_unit_test(json_surrogate_pairs_are_characters),
 		cmocka_unit_test(json_input_is_yaml),
 		cmocka_unit_test(random_trees_round_trip),
 		cmocka_unit_test(reference_files_round_trip),
