@@ -3,7 +3,7 @@
 #
 #   tests/run-all.sh                 every suite
 #   tests/run-all.sh PATTERN...      the suites whose file name contains any PATTERN
-#   JOBS=1 tests/run-all.sh          one suite at a time (default: nproc + 2;
+#   JOBS=1 tests/run-all.sh          one suite at a time (default: 4 x nproc;
 #                                    most suites wait on servers and sleeps)
 #
 # A suite is an executable tests/suites/NN-name.{sh,py} that prints TAP lines
@@ -54,7 +54,7 @@ fi
 export JAXJOB_TMP=$(mktemp -d "${TMPDIR:-/tmp}/jaxjob-tests.XXXXXX")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-jobs=${JOBS:-$(( $(nproc 2>/dev/null || echo 2) + 2 ))}
+jobs=${JOBS:-$(( $(nproc 2>/dev/null || echo 2) * 4 ))}
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 t0=$(date +%s.%N)
 
