@@ -194,4 +194,27 @@ for kind in outside dangling directory; do
 	[ "$rc" -eq 2 ] && [ ! -s "$T/out" ] && grep -q "^error: 'jaxjob-defaults.yaml' is" "$T/err"
 	report "a jaxjob-defaults.yaml that is a link $kind of the repository is an error, as a job file" $?
 done
+
+# a SIGTERM while --repo clones (Argo CD cancelling, a pod stopping) leaves no clone
+mkdir -p "$W/sig/tmp"
+cat >"$W/sig/srv.py" <<'EOF'
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(5)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)   # accept, never answer: the clone hangs
+EOF
+$PY "$W/sig/srv.py" "$W/sig/port" & SRV=$!
+for _ in $(seq 50); do [ -s "$W/sig/port" ] && break; sleep 0.1; done
+TMPDIR=$W/sig/tmp "$JAXJOB" render --repo "http://127.0.0.1:$(cat "$W/sig/port")/jobs.git" --revision main >"$W/sig/out" 2>"$W/sig/err" &
+P=$!
+for _ in $(seq 100); do [ -n "$(ls "$W/sig/tmp")" ] && break; sleep 0.1; done
+during=$(ls "$W/sig/tmp")
+kill -TERM $P
+wait $P
+prc=$?
+kill $SRV 2>/dev/null; wait $SRV 2>/dev/null
+[ -n "$during" ] && [ "$prc" -eq 143 ] && [ -z "$(ls "$W/sig/tmp")" ] && [ ! -s "$W/sig/out" ]
+report "a SIGTERM during a --repo clone removes the temporary clone and dies of the signal (exit $prc)" $?
 exit 0
