@@ -17,10 +17,12 @@
 char buf_empty_[1];
 
 /*
- * One line and exit status 2, never abort(): a core dump or a SIGABRT in
- * Argo CD's sidecar says nothing, and nothing half-built reaches stdout
+ * One line and exit status 2, never abort(): a core dump or a SIGABRT in a
+ * plugin sidecar or a step says nothing, and nothing half-built reaches stdout
  * (render and launch write only finished output; _exit skips stdio's
- * buffers). Hostile input that gets past the byte limits ends here.
+ * buffers). Hostile input that gets past the byte limits ends here. The
+ * one place lib writes to stderr: an allocation that failed deep inside
+ * cJSON or libyaml has no error value to travel back in.
  */
 __attribute__((noreturn)) static void die_oom(size_t n)
 {

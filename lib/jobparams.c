@@ -281,11 +281,6 @@ static int parse_int(const struct jobparam *p, const char *text, long long *out,
 	return int_in_range(p, n, e);
 }
 
-int jobparams_is_whole(double d)
-{
-	return d >= -9.2e18 && d <= 9.2e18 && d == floor(d);
-}
-
 int jobparams_parse_bool(const char *text, int *out)
 {
 	if (!strcasecmp(text, "true") || !strcmp(text, "1"))
