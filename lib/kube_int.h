@@ -81,6 +81,8 @@ struct kube_client {
 	void *on_retry_ud;
 	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
 	long connects;		/* connections opened, summed over finished transfers */
+	double deaf_s;		/* time spent dispatching (not listening), summed */
+	double dispatch_at;	/* start of the dispatch in progress, 0 outside one */
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */
 	int running;		/* > 0 inside kube_loop_run() */
 	int stop_requested;	/* kube_loop_stop(): only while running */
@@ -129,6 +131,14 @@ void kube_loop_reap(struct kube_client *c);
 
 /* Cancel every call still pending (kube_client_free). */
 void kube_cancel_all(struct kube_client *c);
+
+/*
+ * Seconds the loop has spent not listening to the network (dispatching
+ * callbacks: writing log lines to a slow stdout, say), summed since the
+ * client was made, including the dispatch in progress. A stream's quiet time
+ * is its wall time without data minus the deaf time in between.
+ */
+double kube_loop_deaf(const struct kube_client *c);
 
 /* Uniform random number in [0,1) for jitter. */
 double kube_random(struct kube_client *c);

@@ -19,6 +19,7 @@ struct kube_log {
 	struct kube_lines lines;
 	int busy, stopped;
 	double last;		/* when data last arrived, 0 before any */
+	double deaf_at;		/* kube_loop_deaf(c) then: see kube_log_idle() */
 	double lag;		/* arrival - kubelet timestamp of the last line, -1 unknown */
 	struct kube_log *next, **prev;
 };
@@ -92,6 +93,7 @@ static size_t on_data(void *ud, const char *data, size_t len)
 {
 	struct kube_log *l = ud;
 	l->last = kube_now();
+	l->deaf_at = kube_loop_deaf(l->c);
 	l->busy++;
 	kube_lines_feed(&l->lines, data, len, on_line, l);
 	l->busy--;
@@ -169,9 +171,18 @@ void kube_log_stop(struct kube_log *l)
 		log_free(l);
 }
 
+/*
+ * Quiet time is time the loop was listening: a slow stdout blocks the
+ * dispatch of lines for tens of ms, and meanwhile this stream's bytes wait
+ * in the socket (or its transfer is paused) - that is not the server being
+ * done with it, so the loop's deaf time since the last data is left out.
+ */
 double kube_log_idle(const struct kube_log *l)
 {
-	return l->last > 0 ? kube_now() - l->last : -1;
+	if (l->last <= 0)
+		return -1;
+	double idle = kube_now() - l->last - (kube_loop_deaf(l->c) - l->deaf_at);
+	return idle > 0 ? idle : 0;
 }
 
 double kube_log_lag(const struct kube_log *l)

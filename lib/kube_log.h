@@ -67,8 +67,10 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 /* Stop and free; on_end is not called. NULL is accepted. */
 void kube_log_stop(struct kube_log *l);
 
-/* Seconds since the stream last delivered data; -1 before it delivered any
- * (still connecting, retrying, or an empty log: only its end says more). */
+/* Seconds the stream has been quiet since it last delivered data, counting
+ * only time the loop was listening (a slow stdout's blocked writes are not
+ * the server's silence); -1 before it delivered any (still connecting,
+ * retrying, or an empty log: only its end says more). */
 double kube_log_idle(const struct kube_log *l);
 
 /*

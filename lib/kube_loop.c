@@ -455,13 +455,21 @@ int kube_loop_step(struct kube_client *c, double max_wait_s, struct err *e)
 	if (mc != CURLM_OK)
 		return err_set(e, ERR_INTERNAL, "curl multi: %s", curl_multi_strerror(mc));
 	c->driving++;
+	c->dispatch_at = kube_now();
 	collect_done(c);
 	dispatch_xfers(c);
 	run_timers(c);
 	run_signals(c);
+	c->deaf_s += kube_now() - c->dispatch_at;
+	c->dispatch_at = 0;
 	c->driving--;
 	kube_loop_reap(c);
 	return 0;
+}
+
+double kube_loop_deaf(const struct kube_client *c)
+{
+	return c->deaf_s + (c->dispatch_at > 0 ? kube_now() - c->dispatch_at : 0);
 }
 
 static int idle(const struct kube_client *c)
