@@ -6,8 +6,12 @@
  *   jaxjob health   judge JAXJob/TrainJob objects like the Argo CD Lua check
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
+#include "lib/buf.h"
 #include "commands.h"
 #include "lib/err.h"
 #include "lib/suggest.h"
@@ -73,8 +77,11 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* cJSON's allocations fail like ours: one error line, exit 2 (buf.c) */
+	static cJSON_Hooks hooks = { xmalloc, free };
 	const struct command *c;
 
+	cJSON_InitHooks(&hooks);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

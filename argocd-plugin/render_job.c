@@ -141,9 +141,28 @@ static int hashed_name_too_long(const struct render_job *j, struct err *e)
 	return -1;
 }
 
+/*
+ * What the API server sets on an object it stored (a manifest copied from
+ * `kubectl get -o yaml`): sent back, `status` is ignored or refused by
+ * server-side apply, a stale resourceVersion is a conflict, and Argo CD
+ * shows them as drift forever. They never belong in Git: drop them.
+ */
+static void drop_server_fields(cJSON *manifest)
+{
+	static const char *const md_fields[] = {
+		"uid", "resourceVersion", "managedFields", "creationTimestamp",
+		"generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds", NULL
+	};
+	cJSON *md = cJSON_GetObjectItemCaseSensitive(manifest, "metadata");
+	for (const char *const *f = md_fields; *f; f++)
+		cJSON_DeleteItemFromObjectCaseSensitive(md, *f);
+	cJSON_DeleteItemFromObjectCaseSensitive(manifest, "status");
+}
+
 /* Hash name, namespace default, stamps; then validate the result. */
 static int finish(struct render_job *j, const struct render_env *env, struct err *e)
 {
+	drop_server_fields(j->manifest);
 	cJSON *md = object_at(j->manifest, "metadata");
 	if (env->app_namespace && *env->app_namespace &&
 	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(md, "namespace")))

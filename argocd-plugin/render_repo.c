@@ -110,9 +110,11 @@ static const cJSON *defaults_for(struct loader *l, const char *dir, struct err *
 	}
 	struct buf path = BUF_INIT;
 	buf_addf(&path, "%s%s%s", dir, *dir ? "/" : "", RENDER_DEFAULTS_FILE);
-	if (gitsrc_is_file(l->src, path.data)) {
+	if (gitsrc_present(l->src, path.data)) {	/* same rules as a job file */
 		cJSON *docs = NULL;
 		int rc = read_yaml(l->src, path.data, &docs, e);
+		if (rc && e->code == ERR_NOTFOUND)
+			err_set(e, ERR_INPUT, "'%s' is a symbolic link to nothing; remove it or point it at a file in the repository", path.data);
 		const cJSON *doc = rc ? NULL : cJSON_GetArrayItem(docs, 0);
 		if (rc == 0 && (cJSON_GetArraySize(docs) != 1 || !cJSON_IsObject(doc)))
 			rc = err_set(e, ERR_INPUT, "%s: must be one mapping of job parameters (like a job file without a name)", path.data);

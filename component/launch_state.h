@@ -53,6 +53,7 @@ struct launch_pod {
 	int restarts;		/* restartCount of the worker container, last seen */
 	int running;		/* worker container running (this restart) */
 	int terminated;		/* worker container terminated (this restart) */
+	double terminated_seen;	/* when the pod watch said so (kube_now) */
 	int exit_code;		/* when terminated */
 	char term_reason[64];	/* Error, OOMKilled, Completed */
 	int gone;		/* pod DELETED */
@@ -96,6 +97,8 @@ struct launch_state {
 	struct kube_watch *job_watch, *pod_watch, *event_watch;
 	struct kube_timer *deadline, *stuck_timer, *drain_timer;
 	int watch_retry_noted;
+	int job_lists;			/* lists the job watch made (for "resynced") */
+	int job_polling;		/* the job watch polls (watch forbidden) */
 	int saw_job;			/* the job watch delivered our job */
 	int job_watch_failed;		/* it ended for good (KUBE_WATCH_FAILED) */
 	char event_stuck[64];		/* FailedCreatePod/FailedCreateService seen */

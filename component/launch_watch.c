@@ -159,7 +159,10 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 
 	switch (s) {
 	case KUBE_WATCH_SYNCED:
-		if (st->watch_retry_noted && st->phase == RUN_WAITING)
+		/* a list after the first (or any, when the watch began at the
+		 * create's resourceVersion) is a re-list: a 410 or a recovery */
+		if ((st->watch_retry_noted || st->job_lists++ > 0) && !st->job_polling &&
+		    st->phase == RUN_WAITING)
 			launch_progress_note(&st->prog, "resynced: %s %s/%s listed again",
 					     st->kind, st->ns, st->name);
 		st->watch_retry_noted = 0;
@@ -183,6 +186,7 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 		st->watch_retry_noted = 0;
 		break;
 	case KUBE_WATCH_POLLING:
+		st->job_polling = 1;
 		if (!st->deny.watch_job)	/* else said before the create */
 			launch_progress_note(&st->prog, "warning: watching %s is forbidden; "
 				     "polling instead (grant the watch verb)", st->res->plural);
@@ -442,6 +446,7 @@ int launch_wait(struct launch_state *st, struct err *e)
 	if (st->watch_from) {
 		st->saw_job = 1;
 		st->pods_synced = 1;
+		st->job_lists = 1;	/* no initial list: every list is a re-list */
 	}
 	if (launch_start_job_watch(st, e) || launch_workers_start(st, e) ||
 	    start_event_watch(st, e)) {

@@ -294,6 +294,8 @@ static void pod_update(struct launch_state *st, const cJSON *pod)
 	p->restarts = cJSON_IsNumber(jobj(cs, "restartCount")) ?
 		(int)jobj(cs, "restartCount")->valuedouble : 0;
 	p->running = jobj(state, "running") != NULL;
+	if (jobj(state, "terminated") && !p->terminated)
+		p->terminated_seen = kube_now();
 	p->terminated = jobj(state, "terminated") != NULL;
 	if (p->terminated) {
 		const cJSON *t = jobj(state, "terminated");
@@ -402,8 +404,8 @@ static int workers_unseen(const struct launch_state *st);
  */
 static int survivors_only(const struct launch_state *st)
 {
-	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(st->job, "status"), "replicaStatuses");
+	struct launch_workers w;
+	int counted = launch_workers_of(st->job, &w);	/* the handler's answer */
 	int cause = 0;
 
 	if (workers_unseen(st))
@@ -411,7 +413,7 @@ static int survivors_only(const struct launch_state *st)
 	for (int i = 0; i < st->npods; i++)
 		if (st->pods[i]->exit_code != 0 || st->pods[i]->restarts > 0 || st->pods[i]->gone)
 			cause = 1;
-	return rs != NULL || cause;
+	return counted || cause;
 }
 
 void launch_workers_settle(struct launch_state *st)
@@ -429,7 +431,12 @@ void launch_workers_settle(struct launch_state *st)
 			p->done_restarts = p->ls.restarts;
 		}
 		if (p->log && p->terminated && !p->running && p->ls.restarts <= p->restarts) {
+			/* quiet since the exit was seen, not merely since the last
+			 * line: the last line may still be on its way */
 			double idle = kube_log_idle(p->log), lag = kube_log_lag(p->log);
+			double since = kube_now() - p->terminated_seen;
+			if (since < idle)
+				idle = since;
 			if (idle < 0 || lag < 0 || lag > DRAIN_MAX_LAG_S)
 				;	/* nothing yet, or behind: wait for its end */
 			else if (idle >= DRAIN_IDLE_S)

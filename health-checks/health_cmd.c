@@ -212,7 +212,7 @@ static void add_json(const cJSON *obj, const struct health_result *r, cJSON *arr
 	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(obj, "kind");
 
 	if (!o)
-		abort();
+		buf_die_oom(0);
 	add_str(o, "apiVersion", cJSON_IsString(api) ? api->valuestring : NULL);
 	add_str(o, "kind", cJSON_IsString(kind) ? kind->valuestring : NULL);
 	add_str(o, "namespace", meta_str(obj, "namespace"));
@@ -235,7 +235,7 @@ static enum health_status judge_all(const struct objlist *l, int json, struct bu
 	cJSON *arr = json ? cJSON_CreateArray() : NULL;
 
 	if (json && !arr)
-		abort();
+		buf_die_oom(0);
 	for (size_t i = 0; i < l->n; i++) {
 		health_judge(l->v[i], &r);
 		worst = health_worst(worst, r.status);

@@ -16,10 +16,27 @@
 
 char buf_empty_[1];
 
-static void die_oom(size_t n)
+/*
+ * One line and exit status 2, never abort(): a core dump or a SIGABRT in a
+ * plugin sidecar or a step says nothing, and nothing half-built reaches stdout
+ * (render and launch write only finished output; _exit skips stdio's
+ * buffers). Hostile input that gets past the byte limits ends here. The
+ * one place lib writes to stderr: an allocation that failed deep inside
+ * cJSON or libyaml has no error value to travel back in.
+ */
+__attribute__((noreturn)) static void die_oom(size_t n)
 {
-	fprintf(stderr, "error: out of memory (allocating %zu bytes)\n", n);
-	abort();
+	static const char msg[] = "error: out of memory; the input needs more memory than this process may use (a smaller input, or a higher memory limit)\n";
+	(void)n;
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to try */
+	}
+	_exit(2);
+}
+
+void buf_die_oom(size_t n)
+{
+	die_oom(n);
 }
 
 void *xmalloc(size_t n)

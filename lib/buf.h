@@ -9,7 +9,7 @@
  * data[len] == '\0', so buf->data can always be handed to C string APIs.
  * The buffer may hold binary data with embedded NULs; `len` is the truth.
  *
- * Allocation failure aborts the process with a message (like git's xmalloc):
+ * Allocation failure ends the process with a message (like git's xmalloc):
  * a CLI tool that cannot get a few kilobytes has no useful way to go on, and
  * checking every append would bury the logic that matters.
  *
@@ -61,7 +61,13 @@ struct err;
 int buf_read_file(struct buf *out, const char *path, size_t max,
 		  struct err *e);
 
-/* Process-wide allocation helpers that abort on failure. */
+/*
+ * Out of memory: print one `error:` line and _exit(2) (buf.c). For the
+ * allocation failures of libraries (cJSON through its hooks, yj).
+ */
+void buf_die_oom(size_t n) __attribute__((noreturn));
+
+/* Process-wide allocation helpers that end the process cleanly on failure. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

@@ -13,10 +13,15 @@
 
 #include <math.h>
 #include <regex.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "buf.h"
+#include "jtree.h"
+#include "smap.h"
+#include "yj.h"
 
 #define SHOW_MAX 64	/* bytes of a value quoted in a message */
 
@@ -231,15 +236,31 @@ static const cJSON *map_key(const cJSON *it, const cJSON *items_schema, const ch
 	return kw(kw(kw(items_schema, "properties"), k), "default");
 }
 
-static int same_keys(const cJSON *a, const cJSON *b, const cJSON *keys, const cJSON *is)
+/*
+ * The identity of a list item: the item itself for a set, its key values
+ * (or their defaults) for a map, as canonical JSON; NULL when a map item
+ * lacks a key. Items are then compared through a hash map, in linear time.
+ */
+static char *item_identity(const cJSON *it, int set, const cJSON *keys, const cJSON *is)
 {
+	struct buf id = BUF_INIT;
 	const cJSON *k;
-	cJSON_ArrayForEach(k, keys) {
-		const cJSON *x = map_key(a, is, k->valuestring), *y = map_key(b, is, k->valuestring);
-		if (!x || !y || !cJSON_Compare(x, y, 1))
-			return 0;
+	if (set) {
+		yj_json_canonical(it, &id);
+		return buf_detach(&id, NULL);
 	}
-	return 1;
+	if (!cJSON_IsObject(it))
+		return NULL;
+	cJSON_ArrayForEach(k, keys) {
+		const cJSON *v = map_key(it, is, k->valuestring);
+		if (!v) {
+			buf_free(&id);
+			return NULL;
+		}
+		yj_json_canonical(v, &id);
+		buf_addch(&id, '\n');
+	}
+	return buf_detach(&id, NULL);
 }
 
 static int check_array(const cJSON *v, const cJSON *s, struct buf *path, struct err *e)
@@ -256,35 +277,37 @@ static int check_array(const cJSON *v, const cJSON *s, struct buf *path, struct 
 	const cJSON *lt = kw(s, "x-kubernetes-list-type"), *keys = kw(s, "x-kubernetes-list-map-keys");
 	int set = cJSON_IsString(lt) && !strcmp(lt->valuestring, "set");
 	int map = cJSON_IsString(lt) && !strcmp(lt->valuestring, "map") && cJSON_IsArray(keys);
+	struct smap seen = { 0 };
+	char **ids = (set || map) ? xcalloc((size_t)n + 1, sizeof(*ids)) : NULL;
 	size_t len = path->len;
-	int i = 0;
-	for (const cJSON *it = v->child; it; it = it->next, i++) {
+	int i = 0, rc = 0;
+	for (const cJSON *it = v->child; it && rc == 0; it = it->next, i++) {
 		buf_addf(path, "[%d]", i);
-		int rc = check(it, is, path, e);
-		if (rc == 0 && (set || map)) {
-			int j = 0;
-			for (const cJSON *o = v->child; o != it; o = o->next, j++) {
-				if (set && cJSON_Compare(o, it, 1))
-					rc = err_set(e, ERR_INPUT, "%s duplicates item %d of a set; each value may appear once: remove one",
-						     path->data, j);
-				else if (map && cJSON_IsObject(it) && cJSON_IsObject(o) && same_keys(o, it, keys, is)) {
-					struct buf k = BUF_INIT;
-					const cJSON *key;
-					cJSON_ArrayForEach(key, keys)
-						buf_addf(&k, "%s%s", k.len ? ", " : "", key->valuestring);
-					rc = err_set(e, ERR_INPUT, "%s has the same %s as item %d; the API server refuses duplicates: merge or rename them",
-						     path->data, k.data, j);
-					buf_free(&k);
-				}
-				if (rc)
-					break;
+		rc = check(it, is, path, e);
+		if (rc == 0 && ids && (ids[i] = item_identity(it, set, keys, is))) {
+			void *prev = smap_get(&seen, ids[i]);
+			if (prev && set) {
+				rc = err_set(e, ERR_INPUT, "%s duplicates item %d of a set; each value may appear once: remove one",
+					     path->data, (int)((intptr_t)prev - 1));
+			} else if (prev) {
+				struct buf k = BUF_INIT;
+				const cJSON *key;
+				cJSON_ArrayForEach(key, keys)
+					buf_addf(&k, "%s%s", k.len ? ", " : "", key->valuestring);
+				rc = err_set(e, ERR_INPUT, "%s has the same %s as item %d; the API server refuses duplicates: merge or rename them",
+					     path->data, k.data, (int)((intptr_t)prev - 1));
+				buf_free(&k);
+			} else {
+				smap_put(&seen, ids[i], (void *)(intptr_t)(i + 1));
 			}
 		}
 		buf_truncate(path, len);
-		if (rc)
-			return -1;
 	}
-	return 0;
+	smap_free(&seen);
+	for (int k = 0; ids && k < n; k++)
+		free(ids[k]);
+	free(ids);
+	return rc ? -1 : 0;
 }
 
 static int check_object(const cJSON *v, const cJSON *s, struct buf *path, struct err *e)

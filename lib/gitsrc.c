@@ -615,6 +615,19 @@ int gitsrc_is_file(struct gitsrc *s, const char *path)
 	return rev_resolve(s, path, &oid, &e) == 0;
 }
 
+int gitsrc_present(struct gitsrc *s, const char *path)
+{
+	if (s->root) {
+		struct buf abs = BUF_INIT;
+		struct stat st;
+		buf_addf(&abs, "%s/%s", s->root, path);
+		int ok = !lstat(abs.data, &st);	/* a link, dangling or not, a directory */
+		buf_free(&abs);
+		return ok;
+	}
+	return gitsrc_is_file(s, path);
+}
+
 int gitsrc_find_head(const char *dir, const char *ceiling, char commit[41],
 		     struct buf *workdir, struct err *e)
 {

@@ -101,6 +101,14 @@ int gitsrc_read(struct gitsrc *s, const char *path, size_t max,
 int gitsrc_is_file(struct gitsrc *s, const char *path);
 
 /*
+ * 1 if anything is at `path`: a file, a directory, a symbolic link even
+ * dangling or leaving the repository. An optional file (jaxjob-defaults.yaml)
+ * that is present is then read with gitsrc_read()'s rules, so a bad one is
+ * an error, never silently skipped.
+ */
+int gitsrc_present(struct gitsrc *s, const char *path);
+
+/*
  * Join repository-relative directory `base` and a user-written `rel`
  * ("../templates/x.yaml", "./a//b") into a normalised repository-relative
  * path. Absolute `rel`, a NUL-free but empty `rel`, or ".." above the root

@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "jobparams_items.h"
 #include "jtree.h"
+#include "smap.h"
 #include "k8sname.h"
 #include "quantity.h"
 #include "tmpl.h"
@@ -280,11 +281,6 @@ static int parse_int(const struct jobparam *p, const char *text, long long *out,
 	return int_in_range(p, n, e);
 }
 
-int jobparams_is_whole(double d)
-{
-	return d >= -9.2e18 && d <= 9.2e18 && d == floor(d);
-}
-
 int jobparams_parse_bool(const char *text, int *out)
 {
 	if (!strcasecmp(text, "true") || !strcmp(text, "1"))
@@ -540,27 +536,35 @@ static int set_objlist_value(cJSON *params, const struct jobparam *p, const cJSO
 		list = cJSON_Duplicate(v, 1);
 	}
 	int i = 0;
+	struct smap seen = { 0 };
 	cJSON_ArrayForEach(it, list) {
 		if (!cJSON_IsObject(it)) {
+			smap_free(&seen);
 			cJSON_Delete(list);
 			return err_set(e, ERR_INPUT, "%s[%d] must be a mapping", p->name, i);
 		}
 		if (p->item_check(p, it, e) < 0) {
+			smap_free(&seen);
 			cJSON_Delete(list);
 			return err_prefix(e, "%s[%d]", p->name, i);
 		}
-		for (cJSON *prev = list->child; p->item_key && prev != it; prev = prev->next) {
-			const cJSON *a = cJSON_GetObjectItemCaseSensitive(prev, p->item_key);
-			const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, p->item_key);
-			if (jtree_equal(a, b)) {
-				err_set(e, ERR_INPUT, "%s: two items have %s \"%s\"", p->name,
-					p->item_key, cJSON_IsString(b) ? b->valuestring : "?");
-				cJSON_Delete(list);
-				return -1;
-			}
+		/* string keys (env names) through a hash map: linear in the list */
+		const cJSON *b = p->item_key ? cJSON_GetObjectItemCaseSensitive(it, p->item_key) : NULL;
+		int dup = cJSON_IsString(b) && smap_get(&seen, b->valuestring);
+		for (cJSON *prev = list->child; b && !cJSON_IsString(b) && !dup && prev != it; prev = prev->next)
+			dup = jtree_equal(cJSON_GetObjectItemCaseSensitive(prev, p->item_key), b);
+		if (dup) {
+			err_set(e, ERR_INPUT, "%s: two items have %s \"%s\"", p->name,
+				p->item_key, cJSON_IsString(b) ? b->valuestring : "?");
+			smap_free(&seen);
+			cJSON_Delete(list);
+			return -1;
 		}
+		if (cJSON_IsString(b))
+			smap_put(&seen, b->valuestring, (void *)b);
 		i++;
 	}
+	smap_free(&seen);
 	put(params, p->name, list);
 	return 0;
 }

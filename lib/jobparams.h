@@ -86,8 +86,6 @@ struct jobparam {
 	const char *item_key;	/* JP_OBJLIST: member that identifies an item (replace, not append) */
 };
 
-/* Is d a whole number within long long (so that a cast is defined)? */
-int jobparams_is_whole(double d);
 
 /* "true"/"false" in any case (Python callers print "True"), or 1/0: 0, else -1. */
 int jobparams_parse_bool(const char *text, int *out);

@@ -6,6 +6,7 @@
 #include "jobparams_items.h"
 #include "jtree.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,11 @@
 #include "k8sname.h"
 
 /* Only these members may appear in an item (a typo must not vanish). */
+int jobparams_is_whole(double d)
+{
+	return d >= -9.2e18 && d <= 9.2e18 && d == floor(d);
+}
+
 static int only_members(const char *what, const cJSON *item, const char *const *allowed,
 			struct err *e)
 {

@@ -14,7 +14,11 @@
 #include <cJSON.h>
 
 #include "err.h"
-#include "jobparams.h"
+
+struct jobparam;	/* jobparams.h; items never read it (no include circle) */
+
+/* Is d a whole number within long long (so that a cast is defined)? */
+int jobparams_is_whole(double d);
 
 int jp_env_text(const struct jobparam *p, const char *text, cJSON **out, struct err *e);
 int jp_env_check(const struct jobparam *p, const cJSON *item, struct err *e);

@@ -4,6 +4,7 @@
 #include "jschema.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "jcheck.h"
 
@@ -53,8 +54,11 @@ int jschema_check(const char *path, const cJSON *v, int required,
 
 	if (!v && !required)
 		return 0;
-	for (; fields[n].name && n < JSCHEMA_MAX_FIELDS; n++)
+	for (; fields[n].name; n++) {
+		if (n == JSCHEMA_MAX_FIELDS)
+			abort();	/* a table of ours outgrew the bound: raise it */
 		names[n] = fields[n].name;
+	}
 	names[n] = NULL;
 	if (jcheck_want(path, v, cJSON_IsObject, "a mapping", e) < 0 ||
 	    jcheck_only_fields(path, v, names, e) < 0)

@@ -110,7 +110,7 @@ static cJSON *xdup(const cJSON *n)
 {
 	cJSON *d = cJSON_Duplicate(n, 1);
 	if (!d)
-		abort();	/* only allocation can fail here */
+		buf_die_oom(0);	/* only allocation can fail here */
 	return d;
 }
 

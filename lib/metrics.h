@@ -1,6 +1,6 @@
 /*
  * metrics.h - training metrics from worker log lines: a bounded series
- * store fed one line at a time, and the numbers a pipeline shows at the end.
+ * store fed one line at a time, and the numbers a run reports at the end.
  *
  * metrics_line() recognises the line (metrics_scan.h, plus the user's
  * `NAME=REGEX` patterns), decides its step, and appends one point per

@@ -1,9 +1,10 @@
 /*
- * metrics_scan.c - see metrics_scan.h for the rules. One pass over the
- * line: at every place where a key may start, read the key, the separator
- * and the number; anything that does not fit is skipped. No allocation, no
- * regex: this runs on every log line, so it costs a scan of the bytes and
- * a strtod per number (bench/README.md "metrics" has the figure).
+ * metrics_scan.c - see metrics_scan.h for the rules. No allocation, no
+ * regex: this runs on every log line, so the bytes of a line are looked at
+ * as little as possible - two passes driven by what a metric cannot do
+ * without (a separator; a space before a number), a class table instead of
+ * comparisons, word tables by first letter and length, an exact fast path
+ * for plain decimals (bench/README.md "metrics" has the figures).
  */
 #include "metrics_scan.h"
 
@@ -13,14 +14,32 @@
 #include <string.h>
 #include <strings.h>
 
-static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
-static inline int is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-static inline int is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-static inline int key_start(char c) { return is_alpha(c) || c == '_'; }
-static inline int key_char(char c)
-{
-	return is_alpha(c) || is_digit(c) || c == '_' || c == '.' || c == '/' || c == '-';
-}
+/*
+ * Character classes from one table lookup: the scan touches every byte of
+ * every log line, so a class test must cost a load and a mask, not a chain
+ * of comparisons. The table is computed by the compiler (constant).
+ */
+enum { C_DIGIT = 1, C_KEY0 = 2, C_KEYX = 4, C_SPACE = 8, C_ALPHA = 16 };
+#define CLS(c) ((((c) >= '0' && (c) <= '9') ? C_DIGIT : 0) | \
+		((((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z')) ? C_ALPHA | C_KEY0 : 0) | \
+		((c) == '_' ? C_KEY0 : 0) | \
+		(((c) == '.' || (c) == '/' || (c) == '-') ? C_KEYX : 0) | \
+		(((c) == ' ' || (c) == '\t' || (c) == '\r') ? C_SPACE : 0))
+#define R4(b) CLS(b), CLS((b) + 1), CLS((b) + 2), CLS((b) + 3)
+#define R16(b) R4(b), R4((b) + 4), R4((b) + 8), R4((b) + 12)
+#define R64(b) R16(b), R16((b) + 16), R16((b) + 32), R16((b) + 48)
+static const unsigned char cls[256] = { R64(0), R64(64), R64(128), R64(192) };
+#undef R64
+#undef R16
+#undef R4
+#undef CLS
+
+static inline int cl(char c, int mask) { return cls[(unsigned char)c] & mask; }
+static inline int is_digit(char c) { return cl(c, C_DIGIT); }
+static inline int is_alpha(char c) { return cl(c, C_ALPHA); }
+static inline int is_space(char c) { return cl(c, C_SPACE); }
+static inline int key_start(char c) { return cl(c, C_KEY0); }
+static inline int key_char(char c) { return cl(c, C_DIGIT | C_KEY0 | C_KEYX); }
 
 /* What may follow a number for it to be a whole token. */
 static int ends_token(const char *p)
@@ -46,11 +65,20 @@ struct word {
 #define W(s) { s, sizeof(s) - 1 }
 #define NWORDS(t) (sizeof(t) / sizeof((t)[0]))
 
+/* Case-insensitive equality of n key characters (letters, digits, _ . / -:
+ * OR-ing 0x20 folds the letters and leaves the others distinct). */
+static inline int same_nocase(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((a[i] | 0x20) != (b[i] | 0x20))
+			return 0;
+	return 1;
+}
+
 static int in_words(const char *p, size_t n, const struct word *t, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
-		if (t[i].n == n && (t[i].w[0] | 0x20) == (p[0] | 0x20) &&
-		    strncasecmp(p, t[i].w, n) == 0)
+		if (t[i].n == n && same_nocase(p, t[i].w, n))
 			return 1;
 	return 0;
 }
@@ -123,24 +151,40 @@ static double to_double(const char *p, const char *end)
  */
 static size_t decimal(const char *p, double *v)
 {
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+		1e15,
+	};
 	const char *q = p;
-	size_t digits;
+	size_t digits = 0, sig = 0, frac = 0;
+	uint64_t m = 0;
 
 	if (*q == '-' || *q == '+')
 		q++;
-	for (digits = 0; is_digit(*q); q++)
-		digits++;
+	/* the mantissa as we go: the fast path of to_double without a second walk */
+	for (; is_digit(*q); q++, digits++)
+		if (sig < 16 && (m || *q != '0' || sig)) {
+			m = m * 10 + (uint64_t)(*q - '0');
+			sig++;
+		}
 	if (*q == '.' && is_digit(q[1]))
-		for (q++; is_digit(*q); q++)
-			digits++;
+		for (q++; is_digit(*q); q++, digits++, frac++)
+			if (sig < 16) {
+				m = m * 10 + (uint64_t)(*q - '0');
+				sig += m != 0;
+			}
 	if (!digits)
 		return 0;
 	if ((*q == 'e' || *q == 'E') &&
 	    (is_digit(q[1]) || ((q[1] == '-' || q[1] == '+') && is_digit(q[2])))) {
 		for (q += 2; is_digit(*q); q++)
 			;
+		*v = strtod(p, NULL);
+	} else if (sig <= 15 && frac <= 15 && digits - frac <= 15) {
+		*v = (*p == '-' ? -1.0 : 1.0) * ((double)m / pow10[frac]);
+	} else {
+		*v = to_double(p, q);
 	}
-	*v = to_double(p, q);
 	return (size_t)(q - p);
 }
 
@@ -168,6 +212,11 @@ static int value_may_start(const char *p)
 	return is_digit(*p) || *p == '-' || *p == '+' || *p == '.' || *p == 'n' || *p == 'N' ||
 	       *p == 'i' || *p == 'I' || *p == 'A' || *p == 'D' || *p == 'j' || *p == 't';
 }
+
+/* Rule 5: the step counter's names. */
+static const struct word steps[] = {
+	W("step"), W("steps"), W("global_step"), W("train_step"), W("iteration"), W("iter"),
+};
 
 enum key_kind { KEY_METRIC, KEY_STEP, KEY_EPOCH, KEY_DENIED };
 
@@ -209,42 +258,61 @@ static int denied(const char *k, size_t n)
 		return 1;
 	for (size_t j = 0; j < NWORDS(suffixes); j++)
 		if (n > suffixes[j].n && k[n - suffixes[j].n] == '_' &&
-		    strncasecmp(k + n - suffixes[j].n, suffixes[j].w, suffixes[j].n) == 0)
+		    same_nocase(k + n - suffixes[j].n, suffixes[j].w, suffixes[j].n))
 			return 1;
 	return 0;
 }
 
 static enum key_kind kind_of(const char *k, size_t n, const char *const *step_keys)
 {
-	static const struct word steps[] = {
-		W("step"), W("steps"), W("global_step"), W("train_step"), W("iteration"), W("iter"),
-	};
 	if (in_words(k, n, steps, NWORDS(steps)))
 		return KEY_STEP;
 	for (size_t i = 0; step_keys && step_keys[i]; i++)
 		if (word_is(k, n, step_keys[i]))
 			return KEY_STEP;
-	if (n == 5 && strncasecmp(k, "epoch", 5) == 0)
+	if (n == 5 && same_nocase(k, "epoch", 5))
 		return KEY_EPOCH;
 	return denied(k, n) ? KEY_DENIED : KEY_METRIC;
 }
 
-/* Rule 2: names that may stand before a number with only a space. */
-static int bare_ok(const char *k, size_t n, enum key_kind kind)
+/*
+ * Rule 2: the kind of a key that stands before a number with only a space:
+ * a step or epoch counter or a loss-like name, else KEY_DENIED. Checked
+ * before anything else, since most "word number" pairs of a line are prose.
+ */
+/* Rule 2's names all end in one of these letters (any case). */
+static int bare_last(char c)
+{
+	switch (c | 0x20) {
+	case 's': case 'p': case 'h': case 'n': case 'r': case 'c': case 'y': case 'l': case 'm':
+	case 'e':
+		return 1;
+	}
+	return 0;
+}
+
+static enum key_kind bare_kind(const char *k, size_t n, const char *const *step_keys)
 {
 	static const struct word names[] = {
 		W("loss"), W("acc"), W("accuracy"), W("lr"), W("learning_rate"), W("perplexity"),
 		W("ppl"), W("grad_norm"),
 	};
-	if (kind == KEY_STEP || kind == KEY_EPOCH)
-		return 1;
-	if (kind != KEY_METRIC)
-		return 0;
+	char last = (char)(k[n - 1] | 0x20);
+
+	if (!step_keys && !bare_last(last))
+		return KEY_DENIED;	/* no listed name ends so */
 	if (in_words(k, n, names, NWORDS(names)))
-		return 1;
+		return KEY_METRIC;
 	/* train_loss, eval/loss, val-loss */
-	return n > 4 && strncasecmp(k + n - 4, "loss", 4) == 0 &&
-	       (k[n - 5] == '_' || k[n - 5] == '/' || k[n - 5] == '.' || k[n - 5] == '-');
+	if (n > 4 && same_nocase(k + n - 4, "loss", 4) &&
+	    (k[n - 5] == '_' || k[n - 5] == '/' || k[n - 5] == '.' || k[n - 5] == '-'))
+		return KEY_METRIC;
+	if (in_words(k, n, steps, NWORDS(steps)))
+		return KEY_STEP;
+	for (size_t i = 0; step_keys && step_keys[i]; i++)
+		if (word_is(k, n, step_keys[i]))
+			return KEY_STEP;
+	return n == 5 && same_nocase(k, "epoch", 5) ? KEY_EPOCH : KEY_DENIED;
 }
 
 /* A size unit after the number ("11.06 MiB"): a file or memory size, not a
@@ -343,98 +411,137 @@ static int clu_step(const char *line, const char *at, double *step)
 		open--;
 	if (open == close || open == line || open[-1] != '[')
 		return 0;
-	*step = strtod(open, NULL);
+	*step = to_double(open, close);
 	return 1;
 }
 
+/* One recognised key/value: store it by kind. */
+static void take(struct metrics_rec *r, enum key_kind kind, const char *k, size_t kn, double v,
+		 double total, const char **first)
+{
+	if (kind == KEY_STEP || kind == KEY_EPOCH) {
+		if (!isfinite(v))
+			return;
+		if (kind == KEY_STEP) {
+			r->has_step = 1;
+			r->step = v;
+			r->step_total = total;
+		} else {
+			r->has_epoch = 1;
+			r->epoch = v;
+			r->epoch_total = total;
+		}
+		return;
+	}
+	if (!*first || k < *first)
+		*first = k;
+	put(r, k, kn, v);
+}
+
+/*
+ * The key that ends right before `at` (spaces and a closing quote between
+ * them skipped): *kp, its length, and whether it is quoted. 0 when there is
+ * none, or it is not a key (starts with a digit, follows '-' or '\').
+ */
+static size_t key_before(const char *line, const char *at, const char **kp, int *quoted)
+{
+	const char *e = at, *k;
+	size_t kn;
+
+	while (e > line && is_space(e[-1]))
+		e--;
+	*quoted = 0;
+	if (e > line && (e[-1] == '"' || e[-1] == '\'')) {
+		*quoted = 1;
+		e--;
+	}
+	k = e;
+	while (k > line && key_char(k[-1]))
+		k--;
+	if (k == e || !key_start(*k) || (k > line && (k[-1] == '-' || k[-1] == '\\')))
+		return 0;
+	if (*quoted && !(k > line && k[-1] == e[0]))
+		return 0;	/* "loss': a closing quote without its opening one */
+	kn = (size_t)(e - k);
+	/* a key ends with a letter, digit or '_' ("loss-" is not one) */
+	while (kn > 1 && (k[kn - 1] == '.' || k[kn - 1] == '/' || k[kn - 1] == '-'))
+		kn--;
+	if (k + kn != e)
+		return 0;
+	*kp = k;
+	return kn;
+}
+
+/*
+ * Two passes, each driven by what a metric cannot do without, so the bytes
+ * of a line are looked at as little as possible (bench/README.md "metrics"
+ * has the cost):
+ *  1. every '=' and ':' - KEY=NUMBER, KEY: NUMBER, "KEY": NUMBER;
+ *  2. every space followed by a number - KEY NUMBER (rule 2: counters and
+ *     loss-like names only), with one table lookup per byte.
+ */
 int metrics_scan(const char *line, size_t len, const char *const *step_keys,
 		 struct metrics_rec *r)
 {
-	const char *p = line, *end = line + len;
-	const char *first_metric = NULL;
-	int any_digit = 0;
+	const char *p, *first = NULL;
 
+	(void)len;	/* line[len] == '\0' bounds both passes */
 	/* not memset: kv[] is 1.3 KB and only kv[0..n) is ever read */
 	r->has_step = r->has_epoch = r->n = 0;
 	r->step = r->step_total = r->epoch = r->epoch_total = 0;
-	/* most noise lines have no number at all: one cheap pass first */
-	for (size_t i = 0; i < len; i++)
-		if (is_digit(line[i])) {
-			any_digit = 1;
-			break;
-		}
-	if (!any_digit && !strcasestr(line, "nan") && !strcasestr(line, "inf"))
-		return 0;
 
-	while (p < end) {
-		const char *k, *q;
+	for (p = strpbrk(line, "=:"); p; p = strpbrk(p + 1, "=:")) {
+		const char *k, *q = p + 1;
+		int quoted;
 		size_t kn;
-		int quoted = 0, bare = 0;
 		enum key_kind kind;
 		double v, total;
 
-		if (!key_start(*p)) {
-			p++;
-			continue;
-		}
-		if (p > line && (key_char(p[-1]) || p[-1] == '-' || p[-1] == '\\')) {
-			while (p < end && key_char(*p))	/* the rest of a longer word */
-				p++;
-			continue;
-		}
-		if (p > line && (p[-1] == '"' || p[-1] == '\''))
-			quoted = 1;
-		k = p;
-		while (p < end && key_char(*p))
-			p++;
-		kn = (size_t)(p - k);
-		/* a key ends with a letter, digit or '_' ("loss-" is not one) */
-		while (kn > 1 && (k[kn - 1] == '.' || k[kn - 1] == '/' || k[kn - 1] == '-'))
-			kn--;
-		p = k + kn;
-		q = p;
-		if (quoted && (*q == '"' || *q == '\''))
-			q++;
-		while (is_space(*q))
-			q++;
-		if (*q == '=') {
-			q++;
-		} else if (*q == ':' && (is_space(q[1]) || quoted)) {
-			q++;
-		} else if (q > p && !quoted) {
-			bare = 1;	/* "loss 0.23", "Epoch 3/10" */
-		} else {
-			continue;
-		}
+		if (*p == ':' && !is_space(q[0]) && q[0] != '"' && !(p > line && (p[-1] == '"' ||
+									  p[-1] == '\'')))
+			continue;	/* host:8080, 21:30:05, file.py:48 */
 		while (is_space(*q))
 			q++;
 		if (!value_may_start(q))
 			continue;
+		kn = key_before(line, p, &k, &quoted);
+		if (!kn || (*p == ':' && !quoted && !is_space(p[1])))
+			continue;
 		kind = kind_of(k, kn, step_keys);
-		if (kind == KEY_DENIED || (bare && !bare_ok(k, kn, kind)))
+		if (kind == KEY_DENIED || !value_at(&q, kind != KEY_METRIC, &v, &total))
 			continue;
-		if (!value_at(&q, kind != KEY_METRIC, &v, &total))
-			continue;
-		p = q;
-		if (kind == KEY_STEP) {
-			if (!isfinite(v))
-				continue;
-			r->has_step = 1;
-			r->step = v;
-			r->step_total = total;
-		} else if (kind == KEY_EPOCH) {
-			if (!isfinite(v))
-				continue;
-			r->has_epoch = 1;
-			r->epoch = v;
-			r->epoch_total = total;
-		} else {
-			if (!first_metric)
-				first_metric = k - quoted;
-			put(r, k, kn, v);
-		}
+		take(r, kind, k, kn, v, total, &first);
+		p = q - 1;
 	}
-	if (!r->has_step && first_metric && clu_step(line, first_metric, &r->step))
+	/* pass 2: a space, then a number (strchr jumps between the spaces) */
+	for (p = strchr(line, ' '); p; p = strchr(p + 1, ' ')) {
+		const char *v0 = p + 1, *d, *k, *q;
+		int quoted;
+		size_t kn;
+		enum key_kind kind;
+		double v, total;
+
+		d = v0;
+		if (*d == '[')
+			d++;
+		if (*d == '-' || *d == '+' || *d == '.')
+			d++;
+		if (!is_digit(*d))
+			continue;	/* prose, or 21:30, 10.0.0.5, =0.5 (pass 1's) */
+		if (!step_keys && !bare_last(p > line ? p[-1] : 0))
+			continue;	/* the word before cannot be a bare name */
+		kn = key_before(line, v0, &k, &quoted);
+		if (!kn || quoted)
+			continue;
+		kind = bare_kind(k, kn, step_keys);
+		q = v0;
+		if (kind == KEY_DENIED || !value_at(&q, kind != KEY_METRIC, &v, &total))
+			continue;
+		take(r, kind, k, kn, v, total, &first);
+		p = q - 1;
+	}
+	if (!r->has_step && first && clu_step(line, first - (first > line && (first[-1] == '"' ||
+								   first[-1] == '\'')), &r->step))
 		r->has_step = 1;
 	return r->has_step || r->has_epoch || r->n > 0;
 }

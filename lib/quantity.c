@@ -40,7 +40,7 @@ static const struct {
 	{ "Ki", 1024.0 }, { "Mi", 1048576.0 }, { "Gi", 1073741824.0 },
 	{ "Ti", 1099511627776.0 }, { "Pi", 1125899906842624.0 },
 	{ "Ei", 1152921504606846976.0 },
-	{ "m", 1e-3 }, { "k", 1e3 }, { "M", 1e6 }, { "G", 1e9 }, { "T", 1e12 },
+	{ "n", 1e-9 }, { "u", 1e-6 }, { "m", 1e-3 }, { "k", 1e3 }, { "M", 1e6 }, { "G", 1e9 }, { "T", 1e12 },
 	{ "P", 1e15 }, { "E", 1e18 }, { "", 1.0 },
 };
 
@@ -123,7 +123,7 @@ int quantity_parse(const char *what, const char *s, double *value, struct err *e
 	double v = 0;
 	char fix[256];
 	if (scan_quantity(s, &v)) {
-		if (v < 0 || s[0] == '-')
+		if (v < 0)	/* -0 is zero: the API server takes it */
 			return err_set(e, ERR_INPUT, "%s \"%s\" is negative; resource amounts "
 				       "must be zero or more", what, s);
 		if (!isfinite(v))
@@ -132,10 +132,11 @@ int quantity_parse(const char *what, const char *s, double *value, struct err *e
 			*value = v;
 		return 0;
 	}
-	if (suggest(s, fix, sizeof(fix)))
+	/* a fix that only repeats the input ("1.5.2" -> "write 1.5.2") is no fix */
+	if (suggest(s, fix, sizeof(fix)) && strcmp(fix, s))
 		return err_set(e, ERR_INPUT, "%s \"%s\" is not a Kubernetes quantity; write %s",
 			       what, s, fix);
 	return err_set(e, ERR_INPUT,
 		       "%s \"%s\" is not a Kubernetes quantity; write a number with an optional "
-		       "suffix m, k, M, G, T, Ki, Mi, Gi, Ti (e.g. 500m, 2, 4G, 16Gi)", what, s);
+		       "suffix n, u, m, k, M, G, T, Ki, Mi, Gi, Ti (e.g. 500m, 2, 4G, 16Gi)", what, s);
 }

@@ -6,7 +6,7 @@
  * job and its outcome.
  *
  * Self-contained: no script, no external font, stylesheet or image, so it
- * shows the same in a browser, as an <img> data: URI in KFP's Markdown
+ * shows the same in a browser, as an <img> data: URI in a Markdown
  * viewer and inline in an HTML page. Readable in light and dark themes: it
  * paints its own background, and a prefers-color-scheme media query in its
  * <style> switches background, text and grid colours; the line colours are

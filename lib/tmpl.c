@@ -33,6 +33,7 @@ struct walk {
 	struct err *e;
 	struct frame *st;
 	size_t depth, cap;
+	size_t bytes;		/* put in by substitutions, against TMPL_MAX_BYTES */
 };
 
 /* ---- placeholder syntax ------------------------------------------------ */
@@ -216,7 +217,27 @@ static int add_text(const struct walk *w, const char *name, const cJSON *v, stru
 }
 
 /* A string with placeholders inside longer text: build the new text. */
-static int interpolate(const struct walk *w, cJSON *item)
+/* Bytes of a value's text (strings, keys, a little per node). */
+static size_t value_bytes(const cJSON *n, size_t stop)
+{
+	size_t b = 16 + (n->string ? strlen(n->string) : 0) +
+		   (cJSON_IsString(n) ? strlen(n->valuestring) : 0);
+	for (const cJSON *it = n->child; it && b <= stop; it = it->next)
+		b += value_bytes(it, stop);
+	return b;
+}
+
+/* A value used many times can multiply a small input: bound the output. */
+static int charge(struct walk *w, size_t bytes)
+{
+	w->bytes += bytes;
+	if (w->bytes > TMPL_MAX_BYTES)
+		return fail(w, "placeholders expand to more than %u bytes (%u MiB, the limit TMPL_MAX_BYTES); "
+			    "use a large value in fewer places", TMPL_MAX_BYTES, TMPL_MAX_BYTES >> 20);
+	return 0;
+}
+
+static int interpolate(struct walk *w, cJSON *item)
 {
 	struct buf out = BUF_INIT;
 	const char *s = item->valuestring;
@@ -234,6 +255,10 @@ static int interpolate(const struct walk *w, cJSON *item)
 		s += at + n;
 	}
 	buf_adds(&out, s);
+	if (charge(w, out.len) < 0) {
+		buf_free(&out);
+		return -1;
+	}
 	if (!cJSON_SetValuestring(item, out.data)) {
 		buf_free(&out);
 		return fail(w, "%s", "out of memory");
@@ -263,6 +288,8 @@ static int subst_string(struct walk *w, cJSON *parent, cJSON *item)
 		return -1;
 	if (!v)
 		return REMOVE;
+	if (charge(w, value_bytes(v, TMPL_MAX_BYTES)) < 0)
+		return -1;
 	cJSON *copy = cJSON_Duplicate(v, 1);
 	if (!copy)
 		return fail(w, "%s", "out of memory");
@@ -336,7 +363,7 @@ static int step(struct walk *w)
 
 int tmpl_render(cJSON *tree, const struct tmpl_ctx *ctx, struct err *e)
 {
-	struct walk w = { ctx, e, NULL, 0, 0 };
+	struct walk w = { ctx, e, NULL, 0, 0, 0 };
 	int rc = 0;
 	if (!cJSON_IsObject(tree))
 		return err_set(e, ERR_INPUT, "%s: the template must be a YAML mapping",

@@ -50,6 +50,8 @@
 #include "err.h"
 
 #define TMPL_MAX_DEPTH 128
+/* bytes placeholders may put into one rendering (a value used in many places) */
+#define TMPL_MAX_BYTES (8u * 1024 * 1024)
 #define TMPL_NAME_MAX 128
 #define TMPL_DEFAULT "jaxjob.yaml"	/* the built-in default template */
 

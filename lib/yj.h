@@ -24,8 +24,10 @@
  * mapping keys are strings exactly as written ("1", "0x10", "true", "~").
  *
  * Anchors/aliases are resolved by deep copy. Against "billion laughs" input
- * the total number of nodes created by alias expansion is bounded
- * (YJ_MAX_ALIAS_NODES); documents nest at most YJ_MAX_DEPTH levels (the
+ * the nodes and the bytes created by alias expansion are bounded
+ * (YJ_MAX_ALIAS_NODES, YJ_MAX_ALIAS_BYTES: an anchored 1 MiB string aliased
+ * a thousand times is few nodes and a gigabyte; real files alias a few
+ * kilobytes of shared settings); documents nest at most YJ_MAX_DEPTH levels (the
  * parser is iterative over libyaml events, but cJSON_Delete/Duplicate and our
  * emitters recurse, so the bound protects them), and the input is at most
  * YJ_MAX_INPUT bytes. NUL bytes in the input are an error. Mapping keys
@@ -73,6 +75,8 @@
 #define YJ_MAX_INPUT (8u * 1024 * 1024)	/* bytes of YAML/JSON text */
 #define YJ_MAX_DEPTH 64			/* nesting of collections */
 #define YJ_MAX_ALIAS_NODES 100000	/* nodes created by alias copies */
+#define YJ_MAX_ALIAS_BYTES (4u * 1024 * 1024)	/* bytes created by alias copies */
+#define YJ_MAX_OUTPUT (64u * 1024 * 1024)	/* bytes of one yj_emit_stream() */
 #define YJ_MAX_SURROGATE_PASSES 256	/* JSON \ud83d\udca5 escapes rewritten (each a re-parse) */
 
 enum yj_emit_flags {

@@ -364,6 +364,11 @@ int yj_emit_stream(const cJSON *docs, unsigned flags, struct buf *out,
 			buf_truncate(out, start);
 			return -1;
 		}
+		if (out->len - start > YJ_MAX_OUTPUT) {
+			buf_truncate(out, start);
+			return err_set(e, ERR_LIMIT, "the output would be more than %u bytes (%u MiB, the limit YJ_MAX_OUTPUT); split the input",
+				       YJ_MAX_OUTPUT, YJ_MAX_OUTPUT >> 20);
+		}
 	}
 	return 0;
 }

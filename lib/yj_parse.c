@@ -27,7 +27,7 @@
 static cJSON *xcheck(cJSON *n)
 {
 	if (!n)
-		abort();	/* cJSON fails only when malloc does */
+		buf_die_oom(0);	/* cJSON fails only when malloc does */
 	return n;
 }
 
@@ -66,6 +66,7 @@ struct ctx {
 	struct smap anchors;	/* name -> struct anchor * (owned) */
 	cJSON *keep;		/* nodes anchors point at outside the tree */
 	size_t alias_nodes;
+	size_t alias_bytes;
 };
 
 static int fail_at(struct ctx *c, enum err_code code, yaml_mark_t m,
@@ -295,13 +296,35 @@ static int tree_height(const cJSON *n)
 	return (cJSON_IsArray(n) || cJSON_IsObject(n)) ? (h ? h : 1) : 0;
 }
 
-static int charge_alias(struct ctx *c, size_t nodes, yaml_mark_t m)
+/*
+ * Bytes of text a copy of `n` holds (its strings and keys, 8 per node):
+ * what it adds to the output. Node counts have their own bound.
+ */
+static size_t tree_bytes(const cJSON *n, size_t stop)
+{
+	size_t b = 8 + (n->string ? strlen(n->string) : 0) +
+		   (n->valuestring ? strlen(n->valuestring) : 0);
+	for (const cJSON *it = n->child; it && b <= stop; it = it->next)
+		b += tree_bytes(it, stop);
+	return b;
+}
+
+/*
+ * Aliases are priced in nodes and in bytes: one large anchored string
+ * aliased a few thousand times is few nodes and gigabytes of output.
+ */
+static int charge_alias(struct ctx *c, const cJSON *copied, size_t nodes, yaml_mark_t m)
 {
 	c->alias_nodes += nodes;
 	if (c->alias_nodes > YJ_MAX_ALIAS_NODES)
 		return fail_at(c, ERR_LIMIT, m,
 			       "aliases expand to more than %d nodes (billion laughs?); use fewer aliases",
 			       YJ_MAX_ALIAS_NODES);
+	c->alias_bytes += tree_bytes(copied, YJ_MAX_ALIAS_BYTES);
+	if (c->alias_bytes > YJ_MAX_ALIAS_BYTES)
+		return fail_at(c, ERR_LIMIT, m,
+			       "aliases expand to more than %u bytes (%u MiB, the limit YJ_MAX_ALIAS_BYTES); anchor less data or use fewer aliases",
+			       YJ_MAX_ALIAS_BYTES, YJ_MAX_ALIAS_BYTES >> 20);
 	return 0;
 }
 
@@ -315,7 +338,7 @@ static int apply_merges(struct ctx *c, struct frame *f, yaml_mark_t m)
 				if (key_seen(f, it->string))
 					continue;
 				size_t k = count_nodes(it);
-				if (charge_alias(c, k, m))
+				if (charge_alias(c, it, k, m))
 					return -1;
 				cJSON_AddItemToObject(f->node, it->string,
 						      xcheck(cJSON_Duplicate(it, 1)));
@@ -463,7 +486,7 @@ static int alias_event(struct ctx *c, yaml_event_t *ev)
 		return fail_at(c, ERR_LIMIT, m,
 			       "alias *%s makes nesting deeper than %d levels; flatten the document",
 			       name, YJ_MAX_DEPTH);
-	if (charge_alias(c, a->nodes, m))
+	if (charge_alias(c, a->node, a->nodes, m))
 		return -1;
 	cJSON *copy = xcheck(cJSON_Duplicate(a->node, 1));
 	return attach(c, copy, a->nodes, a->height, NULL, 0, m);

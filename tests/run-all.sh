@@ -104,6 +104,8 @@ mapfile -t order < <(for s in "${suites[@]}"; do echo "${last_time[$s]:-30} $s";
 cleanup() {
 	local p
 	for p in "${!pid_of[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
+	# interrupted: let the stopped suites' last writes land before removing
+	[ ${#pid_of[@]} -eq 0 ] || sleep 1
 	rm -rf "$JAXJOB_TMP"
 }
 trap cleanup EXIT

@@ -251,6 +251,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def start_stream(self, ctype):
         self.status_sent = 200
+        if getattr(self, 'log_entry', None) is not None:
+            # a stream's status is known now: a client that leaves before the server notices
+            # (a launch that stops following a finished worker) still has it in the log
+            self.log_entry['code'] = 200
         self._headers(200, ctype, {'Transfer-Encoding': 'chunked'})
         self.end_headers()
         self.wfile.flush()
@@ -329,6 +333,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def dispatch(self, method):
         app = self.srv
         self.status_sent = None
+        self.log_entry = None
         if app.faults.is_down():
             self.abort()
             return
@@ -347,6 +352,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             entry = app.reqlog.add({'time': time.time(), 'method': method, 'path': path, 'query': u.query,
                                     'user': user.name, 'userAgent': self.headers.get('User-Agent', ''),
                                     'watch': R.query_bool(q.get('watch')), 'follow': R.query_bool(q.get('follow'))})
+            self.log_entry = entry
             app.faults.delay(path)
             kind, f = app.faults.request_fault(method, path)
             if f is not None:

@@ -16,6 +16,12 @@
 #   kcp_audit UA_PREFIX       every request in the audit log of clients whose user agent starts with
 #                             UA_PREFIX, one JSON line each {verb, uri, code, ua, user, time}
 #   kcp_secret FILE           register a file's content (a minted token) in secrets.list
+#   kcp_stop_operator, kcp_start_operator   play the operator yourself for a while
+#   kcp_wait_established CRD...             until the apiserver serves those CRDs
+#
+# The control plane runs in sessions of its own (setsid, as up.sh starts it): a watchdog started by
+# kcp_up kills it when the shell that called kcp_up is gone without kcp_down (SIGKILL, a runner
+# killing the suite), so no test leaves an apiserver behind.
 #
 # Needs: bash, openssl, curl, kubectl, etcd (Debian etcd-server), /usr/bin/python3.
 KCP_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -95,7 +101,17 @@ kcp_up() {
 		echo "kcp_up: cluster setup (namespace team-a, training runtimes) failed" >&2
 		return 1
 	}
+	kcp_watchdog $$
 	kcp_start_operator
+}
+
+kcp_watchdog() { # PID: when PID is gone, kill what $KCP_DIR/pids names
+	local pid=$1
+	setsid bash -c '
+		while kill -0 "$1" 2>/dev/null && [ -d "$2/pids" ]; do sleep 2; done
+		for f in "$2"/pids/*.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done' \
+		kcp-watchdog "$pid" "$KCP_DIR" >/dev/null 2>&1 </dev/null &
+	disown $!
 }
 
 kcp_start_operator() {

@@ -197,7 +197,7 @@ for r in role['rules']:
             got[(g, res)] = sorted(r['verbs'])
 want = {
     ('kubeflow.org', 'jaxjobs'): sorted(['create', 'get', 'list', 'watch', 'delete', 'patch']),
-    ('', 'pods'): ['get', 'list', 'watch'],
+    ('', 'pods'): ['list', 'watch'],
     ('', 'pods/log'): ['get'],
     ('', 'events'): ['list', 'watch'],
 }

@@ -144,7 +144,7 @@ expect '... and both workers'"'"' lines are all there, once' "
 # resourceVersion gets 200 + ERROR 410 Expired, as in ../shared/reference/apiserver/08-*.
 # The launch must re-list (not resend that resourceVersion for ever) and end with the
 # job's true outcome well before --timeout, keeping the Succeeded job (--delete-after never).
-bg_launch rs1 --name rs1 --image x/jax:1 --workers 2 --env SIM_LINES=4 --env SIM_DURATION=3 \
+bg_launch rs1 --name rs1 --image x/jax:1 --workers 2 --env SIM_LINES=4 --env SIM_DURATION=6 \
 	--timeout 25s --out-state="$O/rs1/state" --out-message="$O/rs1/message"
 wait_for grep -q "Running:" "$T/rs1.err"
 ctl POST /_test/faults '{"restart": 1.5}' >/dev/null

@@ -141,10 +141,12 @@ for l in sys.stdin:
     if r["user"] == "system:serviceaccount:team-a:jaxjob-launcher":
         print(l.strip())' >"$T/cnt.requests"
 n=$(grep -vc selfsubject "$T/cnt.requests")
-# 9 on a quiet machine (one POST; a LIST + a WATCH each for the job, its pods, its events; one log
-# follow per worker). The bounds leave room for a reconnect or two when the machine is starved
-# (a watch or log stream the server or the launch gave up on), never for polling or a 403 loop.
-expect "its requests, from the audit log: $n besides access reviews (9 when idle); no polling, no denial" "
+# 6 on a quiet machine: one POST, one WATCH each for the job, its pods, its events (from the
+# create's resourceVersion, no LIST), one log follow per worker; plus one access review. A log
+# follow opened before the container started gets the kubelet's 400 "waiting to start" and is
+# retried every 0.5 s (launch_workers.c), so a starved machine (minutes of ContainerCreating)
+# adds follows: the bound catches a loop (20 drops per worker at most), not the weather.
+expect "its requests, from the audit log: $n besides access reviews (6 when idle); no polling, no denial" "
 	\"\$KCP_PY\" - '$T/cnt.requests' <<'PY'
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
@@ -158,9 +160,9 @@ logs = [r for r in work if '/log' in r['uri']]
 assert len([r for r in work if r['verb'] == 'create']) == 1, 'one POST'
 assert len(gets) <= 1, 'no polling of the job'
 assert not denied, 'no request denied'
-assert 2 <= len(logs) <= 4, 'one log follow per worker (+ a reconnect each at most)'
+assert 2 <= len(logs) <= 2 * 21, 'a log follow per worker, a bounded number of retries'
 assert len(watches) <= 6, 'one watch each for job, pods, events (+ a reconnect each at most)'
-assert len(work) <= 15, 'a handful of requests'
+assert len(work) - len(logs) <= 10, 'a handful of requests besides the log follows'
 PY"
 cp "$T/cnt.requests" "$JAXJOB_TMP/65-real-cnt.requests" 2>/dev/null
 echo "# requests of the 10 s job: $(wc -l <"$T/cnt.requests") (see 65-real-cnt.requests)"

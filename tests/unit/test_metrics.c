@@ -122,6 +122,15 @@ static void test_parse_number(void **state)
 	assert_int_equal(metrics_parse_number("1.2.3", 5, &v), -1);
 	assert_int_equal(metrics_parse_number("0x10", 4, &v), -1);
 	assert_int_equal(metrics_parse_number("", 0, &v), -1);
+	/* the fast decimal path is exact (same double as strtod), long ones too */
+	static const char *const exact[] = {
+		"0.1", "0.000123", "-2.590507", "123456789012345", "1234567890123456",
+		"0.1234567890123456", "9007199254740993", "00012.5000", "1e-3", "2.5E+10",
+	};
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++) {
+		assert_int_equal(metrics_parse_number(exact[i], strlen(exact[i]), &v), 0);
+		assert_true(v == strtod(exact[i], NULL));
+	}
 }
 
 /* ---- the store ---- */

@@ -647,6 +647,32 @@ static void billion_laughs_stops_at_the_alias_bound(void **state)
 
 /* ---- bounds ---- */
 
+/* One large anchored string aliased many times: few nodes, many bytes. */
+static void aliases_are_bounded_in_bytes(void **state)
+{
+	(void)state;
+	struct buf y = BUF_INIT;
+	buf_adds(&y, "a: &a \"");
+	for (int i = 0; i < 64 * 1024; i++)
+		buf_addch(&y, 'x');
+	buf_adds(&y, "\"\nb: [");
+	for (int i = 0; i < 70; i++)	/* 70 x 64 KiB > 4 MiB */
+		buf_adds(&y, i ? ", *a" : "*a");
+	buf_adds(&y, "]\n");
+	parse_fails(y.data, ERR_LIMIT, "aliases expand to more than 4194304 bytes", "YJ_MAX_ALIAS_BYTES");
+	/* 60 copies (3.75 MiB) are fine */
+	char *cut = strstr(y.data, "b: [");
+	buf_truncate(&y, (size_t)(cut - y.data));
+	buf_adds(&y, "b: [");
+	for (int i = 0; i < 60; i++)
+		buf_adds(&y, i ? ", *a" : "*a");
+	buf_adds(&y, "]\n");
+	cJSON *doc = parse_ok(y.data);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "b")), 60);
+	cJSON_Delete(doc);
+	buf_free(&y);
+}
+
 static void nesting_is_bounded_without_using_the_stack(void **state)
 {
 	(void)state;
@@ -1002,6 +1028,7 @@ int main(void)
 		cmocka_unit_test(anchors_are_copied_and_merge_keys_applied),
 		cmocka_unit_test(bad_aliases_and_merges_are_errors),
 		cmocka_unit_test(billion_laughs_stops_at_the_alias_bound),
+		cmocka_unit_test(aliases_are_bounded_in_bytes),
 		cmocka_unit_test(nesting_is_bounded_without_using_the_stack),
 		cmocka_unit_test(input_size_is_bounded),
 		cmocka_unit_test(read_file_reads_the_whole_file),
