@@ -51,8 +51,8 @@ void render_set_free(struct render_set *s)
 
 int render_job_err(const struct render_job *j, struct err *e)
 {
-	if (j->name)
-		return err_prefix(e, "%s: job %s", j->file, j->name);
+	if (j->name)	/* the name is a value: shortened, the message keeps its room */
+		return err_prefix(e, "%s: job %.64s%s", j->file, j->name, strlen(j->name) > 64 ? "..." : "");
 	return err_prefix(e, "%s: document %d", j->file, j->index + 1);
 }
 

@@ -30,7 +30,7 @@
 # LINES (default 100), PEER_PY (/usr/bin/python3). Release build recommended:
 # the default BINARY is build/rootfs's (the image's binary, make rootfs) when
 # present, else build/jaxjob. Prints a markdown table (medians [min-max]) and
-# writes the raw runs as JSON to bench/launch-real.last.json.
+# writes the raw runs as JSON to build/bench/launch-real.json.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-}
@@ -67,4 +67,4 @@ else
 fi
 
 /usr/bin/python3 "$top/bench/launch_real.py" "$BIN" "$PEER_PY" "$top" "$W" | tee "$W/table.md"
-cp "$W/runs.json" "$top/bench/launch-real.last.json"
+mkdir -p "$top/build/bench" && cp "$W/runs.json" "$top/build/bench/launch-real.json"

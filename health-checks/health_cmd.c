@@ -16,6 +16,7 @@
  * Ownership: the parsed documents (one cJSON array) own every object; the
  * list of objects to judge only borrows pointers into it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,7 +279,12 @@ int cmd_health(int argc, char **argv)
 		if (collect(d, src, ++idx, 0, &l, &e) < 0)
 			goto fail;
 	rc = health_exit_code(judge_all(&l, o.json, &out));
-	fwrite(out.data, 1, out.len, stdout);
+	/* a verdict nobody could read is no verdict (a closed pipe, a full disk) */
+	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
+		err_set(&e, ERR_IO, "cannot write the verdicts to stdout: %s", strerror(errno));
+		rc = 2;
+		goto fail;
+	}
 	if (!l.n)
 		fprintf(stderr, "warning: no objects in %s\n", src);
 	goto done;

@@ -8,6 +8,7 @@
  * refuses to climb above the repository.
  */
 #include <errno.h>
+#include <signal.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -448,9 +449,42 @@ static void set_ca_bundle(void)
 		git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, f, NULL);
 }
 
+/*
+ * A SIGTERM (Argo CD cancelling a generate, a pod stopping) or SIGINT during
+ * a clone must not leave the temporary clone behind: the handler only notes
+ * the signal; network reads are not restarted (no SA_RESTART), libgit2's
+ * progress callbacks cancel the transfer, and clone_repo() removes the
+ * directory and then dies of the same signal.
+ */
+static volatile sig_atomic_t clone_signal;
+
+static void note_signal(int sig)
+{
+	clone_signal = sig;
+}
+
+static int cancel_on_signal(const git_indexer_progress *stats, void *payload)
+{
+	(void)stats;
+	(void)payload;
+	return clone_signal ? -1 : 0;
+}
+
+static int cancel_on_signal_text(const char *str, int len, void *payload)
+{
+	(void)str;
+	(void)len;
+	(void)payload;
+	return clone_signal ? -1 : 0;
+}
+
 static int clone_repo(struct gitsrc *s, const char *url, const struct gitsrc_creds *creds,
 		      struct err *e)
 {
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa = { 0 }, old[3];
+	sa.sa_handler = note_signal;
+	sigemptyset(&sa.sa_mask);
 	const char *tmp = getenv("TMPDIR");
 	struct buf dir = BUF_INIT;
 	buf_addf(&dir, "%s/jaxjob-clone.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -460,6 +494,9 @@ static int clone_repo(struct gitsrc *s, const char *url, const struct gitsrc_cre
 		return rc;
 	}
 	s->tmpdir = buf_detach(&dir, NULL);
+	clone_signal = 0;
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
 	if (!strncmp(url, "https://", 8))
 		set_ca_bundle();
 	struct cred_state cs = { creds, 0, NULL };
@@ -469,7 +506,25 @@ static int clone_repo(struct gitsrc *s, const char *url, const struct gitsrc_cre
 	o.remote_cb = mirror_remote;
 	o.fetch_opts.callbacks.credentials = cred_cb;
 	o.fetch_opts.callbacks.payload = &cs;
-	if (git_clone(&s->repo, url, s->tmpdir, &o)) {
+	o.fetch_opts.callbacks.transfer_progress = cancel_on_signal;
+	o.fetch_opts.callbacks.sideband_progress = cancel_on_signal_text;
+	int failed = git_clone(&s->repo, url, s->tmpdir, &o) != 0;
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	if (clone_signal) {
+		int sig = clone_signal;
+		if (s->repo) {
+			git_repository_free(s->repo);
+			s->repo = NULL;
+		}
+		nftw(s->tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		free(s->tmpdir);
+		s->tmpdir = NULL;
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return err_set(e, ERR_CANCELLED, "interrupted while cloning %s", url);
+	}
+	if (failed) {
 		const git_error *ge = git_error_last();
 		/* libgit2 messages name the URL but never the credentials */
 		return err_set(e, ERR_NETWORK, "cannot clone %s: %s", url, cs.problem ? cs.problem :

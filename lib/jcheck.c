@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jtree.h"
 #include "k8sname.h"
 
 const cJSON *jcheck_member(const cJSON *o, const char *k)
@@ -50,10 +51,14 @@ int jcheck_int(const char *path, const cJSON *v, long long min, long long max, s
 {
 	if (!v)
 		return 0;
-	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && !whole(v->valuedouble))
-		return err_set(e, ERR_INPUT, "%s must be at %s %lld, got %g", path,
-			       v->valuedouble < 0 ? "least" : "most", v->valuedouble < 0 ? min : max,
-			       v->valuedouble);
+	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && !whole(v->valuedouble)) {
+		struct buf t = BUF_INIT;	/* the number as written, every digit */
+		jtree_number_text(v, JTREE_NUM_TEXT, &t);
+		err_set(e, ERR_INPUT, "%s must be at %s %lld, got %.64s", path,
+			v->valuedouble < 0 ? "least" : "most", v->valuedouble < 0 ? min : max, t.data);
+		buf_free(&t);
+		return -1;
+	}
 	if (!cJSON_IsNumber(v) || !whole(v->valuedouble))
 		return err_set(e, ERR_INPUT, "%s must be a whole number, got %s", path,
 			       cJSON_IsNumber(v) ? "a fraction" : jcheck_type_name(v));

@@ -72,12 +72,12 @@ expect "a 3-worker job that succeeds exits 0 (got $rc_ok3), outputs Succeeded/0"
 expect "3 workers' logs line for line: every line in order, exactly once (22 lines each)" '
 	for w in 0 1 2; do
 		expected_log ok3 $w 3 20 >"$T/ok3.want.$w" && worker_log "$T/ok3.out" $w >"$T/ok3.got.$w" &&
-		test "$(wc -l <"$T/ok3.want.$w")" -eq 22 && cmp "$T/ok3.want.$w" "$T/ok3.got.$w" || exit 1
+		test "$(wc -l <"$T/ok3.want.$w")" -eq 22 && diff "$T/ok3.want.$w" "$T/ok3.got.$w" || exit 1
 	done
 	! grep -v "^\[worker-[0-2]\] " "$T/ok3.out"'
 expect "a late worker (created 3 s after the others) is followed too: exit 0 (got $rc_late), all its lines" "
 	test $rc_late -eq 0 && expected_log late 2 3 3 >$T/late.want && worker_log $T/late.out 2 >$T/late.got &&
-	cmp $T/late.want $T/late.got"
+	diff $T/late.want $T/late.got"
 
 # ---- fail, restart, image pull, Service rejected ------------------------------------------------
 expect "a job whose worker exits 3 exits 1 (got $rc_bad): Failed, JAXJobFailed, the worker and its code named" "
@@ -90,7 +90,8 @@ expect '... the crashed and the re-created pod'"'"'s logs both streamed, each li
 	test "$(grep -c "^\[worker-0\] ERROR:sim:worker 0 crashed (exit code 137" $T/rst.out)" -eq 1 &&
 	test "$(grep -c "^\[worker-0\] INFO:sim:worker 0 finished" $T/rst.out)" -eq 1 &&
 	test "$(grep -c "^\[worker-0\] step 4/4 " $T/rst.out)" -eq 1 &&
-	kubectl -n team-a get events --field-selector reason=JAXJobRestarting -o name | grep -q .'
+	kubectl -n team-a get events --field-selector reason=JAXJobRestarting -o name | grep -q . ||
+	{ worker_log $T/rst.out 0; exit 1; }'
 expect "an image that cannot be pulled fails fast: exit 7 (got $rc_ip), Stuck, the kubelet's reason and image" "
 	test $rc_ip -eq 7 && test \"\$(cat $O/ip/state)\" = Stuck &&
 	grep -Eq '^(ErrImagePull|ImagePullBackOff)\$' $O/ip/reason && grep -q image-pull-error $O/ip/message"

@@ -161,17 +161,17 @@ expect "... a job that failed during the outage: exit 1 (got $rc_rf), Failed, ke
 expect '... every worker'"'"'s log line for line, each line exactly once, through the outage (3 jobs x 3 workers)' '
 	for n in rk rd; do for w in 0 1 2; do
 		expected_log $n $w 3 12 >$T/$n.want.$w && worker_log $T/$n.out $w >$T/$n.got.$w &&
-		cmp $T/$n.want.$w $T/$n.got.$w || exit 1
+		diff $T/$n.want.$w $T/$n.got.$w || exit 1
 	done; done
-	for w in 0 2; do expected_log rf $w 3 12 | cmp - <(worker_log $T/rf.out $w) || exit 1; done
-	expected_log rf 1 3 12 3 | cmp - <(worker_log $T/rf.out 1)'
+	for w in 0 2; do expected_log rf $w 3 12 | diff - <(worker_log $T/rf.out $w) || exit 1; done
+	expected_log rf 1 3 12 3 | diff - <(worker_log $T/rf.out 1)'
 expect '... none of them ended as cancelled or timed out' \
 	'! grep -q "Cancelled\|Timeout" $T/rk.err $T/rd.err $T/rf.err $T/cp.err'
 expect "a job whose containers ended while the API was away (etcd compacted meanwhile): Succeeded, exit 0 (got $rc_cp)" \
 	"test $rc_cp -eq 0 && test \"\$(cat $O/cp/state)\" = Succeeded"
 expect '... the job deleted (--delete-after=success), every log line exactly once' '
 	test "$(job_state cp)" = absent &&
-	for w in 0 1; do expected_log cp $w 2 6 | cmp - <(worker_log $T/cp.out $w) || exit 1; done'
+	for w in 0 1; do expected_log cp $w 2 6 | diff - <(worker_log $T/cp.out $w) || exit 1; done'
 expect "... etcd really compacted: a LIST at the revision before (resourceVersionMatch=Exact) is 410 Expired" "
 	! kcp_ctl GET '/api/v1/namespaces/team-a/pods?resourceVersion=$((rev - 1))&resourceVersionMatch=Exact' >$T/cp.list &&
 	grep -q '\"code\":410' $T/cp.list"
