@@ -41,11 +41,15 @@
 /* After the verdict, a stream of an exited container that stayed quiet this
  * long has delivered all it had: a kubelet notices the exit and ends the
  * stream up to a second later, which the step need not wait for. */
-#define DRAIN_IDLE_S 0.05
-/* ... provided it was keeping up: its last line arrived at most this late
- * after the kubelet wrote it. A stream delivering a backlog (a slow path:
- * lines arriving long after they were written) can be quiet for a while and
- * still hold lines; it is waited for (--log-drain), never cut. */
+#define DRAIN_IDLE_S 0.1
+/* ... provided it always kept up: no line of it arrived later than this after
+ * the kubelet wrote it, and the loop was never deaf that long while it was
+ * open (a slow stdout). A stream that was ever held back (a slow path, a
+ * loaded API server, our own backpressure) can be quiet for a while and
+ * still hold lines anywhere on the way; it is waited for (--log-drain),
+ * never cut. The idle bound is 100 ms, not less: under load a stream that
+ * keeps up still pauses for tens of milliseconds (seen: lines lost at 50 ms
+ * on a loaded 2-core machine). */
 #define DRAIN_MAX_LAG_S 0.2
 
 /* Which worker a pod is, and its container, per API (lib/jobapi.h). */
@@ -428,11 +432,12 @@ void launch_workers_settle(struct launch_state *st, int job_failed)
 			/* quiet since the exit was seen, not merely since the last
 			 * line: the last line may still be on its way */
 			double idle = kube_log_idle(p->log), lag = kube_log_lag(p->log);
+			double backlog = kube_log_backlog(p->log);
 			double since = kube_now() - p->terminated_seen;
 			if (since < idle)
 				idle = since;
-			if (idle < 0 || lag < 0 || lag > DRAIN_MAX_LAG_S)
-				;	/* nothing yet, or behind: wait for its end */
+			if (idle < 0 || lag < 0 || backlog > DRAIN_MAX_LAG_S)
+				;	/* nothing yet, or ever behind: wait for its end */
 			else if (idle >= DRAIN_IDLE_S)
 				log_done(p);
 			else if (wake < 0 || DRAIN_IDLE_S - idle < wake)

@@ -21,6 +21,8 @@ struct kube_log {
 	double last;		/* when data last arrived, 0 before any */
 	double deaf_at;		/* kube_loop_deaf(c) then: see kube_log_idle() */
 	double lag;		/* arrival - kubelet timestamp of the last line, -1 unknown */
+	double worst_lag;	/* the largest lag seen on this stream, -1 none yet */
+	double deaf_start;	/* kube_loop_deaf(c) when the stream started */
 	struct kube_log *next, **prev;
 };
 
@@ -82,6 +84,8 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 	if (l->o.timestamps) {
 		skip = stamp(line, len, &when);
 		l->lag = skip ? wall_now() - when : -1;
+		if (l->lag > l->worst_lag)
+			l->worst_lag = l->lag;
 		line += skip;
 		len -= skip;
 	}
@@ -137,7 +141,8 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 		kube_query(&rq.path, "follow", "true");
 	if (o->timestamps)
 		kube_query(&rq.path, "timestamps", "true");
-	l->lag = -1;
+	l->lag = l->worst_lag = -1;
+	l->deaf_start = kube_loop_deaf(c);
 	if (o->container)
 		kube_query(&rq.path, "container", o->container);
 	if (o->since_time)
@@ -188,6 +193,12 @@ double kube_log_idle(const struct kube_log *l)
 double kube_log_lag(const struct kube_log *l)
 {
 	return l->lag;
+}
+
+double kube_log_backlog(const struct kube_log *l)
+{
+	double deaf = kube_loop_deaf(l->c) - l->deaf_start;
+	return deaf > l->worst_lag ? deaf : l->worst_lag;
 }
 
 void kube_log_cut(struct kube_log *l)

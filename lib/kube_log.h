@@ -82,6 +82,16 @@ double kube_log_idle(const struct kube_log *l);
 double kube_log_lag(const struct kube_log *l);
 
 /*
+ * The worst the stream has fallen behind since it started, in seconds: the
+ * largest lag of any of its lines, or the time the loop spent not listening
+ * (blocked on a slow stdout) while it was open, whichever is larger. A
+ * stream that was ever held back may still have lines in flight anywhere on
+ * the path (kernel buffers, HTTP/2 windows, the API server's proxy), and a
+ * test kubelet that stamps lines when it reads them hides that in the lag.
+ */
+double kube_log_backlog(const struct kube_log *l);
+
+/*
  * End the stream now as if the server had: a final line without '\n' is
  * delivered, then as kube_log_stop() (on_end is not called). For a
  * container known to have exited whose stream has gone quiet: the kubelet
