@@ -46,6 +46,10 @@ struct metrics {
 	double rate_t0, rate_x0;	/* base of the rate: first value or last rewind */
 	double t_first, t_last;
 	unsigned long lines, metric_lines, dropped_names;
+	/* the series of the previous metric line's i-th value: training logs
+	 * print one template, so the next line's i-th name is nearly always the
+	 * same, and one strcmp replaces naming and hashing (bench/README.md) */
+	struct metrics_series *hint[METRICS_KV_MAX];
 };
 
 struct metrics *metrics_new(const struct metrics_opts *o)
@@ -355,8 +359,11 @@ int metrics_line(struct metrics *m, int worker, const char *line, size_t len, do
 		char name[METRICS_NAME_MAX + 8];
 		struct metrics_series *s;
 
-		series_name(m, r.kv[i].name, worker, name);
-		s = series_of(m, name);
+		s = m->hint[i];
+		if (!s || m->o.from == METRICS_FROM_ALL || strcmp(s->name, r.kv[i].name)) {
+			series_name(m, r.kv[i].name, worker, name);
+			s = m->hint[i] = series_of(m, name);
+		}
 		if (!s)
 			continue;
 		s->seen++;

@@ -256,6 +256,13 @@ static int denied(const char *k, size_t n)
 #undef CASE
 	if (list && in_words(k, n, list, count))
 		return 1;
+	/* the suffixes end in d, t or k: most keys need no suffix compare */
+	switch (k[n - 1] | 0x20) {
+	case 'd': case 't': case 'k':
+		break;
+	default:
+		return 0;
+	}
 	for (size_t j = 0; j < NWORDS(suffixes); j++)
 		if (n > suffixes[j].n && k[n - suffixes[j].n] == '_' &&
 		    same_nocase(k + n - suffixes[j].n, suffixes[j].w, suffixes[j].n))
@@ -263,9 +270,16 @@ static int denied(const char *k, size_t n)
 	return 0;
 }
 
+/* Every word of steps[] starts with one of these (any case). */
+static int step_first(char c)
+{
+	c |= 0x20;
+	return c == 's' || c == 'g' || c == 't' || c == 'i';
+}
+
 static enum key_kind kind_of(const char *k, size_t n, const char *const *step_keys)
 {
-	if (in_words(k, n, steps, NWORDS(steps)))
+	if (step_first(k[0]) && in_words(k, n, steps, NWORDS(steps)))
 		return KEY_STEP;
 	for (size_t i = 0; step_keys && step_keys[i]; i++)
 		if (word_is(k, n, step_keys[i]))
@@ -307,7 +321,7 @@ static enum key_kind bare_kind(const char *k, size_t n, const char *const *step_
 	if (n > 4 && same_nocase(k + n - 4, "loss", 4) &&
 	    (k[n - 5] == '_' || k[n - 5] == '/' || k[n - 5] == '.' || k[n - 5] == '-'))
 		return KEY_METRIC;
-	if (in_words(k, n, steps, NWORDS(steps)))
+	if (step_first(k[0]) && in_words(k, n, steps, NWORDS(steps)))
 		return KEY_STEP;
 	for (size_t i = 0; step_keys && step_keys[i]; i++)
 		if (word_is(k, n, step_keys[i]))

@@ -120,8 +120,8 @@ expect 'the WorkflowTemplate: report runs on Succeeded and Failed, report-error 
 	"test \"\$($ENGINE argo-depends $WT train Succeeded)\" = report &&
 	 test \"\$($ENGINE argo-depends $WT train Failed)\" = report &&
 	 test \"\$($ENGINE argo-depends $WT train Error)\" = report-error"
-expect '... retries on Error or exit 4 only, the identity passed for Argo < 4.1, the summary a parameter' "python3 - <<'PY'
-import yaml
+expect '... retries on Error or exit 4 only, the identity passed for Argo < 4.1, the summary and the metrics parameters' "python3 - <<'PY'
+import json, yaml
 wt = yaml.safe_load(open('$WT'))
 t = [t for t in wt['spec']['templates'] if t['name'] == 'train'][0]
 rs = t['retryStrategy']
@@ -130,6 +130,11 @@ args = t['container']['args']
 assert '--run-id={{workflow.uid}}' in args, args
 assert 'artifacts' not in t.get('outputs', {}), 'an artifact needs an artifact repository'
 assert 'summary' in [p['name'] for p in t['outputs']['parameters']]
+outs = {p['name']: p['valueFrom'] for p in t['outputs']['parameters']}
+assert '--out-metrics=' + outs['metrics']['path'] in args, (args, outs['metrics'])
+assert json.loads(outs['metrics']['default']) == {'metrics': {}}, outs['metrics']
+r = [t for t in wt['spec']['templates'] if t['name'] == 'report'][0]
+assert 'metrics' in [p['name'] for p in r['inputs']['parameters']]
 PY"
 
 # ---- the executor RBAC ------------------------------------------------------------
@@ -301,10 +306,12 @@ argo_step a1 "$T/a1" "${A1[@]}"
 expect 'Argo: the train template with its variables filled in: a JAXJob that Succeeds, exit 0' "test \$(cat $T/a1.rc) = 0"
 expect '... the output parameters, summary included, as the wait container reads them' \
 	"$ENGINE argo-collect $WT train $T/a1 >$T/a1.json && chk $T/a1.json \"d['state'] == 'Succeeded' and d['job-name'] == 'jax-train-aaaaa-mnist' and d['summary'].startswith('### JAXJob') and d['exit-code'] == '0'\""
+expect '... the metrics parameter: the JSON of --out-metrics, with the last loss and step of worker 0' \
+	"chk $T/a1.json \"json.loads(d['metrics'])['metrics']['loss']['last'] == 0.3333 and json.loads(d['metrics'])['metrics']['loss']['last_step'] == 2 and json.loads(d['metrics'])['step']['last'] == 2\""
 sed 's/^      - spmd_mnist_classifier_fromscratch.py$/      - SIM_FAIL_WORKER=0 SIM_EXIT=2/' examples/argo/workflowtemplate.yaml >"$T/wt-bad.yaml"
 WT=$T/wt-bad.yaml argo_step a2 "$T/a2" workflow.uid=22222222-bbbb workflow.name=jax-train-bbbbb
 expect 'Argo: a JAXJob that Fails: exit 1, and the outputs still say so (Argo collects them whatever the exit code)' \
-	"test \$(cat $T/a2.rc) = 1 && $ENGINE argo-collect $T/wt-bad.yaml train $T/a2 >$T/a2.json && chk $T/a2.json \"d['state'] == 'Failed' and d['exit-code'] == '1'\""
+	"test \$(cat $T/a2.rc) = 1 && $ENGINE argo-collect $T/wt-bad.yaml train $T/a2 >$T/a2.json && chk $T/a2.json \"d['state'] == 'Failed' and d['exit-code'] == '1' and isinstance(json.loads(d['metrics'])['metrics'], dict)\""
 expect '... then report runs (depends train.Failed), not report-error' \
 	"test \"\$($ENGINE argo-depends $T/wt-bad.yaml train Failed)\" = report"
 
