@@ -255,7 +255,8 @@ unit: $(KUBE_DRIVER)
 # clang libFuzzer targets fuzz/fuzz_*.c, each linked with the whole core built
 # with -fsanitize=fuzzer-no-link,address,undefined under build/fuzz/ (its own
 # objects, so the ASan/release builds are untouched). fuzz_watch_decoder links
-# only the watch, line and status code plus its fake transport (see its
+# only the watch, line and status code (and jtree, digest: the metadata
+# lookups) plus its fake transport (see its
 # header comment). Seeds: fuzz/corpus/<target>/ (read-only; new inputs go to
 # build/fuzz/corpus/<target>/); crash regressions: fuzz/regress/<target>/.
 #
@@ -274,7 +275,7 @@ FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_BIN     := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_ALL))
 FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRC) $(APP_SRC)) \
 	$(FUZZ_BUILD)/obj/gen/templates_builtin.o
-FUZZ_WATCH_OBJ := $(patsubst %,$(FUZZ_BUILD)/obj/lib/%.o,buf err kube_lines kube_status kube_watch)
+FUZZ_WATCH_OBJ := $(patsubst %,$(FUZZ_BUILD)/obj/lib/%.o,buf digest err jtree kube_lines kube_status kube_watch)
 .PHONY: fuzz-build
 
 fuzz-build: $(FUZZ_BIN)
@@ -312,7 +313,7 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_BUILD)/libjaxjob-fuzz.a
 REPLAY_DIR := $(BUILD)/fuzz-replay
 REPLAY_BIN := $(patsubst %,$(REPLAY_DIR)/fuzz_%,$(FUZZ_ALL))
 REPLAY_APP := $(call OBJ_OF,$(APP_SRC))
-REPLAY_WATCH_OBJ := $(patsubst %,$(BUILD)/obj/lib/%.o,buf err kube_lines kube_status kube_watch)
+REPLAY_WATCH_OBJ := $(patsubst %,$(BUILD)/obj/lib/%.o,buf digest err jtree kube_lines kube_status kube_watch)
 # the targets are written for FUZZ_FLAGS (fewer warnings than WARN)
 REPLAY_CFLAGS = $(CFLAGS) -Iargocd-plugin -Ihealth-checks -Wno-strict-prototypes -Wno-format-nonliteral
 .PHONY: fuzz-replay

@@ -1,14 +1,16 @@
 /*
- * launch_cleanup.c - what happens to the job when we stop caring about it:
+ * launch_cleanup.c - a spoke of the launch state machine (launch_machine.c
+ * is the hub): what happens to the job when we stop caring about it:
  * delete it (and wait until the server confirms), suspend it, or leave it.
  *
  * Deletion uses propagationPolicy=Foreground: the JAXJob object goes away
  * only after its pods did, so the DELETED event we wait for means the GPUs
  * are free, not merely that a garbage collection was requested. We wait for
- * that event on the job watch (or a 404), at most --delete-timeout seconds;
+ * that event on the job watch (or a 404; the hub sets delete_confirmed and
+ * stops the loop), at most --delete-timeout seconds;
  * a pod's terminationGracePeriodSeconds (30 s by default) bounds how long
  * we may take after SIGTERM, hence the bound (default 20 s). A signal during
- * cleanup does not interrupt it, a second SIGTERM included (launch_watch.c
+ * cleanup does not interrupt it, a second SIGTERM included (launch_machine.c
  * on_signal); the SIGTERM that ended the wait cannot cancel the DELETE
  * either (kube_loop_cancel_call() never outlives its call).
  *
@@ -28,17 +30,6 @@
 
 #define CLEANUP_RETRY_S 8.0
 
-/*
- * Stop the wait for the deletion - only while we are in it: stopping the
- * loop during a blocking call (the DELETE itself, whose DELETED event can
- * arrive before its answer) would cancel that call instead.
- */
-void launch_cleanup_wake(struct launch_state *st)
-{
-	if (st->in_delete_wait)
-		kube_loop_stop(st->c);
-}
-
 static void on_delete_wait_over(void *ud)
 {
 	struct launch_state *st = ud;
@@ -52,7 +43,7 @@ static void delete_job(struct launch_state *st, struct buf *note)
 	cJSON *answer = NULL;
 	int rc;
 
-	if (!st->job_watch && launch_start_job_watch(st, &e))
+	if (st->hub->job_watch(st, &e))
 		launch_progress_note(&st->prog, "warning: %s", e.msg);
 	err_clear(&e);
 	rc = kube_delete(st->c, st->res, st->ns, st->name, KUBE_PROPAGATE_FOREGROUND, 0,

@@ -1,8 +1,8 @@
 /*
  * launch_run.c - the flow of a real `jaxjob launch`: connect, create the job
- * or re-attach to the one this step already created, wait (launch_watch.c),
- * turn the ending into an exit code, clean up (launch_cleanup.c), write the
- * outputs (launch_outputs.c).
+ * or re-attach to the one this step already created, wait (launch_machine.c,
+ * the hub of the wait), turn the ending into an exit code, clean up
+ * (launch_cleanup.c), write the outputs (launch_outputs.c).
  *
  * Re-attach: the job carries our launch identity (launch_identity.h). A 409
  * on create means the name is taken; we GET the job and adopt it only if its
@@ -26,17 +26,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "jtree.h"
 #include "launch_outputs.h"
 #include "launch_run.h"
 #include "launch_state.h"
-#include "jtree.h"
 #include "yj.h"
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static double wall_now(void)
 {
@@ -58,8 +52,7 @@ static int connect_client(struct launch_state *st, struct launch_result *r)
 	struct kube_config_opts ko;
 	struct kube_config cfg;
 	struct err e = ERR_INIT;
-	const char *mns = jstr(cJSON_GetObjectItemCaseSensitive(st->manifest, "metadata"),
-			       "namespace");
+	const char *mns = jtree_get_string(st->manifest, "metadata.namespace", NULL);
 
 	memset(&ko, 0, sizeof(ko));
 	memset(&cfg, 0, sizeof(cfg));
@@ -93,9 +86,9 @@ static void adopt(struct launch_state *st, cJSON *job, const char *how)
 	cJSON_Delete(st->job);
 	st->job = job;
 	free(st->uid);
-	st->uid = xstrdup(jstr(meta, "uid") ? jstr(meta, "uid") : "");
+	st->uid = xstrdup(jtree_get_string(meta, "uid", ""));
 	if (!st->name)
-		st->name = xstrdup(jstr(meta, "name") ? jstr(meta, "name") : "");
+		st->name = xstrdup(jtree_get_string(meta, "name", ""));
 	launch_progress_note(&st->prog, "%s %s %s/%s (uid %s)", how, st->kind, st->ns,
 			     st->name, st->uid);
 }
@@ -106,9 +99,13 @@ static int find_by_identity(struct launch_state *st, cJSON **found, struct err *
 /* Was `job` created by `jaxjob launch` outside any pipeline (no identity)? */
 static int local_run(const cJSON *job)
 {
-	const cJSON *ann = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(job, "metadata"), "annotations");
-	const char *src = jstr(ann, LAUNCH_SOURCE_ANNOTATION);
+	struct buf path = BUF_INIT;
+	const char *src;
+
+	buf_adds(&path, "metadata.annotations");
+	jtree_path_add_key(&path, LAUNCH_SOURCE_ANNOTATION);	/* "jaxjob.dev/...": escaped */
+	src = jtree_get_string(job, path.data, NULL);
+	buf_free(&path);
 	return src && !strncmp(src, "local run", 9);
 }
 
@@ -369,8 +366,7 @@ static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 	kube_client_on_retry(st->c, NULL, NULL);
 	kube_client_set_unreachable_retry(st->c, 0);
 	if (rc == 0) {
-		const char *rv = jstr(cJSON_GetObjectItemCaseSensitive(created, "metadata"),
-				      "resourceVersion");
+		const char *rv = jtree_get_string(created, "metadata.resourceVersion", NULL);
 		free(st->watch_from);
 		st->watch_from = rv && *rv ? xstrdup(rv) : NULL;
 		adopt(st, created, "created");
@@ -404,7 +400,8 @@ static const cJSON *condition(const cJSON *job, const char *type)
 	const cJSON *c;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(
 				      cJSON_GetObjectItemCaseSensitive(job, "status"), "conditions")) {
-		const char *t = jstr(c, "type"), *s = jstr(c, "status");
+		const char *t = jtree_get_string(c, "type", NULL);
+		const char *s = jtree_get_string(c, "status", NULL);
 		if (t && s && strcmp(t, type) == 0 && strcmp(s, "True") == 0)
 			return c;
 	}
@@ -454,7 +451,7 @@ static void recheck_before_cancel(struct launch_state *st)
 		cJSON_Delete(fresh);
 		return;
 	}
-	uid = jstr(cJSON_GetObjectItemCaseSensitive(fresh, "metadata"), "uid");
+	uid = jtree_get_string(fresh, "metadata.uid", NULL);
 	if (st->uid && *st->uid && uid && strcmp(uid, st->uid) != 0) {
 		cJSON_Delete(fresh);	/* re-created by someone else: not ours */
 		return;
@@ -480,12 +477,13 @@ static enum launch_cleanup_action judge_end(struct launch_state *st, struct laun
 	case END_FINISHED:
 		launch_judge(st->job, &succeeded);
 		if (succeeded) {
-			launch_result_set(r, "Succeeded", EXIT_SUCCEEDED, jstr(c, "reason"), "%s",
-					  jstr(c, "message") ? jstr(c, "message") : "");
+			launch_result_set(r, "Succeeded", EXIT_SUCCEEDED,
+					  jtree_get_string(c, "reason", NULL), "%s",
+					  jtree_get_string(c, "message", ""));
 			return st->o->delete_after == DELETE_NEVER ? CLEAN_NONE : CLEAN_DELETE;
 		}
-		launch_result_set(r, "Failed", EXIT_JOB_FAILED, jstr(c, "reason"), "%s",
-				  jstr(c, "message") ? jstr(c, "message") : "");
+		launch_result_set(r, "Failed", EXIT_JOB_FAILED, jtree_get_string(c, "reason", NULL),
+				  "%s", jtree_get_string(c, "message", ""));
 		return st->o->delete_after == DELETE_ALWAYS ? CLEAN_DELETE : CLEAN_NONE;
 	case END_TIMEOUT:
 		launch_result_set(r, "Timeout", EXIT_TIMEOUT, "Timeout",
@@ -611,8 +609,8 @@ static void signals_blocked(int on)
 static int prepare(struct launch_state *st, const cJSON *manifest, struct launch_result *r)
 {
 	struct err e = ERR_INIT;
-	const char *kind = jstr(manifest, "kind");
-	const char *name = jstr(cJSON_GetObjectItemCaseSensitive(manifest, "metadata"), "name");
+	const char *kind = jtree_get_string(manifest, "kind", NULL);
+	const char *name = jtree_get_string(manifest, "metadata.name", NULL);
 
 	st->manifest = cJSON_Duplicate(manifest, 1);
 	st->api = jobapi_of(manifest);
@@ -652,6 +650,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest)
 	memset(&st, 0, sizeof(st));
 	memset(&r, 0, sizeof(r));
 	st.o = o;
+	launch_machine_init(&st);
 	st.t0 = launch_now();
 	signals_blocked(1);
 	launch_progress_init(&st.prog, o->quiet ? NULL : stderr, st.t0);

@@ -4,11 +4,16 @@
  *
  *   launch_run.c      the flow: config, identity, create or re-attach, wait,
  *                     map the ending to an exit code, cleanup, outputs
- *   launch_watch.c    the wait: job watch, event watch, timeout, signals,
- *                     fail-fast on states that never finish
- *   launch_workers.c  the worker pods: pod watch, one log follow per
+ *   launch_machine.c  the hub of the wait: every transition (stop, drain,
+ *                     fail-fast, timeout, signals, deletion confirmed)
+ *   launch_watch.c    spoke: the job watch and the event watch
+ *   launch_workers.c  spoke: the worker pods, pod watch, one log follow per
  *                     container, re-follow after drops and restarts
- *   launch_cleanup.c  delete / suspend / leave, deletion confirmed by watch
+ *   launch_cleanup.c  spoke: delete / suspend / leave
+ *
+ * Hub and spokes: a spoke never calls another spoke or the hub by name; it
+ * reports through st->hub (struct launch_hub below), and the hub calls the
+ * spokes. launch_run.c drives the hub and the spokes' start/stop/report.
  *
  * Everything runs on the kube client's one event loop (kube_loop.h); no
  * threads. Callbacks record what happened in `end` and stop the loop; the
@@ -69,7 +74,31 @@ struct launch_pod {
 	struct kube_timer *refollow;
 };
 
+/*
+ * What a spoke tells the hub (launch_machine.c fills it in). These are the
+ * only way back from a spoke: each names an observation, the hub decides
+ * what it changes.
+ */
+struct launch_hub {
+	/* a watch in the job's namespace on `res` (label or field selector,
+	 * either may be NULL), from the create's resourceVersion when fresh */
+	struct kube_watch *(*watch)(struct launch_state *st, const struct kube_resource *res,
+				    const char *label_sel, const char *field_sel,
+				    kube_event_fn *on_event, kube_watch_state_fn *on_state,
+				    struct err *e);
+	void (*stop)(struct launch_state *st, enum launch_end why);
+	void (*job_seen)(struct launch_state *st, const cJSON *job);	/* our job, not DELETED */
+	void (*job_deleted)(struct launch_state *st, const cJSON *job);
+	void (*job_absent)(struct launch_state *st);	/* not in the job watch's first list */
+	void (*job_watch_failed)(struct launch_state *st, const struct err *e);
+	void (*stuck_check)(struct launch_state *st);	/* a stuck cause came or went */
+	void (*pods_changed)(struct launch_state *st);	/* a worker pod changed or went */
+	void (*logs_changed)(struct launch_state *st);	/* a follow ended, resumed, may be cut */
+	int (*job_watch)(struct launch_state *st, struct err *e);	/* have the job watch */
+};
+
 struct launch_state {
+	const struct launch_hub *hub;	/* launch_machine_init() */
 	const struct launch_opts *o;
 	struct kube_client *c;
 	const struct jobapi *api;	/* JAXJob or TrainJob: paths, labels, container, suspend */
@@ -126,7 +155,9 @@ struct launch_state {
 	int pods_synced;		/* the pod watch delivered its first list */
 };
 
-/* launch_watch.c */
+/* launch_machine.c: the hub */
+/* Point st->hub at the machine; first, before any spoke runs. */
+void launch_machine_init(struct launch_state *st);
 /*
  * Start a watch in the job's namespace on `res`, selected by a label or a
  * field selector (either may be NULL), calling back with `st`.
@@ -136,21 +167,21 @@ struct kube_watch *launch_watch_start(struct launch_state *st,
 				      const char *label_sel, const char *field_sel,
 				      kube_event_fn *on_event, kube_watch_state_fn *on_state,
 				      struct err *e);
-/* Print the progress line for the current job and pods, if it changed. */
-void launch_show_progress(struct launch_state *st);
 /* The health judge's verdict: 1 when finished; *succeeded (may be NULL). */
 int launch_judge(const cJSON *job, int *succeeded);
 int launch_catch_signals(struct launch_state *st, struct err *e);
-int launch_start_job_watch(struct launch_state *st, struct err *e);
 int launch_wait(struct launch_state *st, struct err *e);
 void launch_wait_done(struct launch_state *st);
-void launch_stop(struct launch_state *st, enum launch_end why);
-void launch_stuck_check(struct launch_state *st);
 /* After the wait of a finished job: one warning naming the workers whose
  * log is incomplete, if any. */
 void launch_drain_report(struct launch_state *st);
 
-/* launch_workers.c */
+/* launch_watch.c: spoke */
+int launch_start_job_watch(struct launch_state *st, struct err *e);
+/* The watch on the job's events (creation failures); 0 when not allowed. */
+int launch_events_start(struct launch_state *st, struct err *e);
+
+/* launch_workers.c: spoke */
 int launch_workers_start(struct launch_state *st, struct err *e);
 void launch_workers_stop(struct launch_state *st);
 /* At most this many worker log streams at once (one connection each);
@@ -162,7 +193,9 @@ int launch_workers_drained(const struct launch_state *st);
 /* The workers whose log is incomplete, "worker-1, worker-3", into `out`;
  * returns how many. */
 int launch_workers_incomplete(const struct launch_state *st, struct buf *out);
-void launch_workers_settle(struct launch_state *st);
+/* After the verdict: let go of streams that have delivered all they can;
+ * `job_failed` (the hub's judgement) lets go of survivors too. */
+void launch_workers_settle(struct launch_state *st, int job_failed);
 void launch_workers_report(struct launch_state *st);
 /* The first worker that is stuck (image pull, unschedulable), or NULL. */
 const struct launch_pod *launch_workers_stuck(const struct launch_state *st);
@@ -179,13 +212,11 @@ void launch_workers_count(const struct launch_state *st, struct launch_workers *
 struct launch_result;
 int launch_access_check(struct launch_state *st, struct launch_result *r);
 
-/* launch_cleanup.c */
+/* launch_cleanup.c: spoke */
 enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };
 /* Apply `action` to the job; returns a one-line note of what was done
  * (for outputs) in `note`. Never fails the run: problems are warnings. */
 void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
 		    struct buf *note);
-/* The job watch saw the deletion (or failed): end the wait for it. */
-void launch_cleanup_wake(struct launch_state *st);
 
 #endif

@@ -1,156 +1,35 @@
 /*
- * launch_watch.c - the wait: until the judge calls the job finished, the
- * timeout passes, a signal arrives, the job vanishes, or it is stuck.
+ * launch_watch.c - a spoke of the launch state machine (launch_machine.c is
+ * the hub): the watch on the job itself (fieldSelector on its name) and the
+ * watch on the events about it (FailedCreatePod / FailedCreateService, the
+ * only way pod or Service creation failures show: the job just stays
+ * Created).
  *
- * Three watches run on the one loop: the job itself (fieldSelector on its
- * name), its worker pods (launch_workers.c) and the events about the job
- * (FailedCreatePod / FailedCreateService, the only way pod or Service
- * creation failures show: the job just stays Created). Nothing polls: every
- * decision is taken in a callback when the server tells us something, or
- * when one of our timers fires.
- *
- * Fail-fast: a stuck cause (a worker that cannot pull its image or cannot
- * be scheduled, or a creation failure event while the job is not running)
- * arms one timer of --fail-fast-after seconds. When it fires and some cause
- * is still there, the wait ends with END_STUCK; when every cause went away
- * before, the timer is cancelled. So a registry hiccup that resolves itself
- * costs nothing, and a typo in the image name costs the grace period, not
- * the whole --timeout.
- *
- * Finishing: when the job turns terminal, the log follows may still hold
- * the last lines, and a follow cut by an outage may be reconnecting with
- * backoff. We wait until every worker's log is complete
- * (launch_workers_drained: the containers have exited, so the kubelet ends
- * each stream) but at most --log-drain (default 30 s: covers a reconnect
- * after a short API server outage); a SIGTERM cuts the drain short without
- * turning the finished job into a cancelled one. Either way, a worker whose
- * log could not be completed is named in one warning (launch_drain_report):
- * lines are never lost silently.
+ * It turns what the server says into reports to the hub (st->hub): the job
+ * seen, deleted, absent from the first list, the watch failed for good; a
+ * creation failure the API can never accept stops the wait at once, one
+ * that may clear up asks the hub's fail-fast. What those mean - finished,
+ * deleted by someone else, the cleanup's confirmation - the hub decides.
+ * The connection notes (reconnecting, resynced, polling) are said here.
  */
-#include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "health.h"
+#include "jtree.h"
 #include "launch_state.h"
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-void launch_stop(struct launch_state *st, enum launch_end why)
-{
-	if (st->phase != RUN_WAITING)
-		return;
-	if (st->end == END_NONE || (st->end == END_FINISHED && why == END_FINISHED))
-		st->end = why;
-	kube_loop_stop(st->c);
-}
-
-int launch_judge(const cJSON *job, int *succeeded)
-{
-	struct health_result hr = HEALTH_RESULT_INIT;
-	int terminal = 0;
-
-	if (job && health_judge(job, &hr) == 0) {
-		terminal = hr.terminal;
-		if (succeeded)
-			*succeeded = hr.succeeded && !hr.failed;
-	}
-	health_result_free(&hr);
-	return terminal;
-}
-
-static void on_drain_timeout(void *ud)
-{
-	struct launch_state *st = ud;
-	st->drain_timer = NULL;
-	launch_stop(st, END_FINISHED);
-}
-
-/*
- * A JAXJob's status counts its workers; a TrainJob's counts child Jobs, not
- * pods, so for it the counts come from the pods we watch, and "Running" is
- * shown when a worker runs (it has no Running condition).
- */
-void launch_show_progress(struct launch_state *st)
-{
-	struct launch_workers w;
-	const char *phase;
-
-	if (!st->job || st->phase != RUN_WAITING)
-		return;
-	phase = launch_phase_of(st->job);
-	if (!launch_workers_of(st->job, &w)) {
-		launch_workers_count(st, &w);
-		if ((w.active || w.succeeded || w.failed) &&
-		    (!strcmp(phase, "Pending") || !strcmp(phase, "Created")))
-			phase = "Running";
-	}
-	launch_progress_counts(&st->prog, phase, &w);
-}
-
-static void job_seen(struct launch_state *st, const cJSON *obj)
-{
-	cJSON_Delete(st->job);
-	st->job = cJSON_Duplicate(obj, 1);
-	launch_show_progress(st);
-	launch_stuck_check(st);
-	if (!launch_judge(st->job, NULL) || st->draining)
-		return;
-	st->draining = 1;
-	launch_workers_settle(st);
-	if (launch_workers_drained(st) || st->o->log_drain_s <= 0)
-		launch_stop(st, END_FINISHED);
-	else
-		st->drain_timer = kube_timer_add(st->c, st->o->log_drain_s, on_drain_timeout, st);
-}
-
-/* After a finished job's wait: say which workers' logs are incomplete. */
-void launch_drain_report(struct launch_state *st)
-{
-	struct buf who = BUF_INIT;
-	int n;
-
-	if (st->end != END_FINISHED)
-		return;
-	n = launch_workers_incomplete(st, &who);
-	if (n)
-		launch_progress_note(&st->prog, "warning: the log%s of %s %s incomplete: %s",
-				     n > 1 ? "s" : "", who.data, n > 1 ? "are" : "is",
-				     st->signo ? "the wait for the logs was cut short by a signal" :
-				     "the stream broke for good or did not end within --log-drain");
-	buf_free(&who);
-}
 
 static void on_job_event(void *ud, enum kube_event_type type, const cJSON *obj)
 {
 	struct launch_state *st = ud;
-	const char *uid = jstr(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "uid");
+	const char *uid = jtree_get_string(obj, "metadata.uid", NULL);
 
 	/* Same name, another object (deleted and re-created by someone): not ours. */
 	if (st->uid && uid && strcmp(uid, st->uid) != 0)
 		return;
 	st->saw_job = 1;
-	if (type != KUBE_DELETED) {
-		job_seen(st, obj);
-		return;
-	}
-	st->delete_confirmed = 1;
-	if (st->phase == RUN_CLEANING) {
-		launch_cleanup_wake(st);
-		return;
-	}
-	/* Gone while we waited: finished if its last state was terminal
-	 * (ttlSecondsAfterFinished), else deleted by someone else. */
-	cJSON_Delete(st->job);
-	st->job = cJSON_Duplicate(obj, 1);
-	if (launch_judge(st->job, NULL))
-		launch_stop(st, END_FINISHED);
+	if (type != KUBE_DELETED)
+		st->hub->job_seen(st, obj);
 	else
-		launch_stop(st, END_DELETED);
+		st->hub->job_deleted(st, obj);
 }
 
 static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct err *e)
@@ -167,12 +46,8 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 					     st->kind, st->ns, st->name);
 		st->watch_retry_noted = 0;
 		/* The first list did not hold our job: gone before we looked. */
-		if (!st->saw_job && st->phase == RUN_WAITING)
-			launch_stop(st, END_DELETED);
-		else if (!st->saw_job && st->phase == RUN_CLEANING) {
-			st->delete_confirmed = 1;
-			launch_cleanup_wake(st);
-		}
+		if (!st->saw_job)
+			st->hub->job_absent(st);
 		break;
 	case KUBE_WATCH_RETRYING:
 		if (!st->watch_retry_noted++)
@@ -192,13 +67,7 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 				     "polling instead (grant the watch verb)", st->res->plural);
 		break;
 	case KUBE_WATCH_FAILED:
-		st->job_watch_failed = 1;
-		if (e)
-			st->end_err = *e;
-		if (st->phase == RUN_CLEANING)
-			launch_cleanup_wake(st);
-		else
-			launch_stop(st, END_API);
+		st->hub->job_watch_failed(st, e);
 		break;
 	}
 }
@@ -234,8 +103,9 @@ static int permanent_failure(const char *msg)
 static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *ev)
 {
 	struct launch_state *st = ud;
-	const char *reason = jstr(ev, "reason"), *etype = jstr(ev, "type");
-	const char *msg = jstr(ev, "message") ? jstr(ev, "message") : "";
+	const char *reason = jtree_get_string(ev, "reason", NULL);
+	const char *etype = jtree_get_string(ev, "type", NULL);
+	const char *msg = jtree_get_string(ev, "message", "");
 	const cJSON *count = cJSON_GetObjectItemCaseSensitive(ev, "count");
 	int n = cJSON_IsNumber(count) && count->valueint > 0 ? count->valueint : 1;
 
@@ -259,10 +129,10 @@ static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *e
 		snprintf(st->stuck_msg, sizeof(st->stuck_msg), "%s (event %s: the API rejects it, "
 			 "retrying cannot help)", st->event_stuck_msg, reason);
 		st->stuck_permanent = 1;
-		launch_stop(st, END_STUCK);
+		st->hub->stop(st, END_STUCK);
 		return;
 	}
-	launch_stuck_check(st);
+	st->hub->stuck_check(st);
 }
 
 static void on_event_watch_state(void *ud, enum kube_watch_state s, const struct err *e)
@@ -273,150 +143,17 @@ static void on_event_watch_state(void *ud, enum kube_watch_state s, const struct
 				     "(creation failures are not detected early)", e ? e->msg : "?");
 }
 
-static int start_event_watch(struct launch_state *st, struct err *e)
+int launch_events_start(struct launch_state *st, struct err *e)
 {
 	struct buf sel = BUF_INIT;
 
 	if (st->deny.events)	/* said before the create */
 		return 0;
 	buf_addf(&sel, "involvedObject.kind=%s,involvedObject.name=%s", st->kind, st->name);
-	st->event_watch = launch_watch_start(st, &KUBE_EVENT, NULL, sel.data, on_job_k8s_event,
-					     on_event_watch_state, e);
+	st->event_watch = st->hub->watch(st, &KUBE_EVENT, NULL, sel.data, on_job_k8s_event,
+					 on_event_watch_state, e);
 	buf_free(&sel);
 	return st->event_watch ? 0 : -1;
-}
-
-/* ---- fail-fast ----------------------------------------------------------- */
-
-/* The current stuck cause, or 0. Creation-failure events count only while
- * the job has not got as far as Running. */
-static int stuck_cause(struct launch_state *st, char *reason, size_t rn, char *msg, size_t mn)
-{
-	const struct launch_pod *p = launch_workers_stuck(st);
-	const char *phase = launch_phase_of(st->job);
-
-	if (p) {
-		snprintf(reason, rn, "%s", p->stuck);
-		snprintf(msg, mn, "worker-%d (%s): %s%s%s", p->index, p->name, p->stuck,
-			 p->stuck_msg[0] ? ": " : "", p->stuck_msg);
-		return 1;
-	}
-	if (st->event_stuck[0] && (strcmp(phase, "Created") == 0 || strcmp(phase, "Pending") == 0)) {
-		snprintf(reason, rn, "%s", st->event_stuck);
-		if (st->event_stuck_count > 1)
-			snprintf(msg, mn, "%s (event %s, %d times)", st->event_stuck_msg,
-				 st->event_stuck, st->event_stuck_count);
-		else
-			snprintf(msg, mn, "%s (event %s)", st->event_stuck_msg, st->event_stuck);
-		return 1;
-	}
-	return 0;
-}
-
-static void on_stuck_timer(void *ud)
-{
-	struct launch_state *st = ud;
-
-	st->stuck_timer = NULL;
-	if (stuck_cause(st, st->stuck_reason, sizeof(st->stuck_reason),
-			st->stuck_msg, sizeof(st->stuck_msg)))
-		launch_stop(st, END_STUCK);
-}
-
-void launch_stuck_check(struct launch_state *st)
-{
-	char reason[64], msg[768];
-	int stuck;
-
-	if (st->phase != RUN_WAITING || st->o->fail_fast_s <= 0)
-		return;
-	stuck = stuck_cause(st, reason, sizeof(reason), msg, sizeof(msg));
-	if (stuck && !st->stuck_timer) {
-		launch_progress_note(&st->prog, "%s; failing in %.0fs unless it recovers",
-				     msg, st->o->fail_fast_s);
-		st->stuck_timer = kube_timer_add(st->c, st->o->fail_fast_s, on_stuck_timer, st);
-	} else if (!stuck && st->stuck_timer) {
-		launch_progress_note(&st->prog, "recovered");
-		kube_timer_cancel(st->stuck_timer);
-		st->stuck_timer = NULL;
-	}
-}
-
-/* ---- timeout and signals -------------------------------------------------- */
-
-static void on_deadline(void *ud)
-{
-	struct launch_state *st = ud;
-	st->deadline = NULL;
-	launch_stop(st, END_TIMEOUT);
-}
-
-static void on_signal(void *ud, int signo)
-{
-	struct launch_state *st = ud;
-
-	st->signo = signo;
-	if (st->phase == RUN_WAITING && st->draining) {
-		/* the job has finished: its outcome stands, stop waiting for logs */
-		launch_progress_note(&st->prog, "%s received: not waiting for the rest of the logs",
-				     signo == SIGINT ? "SIGINT" : "SIGTERM");
-		launch_stop(st, END_FINISHED);
-		return;
-	}
-	switch (st->phase) {
-	case RUN_CREATING:
-	case RUN_WAITING:
-		launch_progress_note(&st->prog, "%s received: cancelling",
-				     signo == SIGINT ? "SIGINT" : "SIGTERM");
-		if (st->end == END_NONE || st->end == END_FINISHED)
-			st->end = END_SIGNAL;
-		/* ends the wait, or cancels the blocking create/get in flight
-		 * (ERR_CANCELLED); neither lingers to cancel the cleanup */
-		kube_loop_stop(st->c);
-		kube_loop_cancel_call(st->c);
-		break;
-	case RUN_CLEANING:
-		/* Finish what protects the cluster; the deadline is bounded. A
-		 * further signal does not abort the cleanup either: only the
-		 * kubelet's SIGKILL at the end of the grace period does. */
-		launch_progress_note(&st->prog, "signal received during cleanup: finishing it first");
-		if (st->end == END_NONE)
-			st->end = END_SIGNAL;
-		break;
-	case RUN_DONE:
-		break;
-	}
-}
-
-int launch_catch_signals(struct launch_state *st, struct err *e)
-{
-	return kube_loop_catch_signals(st->c, on_signal, st, e);
-}
-
-/* ---- the wait ------------------------------------------------------------ */
-
-struct kube_watch *launch_watch_start(struct launch_state *st,
-				      const struct kube_resource *res,
-				      const char *label_sel, const char *field_sel,
-				      kube_event_fn *on_event, kube_watch_state_fn *on_state,
-				      struct err *e)
-{
-	struct kube_watch_opts wo;
-
-	memset(&wo, 0, sizeof(wo));
-	wo.res = res;
-	wo.ns = st->ns;
-	wo.sel.label_selector = label_sel;
-	wo.sel.field_selector = field_sel;
-	wo.on_event = on_event;
-	wo.on_state = on_state;
-	wo.ud = st;
-	if (st->watch_from) {	/* right after our create: nothing older to list */
-		wo.resource_version = st->watch_from;
-		if (res == st->res)
-			wo.known = st->job;
-	}
-	return kube_watch_start(st->c, &wo, e);	/* copies the options */
 }
 
 int launch_start_job_watch(struct launch_state *st, struct err *e)
@@ -424,56 +161,9 @@ int launch_start_job_watch(struct launch_state *st, struct err *e)
 	struct buf sel = BUF_INIT;
 
 	buf_addf(&sel, "metadata.name=%s", st->name);
-	st->job_watch = launch_watch_start(st, st->res, NULL, sel.data, on_job_event,
-					   on_job_watch_state, e);
+	st->job_watch = st->hub->watch(st, st->res, NULL, sel.data, on_job_event,
+				       on_job_watch_state, e);
 	buf_free(&sel);
 	return st->job_watch ? 0 : -1;
 }
 
-int launch_wait(struct launch_state *st, struct err *e)
-{
-	double left;
-
-	st->phase = RUN_WAITING;
-	if (st->end != END_NONE)	/* a signal arrived during create */
-		return 0;
-	/*
-	 * The request floor: after our own create, the job, its pods and its
-	 * events are watched from the create's resourceVersion - the answer is
-	 * the job as of then, and no pod or event of it can be older - so no
-	 * LIST is sent. A re-attach, a 410 or a resync lists as usual.
-	 */
-	if (st->watch_from) {
-		st->saw_job = 1;
-		st->pods_synced = 1;
-		st->job_lists = 1;	/* no initial list: every list is a re-list */
-	}
-	if (launch_start_job_watch(st, e) || launch_workers_start(st, e) ||
-	    start_event_watch(st, e)) {
-		free(st->watch_from);
-		st->watch_from = NULL;
-		return -1;
-	}
-	free(st->watch_from);
-	st->watch_from = NULL;
-	if (st->o->timeout_s > 0) {
-		left = st->o->timeout_s - (launch_now() - st->t0);
-		st->deadline = kube_timer_add(st->c, left > 0 ? left : 0, on_deadline, st);
-	}
-	if (kube_loop_run(st->c, e))
-		return -1;
-	if (st->end == END_NONE)	/* nothing left that could end it */
-		st->end = END_API;
-	return 0;
-}
-
-/* Stop everything the wait started except the job watch (cleanup uses it). */
-void launch_wait_done(struct launch_state *st)
-{
-	kube_timer_cancel(st->deadline);
-	kube_timer_cancel(st->stuck_timer);
-	kube_timer_cancel(st->drain_timer);
-	st->deadline = st->stuck_timer = st->drain_timer = NULL;
-	kube_watch_stop(st->event_watch);
-	st->event_watch = NULL;
-}

@@ -1,6 +1,9 @@
 /*
- * launch_workers.c - the job's worker pods: a watch on them (by the
- * operator's job-name label), and one log follow per worker container.
+ * launch_workers.c - a spoke of the launch state machine (launch_machine.c
+ * is the hub): the job's worker pods, a watch on them (by the operator's
+ * job-name label), and one log follow per worker container. What it sees
+ * it reports to the hub (st->hub->pods_changed, ->logs_changed); the hub
+ * asks it back (launch_workers_drained, _settle, _stuck, _count).
  *
  * A follow starts when the pod watch shows the worker container running or
  * terminated (following a container that is still being created gets 400
@@ -20,8 +23,8 @@
  * nothing is lost, only delayed (with more running workers than slots, a
  * queued worker's lines appear when a slot frees).
  *
- * After the job finished (draining), the wait ends when every worker's log
- * is complete - launch_workers_drained() - or at --log-drain.
+ * After the job finished (draining), the hub ends the wait when every
+ * worker's log is complete - launch_workers_drained() - or at --log-drain.
  *
  * The same pod states feed fail-fast: a worker container waiting with
  * ErrImagePull / ImagePullBackOff / InvalidImageName /
@@ -30,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jtree.h"
 #include "launch_state.h"
 
 #define REFOLLOW_DELAY_S 0.5
@@ -57,17 +61,6 @@ static const char *index_label(const struct launch_state *st)
 static const char *worker_container(const struct launch_state *st)
 {
 	return st->api->container;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static const cJSON *jobj(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
 static struct launch_pod *pod_find(struct launch_state *st, const char *uid)
@@ -108,11 +101,11 @@ static void pod_free(struct launch_pod *p)
 /* The status of the worker container (by name, else the first one). */
 static const cJSON *container_status(const struct launch_state *st, const cJSON *pod)
 {
-	const cJSON *list = jobj(jobj(pod, "status"), "containerStatuses");
+	const cJSON *list = jtree_get(jtree_get(pod, "status"), "containerStatuses");
 	const cJSON *cs;
 
 	cJSON_ArrayForEach(cs, list) {
-		const char *n = jstr(cs, "name");
+		const char *n = jtree_get_string(cs, "name", NULL);
 		if (n && strcmp(n, worker_container(st)) == 0)
 			return cs;
 	}
@@ -134,24 +127,26 @@ static int is_stuck_reason(const char *r)
 /* Record from a pod object what fail-fast needs. */
 static void pod_stuck_state(struct launch_pod *p, const cJSON *pod, const cJSON *cs)
 {
-	const cJSON *waiting = jobj(jobj(cs, "state"), "waiting");
+	const cJSON *waiting = jtree_get(jtree_get(cs, "state"), "waiting");
 	const cJSON *c;
 
 	p->stuck[0] = '\0';
 	p->stuck_msg[0] = '\0';
-	if (waiting && is_stuck_reason(jstr(waiting, "reason"))) {
-		snprintf(p->stuck, sizeof(p->stuck), "%s", jstr(waiting, "reason"));
+	if (waiting && is_stuck_reason(jtree_get_string(waiting, "reason", NULL))) {
+		snprintf(p->stuck, sizeof(p->stuck), "%s", jtree_get_string(waiting, "reason", NULL));
 		snprintf(p->stuck_msg, sizeof(p->stuck_msg), "%s",
-			 jstr(waiting, "message") ? jstr(waiting, "message") : "");
+			 jtree_get_string(waiting, "message", ""));
 		return;
 	}
-	cJSON_ArrayForEach(c, jobj(jobj(pod, "status"), "conditions")) {
-		const char *t = jstr(c, "type"), *s = jstr(c, "status"), *r = jstr(c, "reason");
+	cJSON_ArrayForEach(c, jtree_get(jtree_get(pod, "status"), "conditions")) {
+		const char *t = jtree_get_string(c, "type", NULL);
+		const char *s = jtree_get_string(c, "status", NULL);
+		const char *r = jtree_get_string(c, "reason", NULL);
 		if (t && s && r && strcmp(t, "PodScheduled") == 0 && strcmp(s, "False") == 0 &&
 		    strcmp(r, "Unschedulable") == 0) {
 			snprintf(p->stuck, sizeof(p->stuck), "Unschedulable");
 			snprintf(p->stuck_msg, sizeof(p->stuck_msg), "%s",
-				 jstr(c, "message") ? jstr(c, "message") : "");
+				 jtree_get_string(c, "message", ""));
 		}
 	}
 }
@@ -175,13 +170,10 @@ static void start_queued(struct launch_state *st)
 				follow(st->pods[i]);
 }
 
+/* Tell the hub the logs moved on (it drains after the verdict). */
 static void drain_check(struct launch_state *st)
 {
-	if (!st->draining)
-		return;
-	launch_workers_settle(st);
-	if (launch_workers_drained(st))
-		launch_stop(st, END_FINISHED);
+	st->hub->logs_changed(st);
 }
 
 static void on_refollow(void *ud)
@@ -280,33 +272,38 @@ static void follow(struct launch_pod *p)
 
 static void pod_update(struct launch_state *st, const cJSON *pod)
 {
-	const cJSON *meta = jobj(pod, "metadata");
-	const char *uid = jstr(meta, "uid"), *name = jstr(meta, "name");
-	const char *idx = jstr(jobj(meta, "labels"), index_label(st));
+	const char *uid = jtree_get_string(pod, "metadata.uid", NULL);
+	const char *name = jtree_get_string(pod, "metadata.name", NULL);
+	struct buf label = BUF_INIT;
+	const char *idx;
 	struct launch_pod *p;
 	const cJSON *cs, *state;
 
 	if (!uid || !name)
 		return;
+	buf_adds(&label, "metadata.labels");
+	jtree_path_add_key(&label, index_label(st));	/* a label has dots: escaped */
+	idx = jtree_get_string(pod, label.data, NULL);
+	buf_free(&label);
 	p = pod_find(st, uid);
 	if (!p)
 		p = pod_add(st, uid, name);
 	p->index = idx ? atoi(idx) : -1;
 	p->ls.index = p->index;
 	cs = container_status(st, pod);
-	state = jobj(cs, "state");
-	p->restarts = cJSON_IsNumber(jobj(cs, "restartCount")) ?
-		(int)jobj(cs, "restartCount")->valuedouble : 0;
-	p->running = jobj(state, "running") != NULL;
-	if (jobj(state, "terminated") && !p->terminated)
+	state = jtree_get(cs, "state");
+	p->restarts = cJSON_IsNumber(jtree_get(cs, "restartCount")) ?
+		(int)jtree_get(cs, "restartCount")->valuedouble : 0;
+	p->running = jtree_get(state, "running") != NULL;
+	if (jtree_get(state, "terminated") && !p->terminated)
 		p->terminated_seen = kube_now();
-	p->terminated = jobj(state, "terminated") != NULL;
+	p->terminated = jtree_get(state, "terminated") != NULL;
 	if (p->terminated) {
-		const cJSON *t = jobj(state, "terminated");
-		const cJSON *code = jobj(t, "exitCode");
+		const cJSON *t = jtree_get(state, "terminated");
+		const cJSON *code = jtree_get(t, "exitCode");
 		p->exit_code = cJSON_IsNumber(code) ? (int)code->valuedouble : 0;
 		snprintf(p->term_reason, sizeof(p->term_reason), "%s",
-			 jstr(t, "reason") ? jstr(t, "reason") : "");
+			 jtree_get_string(t, "reason", ""));
 	}
 	pod_stuck_state(p, pod, cs);
 	follow(p);
@@ -317,7 +314,7 @@ static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
 	struct launch_state *st = ud;
 
 	if (type == KUBE_DELETED) {
-		const char *uid = jstr(jobj(pod, "metadata"), "uid");
+		const char *uid = jtree_get_string(pod, "metadata.uid", NULL);
 		struct launch_pod *p = uid ? pod_find(st, uid) : NULL;
 		if (p) {
 			p->gone = 1;
@@ -327,9 +324,7 @@ static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
 	} else {
 		pod_update(st, pod);
 	}
-	launch_show_progress(st);
-	launch_stuck_check(st);
-	drain_check(st);	/* a pod the drain was waiting to see */
+	st->hub->pods_changed(st);
 }
 
 static void on_pod_watch_state(void *ud, enum kube_watch_state s, const struct err *e)
@@ -356,8 +351,8 @@ int launch_workers_start(struct launch_state *st, struct err *e)
 	if (st->deny.pods)	/* cannot list pods: said before the create */
 		return 0;
 	jobapi_pod_selector(st->api, st->name, &sel);
-	st->pod_watch = launch_watch_start(st, &KUBE_POD, sel.data, NULL, on_pod_event,
-					   on_pod_watch_state, e);
+	st->pod_watch = st->hub->watch(st, &KUBE_POD, sel.data, NULL, on_pod_event,
+				       on_pod_watch_state, e);
 	buf_free(&sel);
 	return st->pod_watch ? 0 : -1;
 }
@@ -420,11 +415,10 @@ static int survivors_only(const struct launch_state *st)
 	return counted || cause;
 }
 
-void launch_workers_settle(struct launch_state *st)
+void launch_workers_settle(struct launch_state *st, int job_failed)
 {
 	double wake = -1;
-	int ok = 0;
-	int failed = launch_judge(st->job, &ok) && !ok && survivors_only(st);
+	int failed = job_failed && survivors_only(st);
 
 	for (int i = 0; i < st->npods; i++) {
 		struct launch_pod *p = st->pods[i];

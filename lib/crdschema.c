@@ -21,6 +21,7 @@
 #include "buf.h"
 #include "jtree.h"
 #include "smap.h"
+#include "suggest.h"
 #include "yj.h"
 
 #define SHOW_MAX 64	/* bytes of a value quoted in a message */
@@ -97,28 +98,6 @@ static size_t runes(const char *s)
 	for (; *s; s++)
 		n += ((unsigned char)*s & 0xc0) != 0x80;
 	return n;
-}
-
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 40 || lb > 40)
-		return 99;
-	size_t d[41][41];
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t k = 0; k <= lb; k++)
-		d[0][k] = k;
-	for (size_t i = 1; i <= la; i++)
-		for (size_t k = 1; k <= lb; k++) {
-			size_t best = d[i - 1][k - 1] + (a[i - 1] != b[k - 1]);
-			if (d[i - 1][k] + 1 < best)
-				best = d[i - 1][k] + 1;
-			if (d[i][k - 1] + 1 < best)
-				best = d[i][k - 1] + 1;
-			d[i][k] = best;
-		}
-	return d[la][lb];
 }
 
 static int matches(const char *re, const char *s, struct err *e)
@@ -339,9 +318,9 @@ static int check_object(const cJSON *v, const cJSON *s, struct buf *path, struct
 		push_key(path, m->string);
 		if (!ms && !preserve && !cJSON_IsTrue(addl) && (props || cJSON_IsFalse(addl))) {
 			const cJSON *best = NULL, *c;
-			size_t best_d = 4;
+			size_t best_d = 4;	/* at most 3 edits away */
 			cJSON_ArrayForEach(c, props) {
-				size_t d = distance(m->string, c->string);
+				size_t d = suggest_distance(m->string, c->string);
 				if (d < best_d) {
 					best_d = d;
 					best = c;

@@ -72,6 +72,17 @@ cJSON *jtree_get_mut(cJSON *root, const char *path)
 	return n;
 }
 
+void jtree_path_add_key(struct buf *path, const char *key)
+{
+	if (path->len)
+		buf_addch(path, '.');
+	for (; *key; key++) {
+		if (strchr(".[]\\", *key))
+			buf_addch(path, '\\');
+		buf_addch(path, *key);
+	}
+}
+
 const cJSON *jtree_get(const cJSON *root, const char *path)
 {
 	/* lookups never write; one walker serves both constnesses */

@@ -39,6 +39,11 @@ const cJSON *jtree_get(const cJSON *root, const char *path);
 /* Same, for callers that will modify the node (it still belongs to root). */
 cJSON *jtree_get_mut(cJSON *root, const char *path);
 
+/* Append `key` to the path in `path` as one step (a '.' first unless the
+ * path is empty), escaping '.', '[', ']' and '\\': for keys known only at
+ * run time, such as a label "training.kubeflow.org/replica-index". */
+void jtree_path_add_key(struct buf *path, const char *key);
+
 /* The string at `path`, or `def` if absent or not a string. */
 const char *jtree_get_string(const cJSON *root, const char *path,
 			     const char *def);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jtree.h"
 #include "kube_int.h"
 #include "kube_lines.h"
 #include "kube_status.h"
@@ -55,13 +56,6 @@ struct kube_watch {
 static void start_list(struct kube_watch *w, const char *cont);
 static void start_watch(struct kube_watch *w);
 
-static const char *meta_str(const cJSON *obj, const char *key)
-{
-	const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static void set_rv(struct kube_watch *w, const char *rv)
 {
 	if (rv && *rv) {
@@ -74,12 +68,12 @@ static void set_rv(struct kube_watch *w, const char *rv)
 
 static void obj_key(const cJSON *obj, struct buf *key)
 {
-	const char *uid = meta_str(obj, "uid");
+	const char *uid = jtree_get_string(obj, "metadata.uid", NULL);
 	if (uid)
 		buf_adds(key, uid);
 	else
-		buf_addf(key, "%s/%s", meta_str(obj, "namespace") ? meta_str(obj, "namespace") : "",
-			 meta_str(obj, "name") ? meta_str(obj, "name") : "");
+		buf_addf(key, "%s/%s", jtree_get_string(obj, "metadata.namespace", ""),
+			 jtree_get_string(obj, "metadata.name", ""));
 }
 
 static struct tracked *find(struct kube_watch *w, const char *key)
@@ -92,7 +86,7 @@ static struct tracked *find(struct kube_watch *w, const char *key)
 
 static void track_set(struct tracked *t, const cJSON *obj)
 {
-	const char *rv = meta_str(obj, "resourceVersion");
+	const char *rv = jtree_get_string(obj, "metadata.resourceVersion", NULL);
 	free(t->rv);
 	t->rv = xstrdup(rv ? rv : "");
 	cJSON_Delete(t->obj);
@@ -169,7 +163,7 @@ static void reconcile(struct kube_watch *w, const cJSON *items)
 		struct buf key = BUF_INIT;
 		obj_key(obj, &key);
 		struct tracked *t = find(w, key.data);
-		const char *rv = meta_str(obj, "resourceVersion");
+		const char *rv = jtree_get_string(obj, "metadata.resourceVersion", NULL);
 		if (!t) {
 			track_add(w, key.data, obj)->seen = 1;
 			emit(w, KUBE_ADDED, obj);
@@ -368,11 +362,11 @@ static void list_done(void *ud, struct kube_response *rs, const struct err *e)
 		leave(w);
 		return;
 	}
-	const char *cont = meta_str(page, "continue");
+	const char *cont = jtree_get_string(page, "metadata.continue", NULL);
 	if (!w->acc) {
 		w->acc = page;
 		rs->json = NULL;
-		set_rv(w, meta_str(page, "resourceVersion"));
+		set_rv(w, jtree_get_string(page, "metadata.resourceVersion", NULL));
 	} else {
 		cJSON *dst = cJSON_GetObjectItemCaseSensitive(w->acc, "items");
 		cJSON *src = cJSON_GetObjectItemCaseSensitive(page, "items");
@@ -484,7 +478,7 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 		cJSON_Delete(ev);
 		return 1;
 	}
-	set_rv(w, meta_str(obj, "resourceVersion"));
+	set_rv(w, jtree_get_string(obj, "metadata.resourceVersion", NULL));
 	w->expired = 0;		/* a healthy stream (a BOOKMARK counts) */
 	if (w->troubled) {
 		w->troubled = 0;

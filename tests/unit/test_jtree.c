@@ -88,6 +88,37 @@ static void merge_patch_keeps_key_order_and_accepts_null_target(void **state)
 
 /* ---- paths ---- */
 
+/* A key known only at run time (a label, an annotation) becomes one step,
+ * however many '.', '[', ']' or '\\' it holds. */
+static void path_add_key_escapes_one_step(void **state)
+{
+	(void)state;
+	static const char *const keys[] = {
+		"training.kubeflow.org/replica-index", "a[0]", "b\\c", "x]y", "plain",
+	};
+	cJSON *doc = json("{\"metadata\":{\"labels\":{\"training.kubeflow.org/replica-index\":\"3\","
+			  "\"a[0]\":\"br\",\"b\\\\c\":\"bs\",\"x]y\":\"sq\",\"plain\":\"p\","
+			  "\"training\":{\"kubeflow\":\"wrong\"}}}}");
+	static const char *const want[] = { "3", "br", "bs", "sq", "p" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		struct buf path = BUF_INIT;
+		buf_adds(&path, "metadata.labels");
+		jtree_path_add_key(&path, keys[i]);
+		assert_string_equal(jtree_get_string(doc, path.data, "?"), want[i]);
+		buf_free(&path);
+	}
+	/* on an empty path the key is the first step, no leading '.' */
+	struct buf root = BUF_INIT;
+	jtree_path_add_key(&root, "metadata");
+	assert_string_equal(root.data, "metadata");
+	buf_free(&root);
+	/* unescaped, the dots walk into the wrong (or no) object */
+	assert_string_equal(jtree_get_string(doc, "metadata.labels.training.kubeflow.org/replica-index",
+					     "?"), "?");
+	cJSON_Delete(doc);
+}
+
 static void get_walks_dot_paths_and_indices(void **state)
 {
 	(void)state;
@@ -262,6 +293,7 @@ int main(void)
 		cmocka_unit_test(merge_patch_follows_rfc7386_appendix_a),
 		cmocka_unit_test(merge_patch_keeps_key_order_and_accepts_null_target),
 		cmocka_unit_test(get_walks_dot_paths_and_indices),
+		cmocka_unit_test(path_add_key_escapes_one_step),
 		cmocka_unit_test(sort_keys_sorts_every_level_in_place),
 		cmocka_unit_test(members_come_in_tree_or_key_order),
 		cmocka_unit_test(equal_ignores_key_order_but_not_values),
