@@ -450,17 +450,31 @@ static void set_ca_bundle(void)
 }
 
 /*
- * A SIGTERM (Argo CD cancelling a generate, a pod stopping) or SIGINT during
- * a clone must not leave the temporary clone behind: the handler only notes
- * the signal; network reads are not restarted (no SA_RESTART), libgit2's
+ * A SIGTERM (a caller cancelling, a pod stopping) or SIGINT during a clone
+ * must not leave the temporary clone behind: the handler only notes the
+ * signal; network reads are not restarted (no SA_RESTART), libgit2's
  * progress callbacks cancel the transfer, and clone_repo() removes the
  * directory and then dies of the same signal.
+ *
+ * A signal that lands just before libgit2 blocks in a read would interrupt
+ * nothing, and a server that never answers would then hold the clone for
+ * ever (seen in a test). So the handler also arms alarm(1), and SIGALRM,
+ * also without SA_RESTART, re-arms itself while a signal is pending: a
+ * blocked read is interrupted within a second whatever the timing.
  */
 static volatile sig_atomic_t clone_signal;
 
 static void note_signal(int sig)
 {
 	clone_signal = sig;
+	alarm(1);
+}
+
+static void kick_blocked_read(int sig)
+{
+	(void)sig;
+	if (clone_signal)
+		alarm(1);
 }
 
 static int cancel_on_signal(const git_indexer_progress *stats, void *payload)
@@ -482,21 +496,29 @@ static int clone_repo(struct gitsrc *s, const char *url, const struct gitsrc_cre
 		      struct err *e)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
-	struct sigaction sa = { 0 }, old[3];
+	struct sigaction sa = { 0 }, old[3], kick = { 0 }, old_kick;
 	sa.sa_handler = note_signal;
 	sigemptyset(&sa.sa_mask);
+	kick.sa_handler = kick_blocked_read;
+	sigemptyset(&kick.sa_mask);
 	const char *tmp = getenv("TMPDIR");
 	struct buf dir = BUF_INIT;
+	/* the handlers first: a signal between mkdtemp and them would leave
+	 * the directory behind */
+	clone_signal = 0;
+	sigaction(SIGALRM, &kick, &old_kick);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
 	buf_addf(&dir, "%s/jaxjob-clone.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir.data)) {
 		int rc = err_set(e, ERR_IO, "cannot create a temporary directory in %s: %s", tmp ? tmp : "/tmp", strerror(errno));
 		buf_free(&dir);
+		for (int i = 0; i < 3; i++)
+			sigaction(sigs[i], &old[i], NULL);
+		sigaction(SIGALRM, &old_kick, NULL);
 		return rc;
 	}
 	s->tmpdir = buf_detach(&dir, NULL);
-	clone_signal = 0;
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
 	if (!strncmp(url, "https://", 8))
 		set_ca_bundle();
 	struct cred_state cs = { creds, 0, NULL };
@@ -508,9 +530,11 @@ static int clone_repo(struct gitsrc *s, const char *url, const struct gitsrc_cre
 	o.fetch_opts.callbacks.payload = &cs;
 	o.fetch_opts.callbacks.transfer_progress = cancel_on_signal;
 	o.fetch_opts.callbacks.sideband_progress = cancel_on_signal_text;
-	int failed = git_clone(&s->repo, url, s->tmpdir, &o) != 0;
+	int failed = clone_signal || git_clone(&s->repo, url, s->tmpdir, &o) != 0;
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
+	alarm(0);
+	sigaction(SIGALRM, &old_kick, NULL);
 	if (clone_signal) {
 		int sig = clone_signal;
 		if (s->repo) {
