@@ -24,6 +24,7 @@
  * with the values the repository holds.
  */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -233,6 +234,74 @@ static int check_entry(const cJSON *it, int i, struct err *e)
 }
 
 /*
+ * A parse error inside ARGOCD_APP_PARAMETERS (a key twice, a \u0000) names a
+ * position; say which parameter it is in as well. The text is scanned, not
+ * parsed (it failed to parse): the top-level entry holding byte `at`, and
+ * that entry's "name" string if it has a plain one. NULL when unsure.
+ */
+static const char *entry_name_at(const char *json, size_t at, char *name, size_t cap)
+{
+	int depth = 0, in_str = 0, named = 0;
+	const char *key = NULL;
+
+	for (const char *p = json; *p; p++) {
+		if (in_str) {
+			if (*p == '\\' && p[1]) {
+				p++;
+			} else if (*p == '"') {
+				in_str = 0;
+				/* a key directly in the entry: "name", then ':' and a plain string */
+				const char *k = p + 1 + strspn(p + 1, " \t\r\n");
+				if (depth == 2 && !named && p - key == 4 && !strncmp(key, "name", 4) &&
+				    *k == ':') {
+					k++;
+					k += strspn(k, " \t\r\n");
+					size_t n = *k == '"' ? strcspn(k + 1, "\"\\") : 0;
+					if (n && n < cap && k[1 + n] == '"') {
+						memcpy(name, k + 1, n);
+						name[n] = '\0';
+						named = 1;
+					}
+				}
+			}
+			continue;
+		}
+		if (*p == '"') {
+			in_str = 1;
+			key = p + 1;
+		} else if (*p == '[' || *p == '{') {
+			if (++depth == 2) {
+				if ((size_t)(p - json) > at)
+					return NULL;	/* the error lies between entries */
+				named = 0;	/* a new entry */
+			}
+		} else if ((*p == ']' || *p == '}') && --depth == 1 && (size_t)(p - json) >= at) {
+			break;		/* the entry holding the error ends here */
+		}
+	}
+	return named && depth >= 1 ? name : NULL;
+}
+
+/* "WHAT:LINE:COL: ..." from the parser: the byte offset of LINE:COL in json */
+static int error_offset(const char *json, const char *what, const char *msg, size_t *at)
+{
+	size_t wl = strlen(what);
+	unsigned line, col;
+	if (strncmp(msg, what, wl) || sscanf(msg + wl, ":%u:%u:", &line, &col) != 2 || !line)
+		return -1;
+	const char *p = json;
+	for (unsigned l = 1; l < line && p; l++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return -1;
+	*at = (size_t)(p - json) + (col ? col - 1 : 0);
+	return *at < strlen(json) ? 0 : -1;
+}
+
+/*
  * ARGOCD_APP_PARAMETERS goes through the same bounded parser as every file
  * (yj: NUL, duplicate keys, nesting and size are errors), and must be one
  * JSON array: trailing data is an error, not ignored. `null` (what the
@@ -251,8 +320,13 @@ static int apply_params(struct render_set *s, const char *json, struct err *e)
 		return err_set(e, ERR_INPUT, "%s is not a JSON array of {name, string|array|map}", what);
 	cJSON *docs = NULL;
 	if (yj_parse_stream(json, strlen(json), what, &docs, e)) {
+		char name[129];
+		size_t at;
 		if (strstr(e->msg, "expected <document start>"))	/* `[...] x` */
 			err_prefix(e, "%s has data after its JSON array; send one array", what);
+		else if (!error_offset(json, what, e->msg, &at) &&
+			 entry_name_at(json, at, name, sizeof(name)))
+			err_prefix(e, "parameter %s", name);
 		return -1;
 	}
 	int rc = 0, n = cJSON_GetArraySize(docs);

@@ -160,15 +160,18 @@ bad 'ARGOCD_APP_PARAMETERS with data after the array is refused' \
 	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"8"}] x'
 bad 'ARGOCD_APP_PARAMETERS holding two arrays is refused' \
 	'ARGOCD_APP_PARAMETERS has data after its JSON array' "$A" 'ARGOCD_APP_PARAMETERS=[] []'
-bad 'a duplicate key in a parameter entry is refused' \
-	'ARGOCD_APP_PARAMETERS:1:42: duplicate mapping key "string"' "$A" \
+bad 'a duplicate key in a parameter entry is refused, naming the parameter' \
+	'parameter resnet50.workers: ARGOCD_APP_PARAMETERS:1:42: duplicate mapping key "string"' "$A" \
 	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"8","string":"9"}]'
 bad 'a parameter given twice is refused' \
 	'parameter resnet50.workers is given twice in ARGOCD_APP_PARAMETERS; keep one' "$A" \
 	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"8"},{"name":"resnet50.workers","string":"9"}]'
-bad 'a \u0000 in a parameter value is refused, not a silent cut' \
-	'ARGOCD_APP_PARAMETERS:1:38: NUL character in a scalar' "$A" \
+bad 'a \u0000 in a parameter value is refused, not a silent cut, naming the parameter' \
+	'parameter resnet50.workers: ARGOCD_APP_PARAMETERS:1:38: NUL character in a scalar' "$A" \
 	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"8\u0000"}]'
+bad 'a \u0000 in the second entry names that entry, not the first' \
+	'parameter resnet50.image: ARGOCD_APP_PARAMETERS:1:[0-9]+: NUL character in a scalar' "$A" \
+	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","string":"8"},{"string":"x\u0000","name":"resnet50.image"}]'
 bad 'a misspelt value key of a parameter is refused' \
 	'parameter resnet50.workers: "strng" is not a field of a parameter' "$A" \
 	'ARGOCD_APP_PARAMETERS=[{"name":"resnet50.workers","strng":"8"}]'
