@@ -26,7 +26,9 @@
 #
 # KCP_ENV=path/to/env: use a control plane already running (up.sh's env
 # file; no operator may run on it) instead of starting one.
-# Environment: ROUNDS (default 5; 256 workers: ROUNDS256, default 3), SIZES,
+# Environment: ROUNDS (default 5; 256 workers: ROUNDS256, default 3), SIZES, TOOLS (default
+# "jaxjob python kubectl"), BASELINE (another jaxjob binary, run as tool "jaxjob-base" in the
+# same rounds: a before/after comparison),
 # LINES (default 100), PEER_PY (/usr/bin/python3). Release build recommended:
 # the default BINARY is build/rootfs's (the image's binary, make rootfs) when
 # present, else build/jaxjob. Prints a markdown table (medians [min-max]) and

@@ -27,8 +27,11 @@ ROUNDS = int(os.environ.get("ROUNDS", "5"))
 ROUNDS256 = int(os.environ.get("ROUNDS256", "3"))
 SIZES = [int(s) for s in os.environ.get("SIZES", "2 16 256").split()]
 LINES = int(os.environ.get("LINES", "100"))
-TOOLS = ["jaxjob", "python", "kubectl"]
-UA = {"jaxjob": "jaxjob/", "python": "OpenAPI-Generator/", "kubectl": "kubectl"}
+# BASELINE=path/to/jaxjob adds "jaxjob-base": another build of jaxjob in the same
+# rounds (a before/after comparison); TOOLS picks and orders the tools.
+BASELINE = os.environ.get("BASELINE")
+TOOLS = os.environ.get("TOOLS", "jaxjob python kubectl" + (" jaxjob-base" if BASELINE else "")).split()
+UA = {"jaxjob": "jaxjob/", "jaxjob-base": "jaxjob/", "python": "OpenAPI-Generator/", "kubectl": "kubectl"}
 api = sim_operator.Api()
 
 
@@ -43,8 +46,8 @@ def manifest(name, workers):
 
 def commands(tool, name, workers, outcome):
     """The process(es) a user of this tool would run, in order."""
-    if tool == "jaxjob":
-        return [[BIN, "launch", "--kubeconfig", KC, "--name", name, "--image", "ghcr.io/x/jax:1",
+    if tool in ("jaxjob", "jaxjob-base"):
+        return [[BIN if tool == "jaxjob" else BASELINE, "launch", "--kubeconfig", KC, "--name", name, "--image", "ghcr.io/x/jax:1",
                  "--workers", str(workers), "--quiet", "--", "python", "train.py"]]
     if tool == "python":
         return [[PEER_PY, os.path.join(TOP, "bench/peer_python_launch.py"), KC, NS, name, str(workers)]]
@@ -184,15 +187,15 @@ def main():
     for w in SIZES:
         rounds = ROUNDS256 if w >= 256 else ROUNDS
         for rnd in range(rounds):
-            order = TOOLS[rnd % 3:] + TOOLS[:rnd % 3]
+            order = TOOLS[rnd % len(TOOLS):] + TOOLS[:rnd % len(TOOLS)]
             for outcome in ("ok", "fail"):
                 for tool in order:
-                    name = f"b{uniq}-{tool[:2]}-{outcome}-{w}-{rnd}"
+                    name = f"b{uniq}-{tool[:2]}{tool[-1]}-{outcome}-{w}-{rnd}"
                     r = one_run(tool, name, w, outcome)
                     runs.append(r)
                     print(f"# {json.dumps(r)}", file=sys.stderr, flush=True)
         for tool in TOOLS:     # connections: one traced run (not timed)
-            r = one_run(tool, f"b{uniq}-{tool[:2]}-conn-{w}", w, "ok", strace=True)
+            r = one_run(tool, f"b{uniq}-{tool[:2]}{tool[-1]}-conn-{w}", w, "ok", strace=True)
             r["traced"] = True
             runs.append(r)
             print(f"# {json.dumps(r)}", file=sys.stderr, flush=True)
@@ -226,7 +229,7 @@ def main():
     for w in SIZES:
         for outcome in ("ok", "fail"):
             j = sel("jaxjob", w, outcome)
-            for peer in ("python", "kubectl"):
+            for peer in [t for t in TOOLS if t != "jaxjob"]:
                 p = sel(peer, w, outcome)
                 if not j or not p:
                     continue

@@ -51,6 +51,10 @@
  * keeps up still pauses for tens of milliseconds (seen: lines lost at 50 ms
  * on a loaded 2-core machine). */
 #define DRAIN_MAX_LAG_S 0.2
+/* How far back the end of an exited container's log is read to finish its
+ * stream at once (kube_log_complete): a stream that keeps up is a few lines
+ * behind at most; one further behind is waited for as above. */
+#define DRAIN_TAIL_LINES 32
 
 /* Which worker a pod is, and its container, per API (lib/jobapi.h). */
 static const char *index_label(const struct launch_state *st)
@@ -262,6 +266,7 @@ static void follow(struct launch_pod *p)
 	lo.on_line = on_line;
 	lo.on_end = on_log_end;
 	lo.ud = p;
+	p->tail_asked = 0;
 	p->log = kube_log_follow(st->c, &lo, &e);
 	if (p->log)
 		st->nfollows++;
@@ -415,6 +420,22 @@ static int survivors_only(const struct launch_state *st)
 	return counted || cause;
 }
 
+/* kube_log_complete() answered: the stream was finished from the log's end
+ * (it is stopped and freed), or could not be and goes on. */
+static void on_completed(void *ud, int complete)
+{
+	struct launch_pod *p = ud;
+	struct launch_state *st = p->st;
+
+	if (complete) {
+		p->log = NULL;
+		st->nfollows--;
+		p->done_restarts = p->ls.restarts;
+		start_queued(st);
+	}
+	drain_check(st);
+}
+
 void launch_workers_settle(struct launch_state *st, int job_failed)
 {
 	double wake = -1;
@@ -428,8 +449,16 @@ void launch_workers_settle(struct launch_state *st, int job_failed)
 			p->clean_end = 0;
 			p->done_restarts = p->ls.restarts;
 		}
+		if (p->log && p->terminated && !p->running && p->ls.restarts <= p->restarts &&
+		    !p->tail_asked) {
+			/* the exact way: read the log's end and finish from it */
+			struct err e = ERR_INIT;
+			p->tail_asked = 1;
+			if (kube_log_complete(p->log, DRAIN_TAIL_LINES, on_completed, p, &e))
+				err_clear(&e);
+		}
 		if (p->log && p->terminated && !p->running && p->ls.restarts <= p->restarts) {
-			/* quiet since the exit was seen, not merely since the last
+			/* else: quiet the exit was seen, not merely since the last
 			 * line: the last line may still be on its way */
 			double idle = kube_log_idle(p->log), lag = kube_log_lag(p->log);
 			double backlog = kube_log_backlog(p->log);

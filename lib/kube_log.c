@@ -23,6 +23,24 @@ struct kube_log {
 	double lag;		/* arrival - kubelet timestamp of the last line, -1 unknown */
 	double worst_lag;	/* the largest lag seen on this stream, -1 none yet */
 	double deaf_start;	/* kube_loop_deaf(c) when the stream started */
+	/*
+	 * Where the stream is in the log, for kube_log_complete(): the last line
+	 * as it arrived (timestamp included), and how many lines in a row up to
+	 * it carried that same timestamp. run_known: that run began on this
+	 * stream (a line with another timestamp came first, or the stream began
+	 * at the log's first line), so `run` counts all of it.
+	 */
+	struct buf last_line;
+	size_t last_stamp;	/* length of the timestamp in last_line; 0: none */
+	long run;
+	int run_known, from_start;
+	long delivered;
+	struct kube_call *tail;	/* kube_log_complete() in flight */
+	long tail_asked;
+	struct buf tail_path;	/* the log without follow, from its start */
+	struct buf what;
+	kube_log_complete_fn *complete_fn;
+	void *complete_ud;
 	struct kube_log *next, **prev;
 };
 
@@ -31,7 +49,11 @@ static void log_free(struct kube_log *l)
 	*l->prev = l->next;
 	if (l->next)
 		l->next->prev = l->prev;
+	kube_cancel(l->tail);
 	kube_lines_free(&l->lines);
+	buf_free(&l->last_line);
+	buf_free(&l->tail_path);
+	buf_free(&l->what);
 	free(l);
 }
 
@@ -86,6 +108,16 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 		l->lag = skip ? wall_now() - when : -1;
 		if (l->lag > l->worst_lag)
 			l->worst_lag = l->lag;
+		if (skip && skip == l->last_stamp && memcmp(l->last_line.data, line, skip) == 0) {
+			l->run++;
+		} else {
+			l->run = 1;
+			l->run_known = l->delivered > 0 || l->from_start;
+		}
+		buf_reset(&l->last_line);
+		buf_add(&l->last_line, line, len);
+		l->last_stamp = skip;
+		l->delivered++;
 		line += skip;
 		len -= skip;
 	}
@@ -132,6 +164,9 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 	struct kube_log *l = xcalloc(1, sizeof(*l));
 	l->c = c;
 	l->o = *o;
+	buf_init(&l->last_line);
+	buf_init(&l->tail_path);
+	buf_init(&l->what);
 	kube_lines_init(&l->lines, o->max_line ? o->max_line : KUBE_LOG_MAX_LINE);
 
 	struct kube_request rq;
@@ -143,6 +178,7 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 		kube_query(&rq.path, "timestamps", "true");
 	l->lag = l->worst_lag = -1;
 	l->deaf_start = kube_loop_deaf(c);
+	l->from_start = !o->since_time && o->tail_lines <= 0;
 	if (o->container)
 		kube_query(&rq.path, "container", o->container);
 	if (o->since_time)
@@ -153,6 +189,13 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 		kube_query(&rq.path, "tailLines", n);
 	}
 	kube_describe(&rq.what, &KUBE_POD, o->pod);
+	if (o->timestamps) {	/* for kube_log_complete() */
+		kube_path(&l->tail_path, &KUBE_POD, o->ns, o->pod, "log");
+		kube_query(&l->tail_path, "timestamps", "true");
+		if (o->container)
+			kube_query(&l->tail_path, "container", o->container);
+		buf_add(&l->what, rq.what.data, rq.what.len);
+	}
 	l->next = c->logs;
 	if (c->logs)
 		c->logs->prev = &l->next;
@@ -211,6 +254,140 @@ void kube_log_cut(struct kube_log *l)
 		l->busy--;
 	}
 	kube_log_stop(l);
+}
+
+/* ---- kube_log_complete ---------------------------------------------------- */
+
+/* The tail's lines, as the follow's splitter would have cut them. */
+struct tail_lines {
+	struct buf text;	/* the lines, each NUL-terminated */
+	size_t *at;		/* offset of line i in text */
+	size_t *len;
+	int *truncated;
+	size_t n, cap;
+};
+
+static int tail_collect(void *ud, const char *line, size_t len, int truncated)
+{
+	struct tail_lines *t = ud;
+
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 32;
+		t->at = xrealloc(t->at, t->cap * sizeof(*t->at));
+		t->len = xrealloc(t->len, t->cap * sizeof(*t->len));
+		t->truncated = xrealloc(t->truncated, t->cap * sizeof(*t->truncated));
+	}
+	t->at[t->n] = t->text.len;
+	t->len[t->n] = len;
+	t->truncated[t->n] = truncated;
+	t->n++;
+	buf_add(&t->text, line, len);
+	buf_addch(&t->text, '\0');
+	return 0;
+}
+
+static void tail_free(struct tail_lines *t)
+{
+	buf_free(&t->text);
+	free(t->at);
+	free(t->len);
+	free(t->truncated);
+}
+
+static int same_stamp(const struct tail_lines *t, size_t i, const char *s, size_t n)
+{
+	double when;
+	const char *line = t->text.data + t->at[i];
+
+	return stamp(line, t->len[i], &when) == n && memcmp(line, s, n) == 0;
+}
+
+/*
+ * The index of the first tail line the stream has not delivered (t->n when
+ * it has them all), or -1 when the stream's place cannot be told for sure.
+ */
+static long tail_place(const struct kube_log *l, const struct tail_lines *t, long asked)
+{
+	const char *ls = l->last_line.data;
+	size_t n = l->last_stamp;
+	long end, start, mine;
+
+	if (l->delivered == 0)	/* nothing yet: a whole log (shorter than asked) is all new */
+		return l->from_start && (long)t->n < asked ? 0 : -1;
+	if (!n || !l->run_known)
+		return -1;
+	for (end = (long)t->n - 1; end >= 0 && !same_stamp(t, (size_t)end, ls, n); end--)
+		;
+	if (end < 0)
+		return -1;
+	for (start = end; start > 0 && same_stamp(t, (size_t)start - 1, ls, n); start--)
+		;
+	if (start == 0 && (long)t->n >= asked)
+		return -1;	/* the run may begin before the tail */
+	mine = start + l->run - 1;
+	if (mine > end || t->len[mine] != l->last_line.len ||
+	    memcmp(t->text.data + t->at[mine], ls, l->last_line.len) != 0)
+		return -1;
+	return mine + 1;
+}
+
+static void on_tail(void *ud, struct kube_response *rs, const struct err *e)
+{
+	struct kube_log *l = ud;
+	struct tail_lines t;
+	struct kube_lines split;
+	long from = -1;
+
+	memset(&t, 0, sizeof(t));
+	l->tail = NULL;
+	if (!e && !l->stopped) {
+		kube_lines_init(&split, l->lines.max);
+		kube_lines_feed(&split, rs->body.data, rs->body.len, tail_collect, &t);
+		kube_lines_finish(&split, tail_collect, &t);
+		kube_lines_free(&split);
+		from = tail_place(l, &t, l->tail_asked);
+	}
+	l->busy++;
+	if (from >= 0) {
+		for (size_t i = (size_t)from; i < t.n && !l->stopped; i++)
+			on_line(l, t.text.data + t.at[i], t.len[i], t.truncated[i]);
+		if (!l->stopped) {
+			l->stopped = 1;
+			kube_cancel(l->call);
+			l->call = NULL;
+			l->complete_fn(l->complete_ud, 1);
+		}
+	} else if (!l->stopped) {
+		l->complete_fn(l->complete_ud, 0);
+	}
+	l->busy--;
+	tail_free(&t);
+	if (l->stopped && !l->busy)
+		log_free(l);
+}
+
+int kube_log_complete(struct kube_log *l, long tail, kube_log_complete_fn *done, void *ud,
+		      struct err *e)
+{
+	struct kube_request rq;
+	char n[32];
+
+	if (!l || l->stopped || !l->o.timestamps || l->tail || tail <= 0) {
+		err_set(e, ERR_INTERNAL, "kube_log_complete: not a live stream with timestamps");
+		return -1;
+	}
+	kube_request_init(&rq, KUBE_GET, "read the end of the log of");
+	rq.retry_s = 2;	/* the stream goes on meanwhile: this is only a shortcut */
+	buf_add(&rq.path, l->tail_path.data, l->tail_path.len);
+	snprintf(n, sizeof(n), "%ld", tail);
+	kube_query(&rq.path, "tailLines", n);
+	buf_add(&rq.what, l->what.data, l->what.len);
+	l->complete_fn = done;
+	l->complete_ud = ud;
+	l->tail_asked = tail;
+	l->tail = kube_start(l->c, &rq, on_tail, l);
+	kube_request_free(&rq);
+	return 0;
 }
 
 void kube_log_stop_all(struct kube_client *c)

@@ -196,6 +196,30 @@ expect "... every worker's lines exactly once, no warning, and well before the s
 	test \"\$(grep -c '^\[worker-[012]\] step [1-4]/4 ' $T/eof1.out)\" -eq 12 &&
 	test \"\$(grep -c '^\[worker-[012]\] INFO:sim:worker [012] finished' $T/eof1.out)\" -eq 3 &&
 	test -z \"\$(sort $T/eof1.out | uniq -d)\" && ! grep -q incomplete $T/eof1.err && test $el -lt 7"
+# A stream that once fell behind (each line sent 300 ms late) is never cut on quiet alone:
+# the rule above cannot tell it has delivered everything. Reading the log's end once
+# the container exited can: the lines after the stream's last one are printed from it
+# and the stream is finished then, not at its end 8 s later.
+ctl POST /_test/faults '{"logEofDelayMs": 8000, "logDelayMs": 300}' >/dev/null
+ks_mark
+SECONDS=0
+expect_run 0 'a lagging stream of an exited worker: finished from the log'"'"'s end, not waited for' tl1 \
+	launch --name tl1 --image x/jax:1 --workers 1 --env SIM_LINES=3 --env SIM_DURATION=0.3
+el=$SECONDS
+ctl DELETE /_test/faults >/dev/null
+expect "... every line exactly once, in order, before the stream's end (${el}s)" "
+	test \"\$(grep -c '^\[worker-0\] step [1-3]/3 ' $T/tl1.out)\" -eq 3 &&
+	grep -q '^\[worker-0\] INFO:sim:worker 0 finished' $T/tl1.out &&
+	test -z \"\$(sort $T/tl1.out | uniq -d)\" && sort -c -k2,2n <(grep -o 'step [1-3]/3' $T/tl1.out | tr / ' ') &&
+	! grep -q incomplete $T/tl1.err && test $el -lt 8"
+expect '... by one read of the log'"'"'s last lines with timestamps (tailLines, no follow)' "
+	requests | python3 -c '
+import json, sys
+r = [e for e in json.load(sys.stdin) if e[\"path\"].endswith(\"/log\")]
+tails = [e for e in r if \"tailLines=\" in e[\"query\"]]
+assert len(tails) == 1 and \"follow\" not in tails[0][\"query\"] and \"timestamps=true\" in tails[0][\"query\"], r
+'"
+ctl DELETE $J/tl1 >/dev/null
 # Survivors of a failed JAX job are often stuck in a collective until someone kills them.
 SECONDS=0
 expect_run 1 'a failed job with a survivor that never exits: exit 1 without waiting for it' sur1 \
