@@ -720,6 +720,17 @@ static size_t line_at(const struct align *al, size_t at)
  * byte) and e + 6 does not reach 0x10 (no byte carries into the next).
  */
 #define ONES 0x0101010101010101ULL
+static inline int word_ok(const char *a, const struct metrics_shape *s, size_t j)
+{
+	uint64_t x, z, k, e;
+
+	memcpy(&x, a, 8);
+	memcpy(&z, s->zero + j, 8);
+	memcpy(&k, s->keep + j, 8);
+	e = x ^ z;
+	return !((e & k) | ((e + 6 * ONES) & (0x10 * ONES)));
+}
+
 static int same_shape(const struct metrics_shape *s, const char *a, size_t alen, struct align *al)
 {
 	const char *t = s->text;
@@ -730,16 +741,16 @@ static int same_shape(const struct metrics_shape *s, const char *a, size_t alen,
 		int da, dt;
 
 		while (i + 8 <= alen && j + 8 <= tlen) {
-			uint64_t x, z, k, e;
-			memcpy(&x, a + i, 8);
-			memcpy(&z, s->zero + j, 8);
-			memcpy(&k, s->keep + j, 8);
-			e = x ^ z;
-			if ((e & k) | ((e + 6 * ONES) & (0x10 * ONES)))
+			if (!word_ok(a + i, s, j))
 				break;
 			i += 8;
 			j += 8;
 		}
+		/* the last bytes as one word ending where both lines end (bytes
+		 * tested twice passed the first time) */
+		if (alen - i == tlen - j && alen - i < 8 && alen >= 8 && tlen >= 8 &&
+		    word_ok(a + alen - 8, s, tlen - 8))
+			return 1;
 		while (i < alen && j < tlen && (a[i] == t[j] || (is_digit(a[i]) && is_digit(t[j])))) {
 			i++;
 			j++;
