@@ -385,11 +385,16 @@ int metrics_line(struct metrics *m, int worker, const char *line, size_t len, do
 	if (!used)
 		return 0;
 	m->metric_lines++;
-	track_progress(m, kind, x, now, total);
+	track_progress(m, kind, x, m->o.clock ? m->o.clock() : now, total);
 	return r->n > 0;
 }
 
 /* ---- reading ------------------------------------------------------------------- */
+
+double metrics_last_time(const struct metrics *m)
+{
+	return m->t_last;
+}
 
 size_t metrics_nseries(const struct metrics *m)
 {
