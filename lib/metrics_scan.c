@@ -863,6 +863,8 @@ const struct metrics_rec *metrics_scan_memo(struct metrics_memo *mm, const char 
 	struct align al;
 	int got;
 
+	if (!*line)
+		return &none;	/* what scan() makes of it, without a shape of nothing */
 	/* the kind of line seen last first: metric lines and noise come in runs */
 	for (int k = 0; k < 2; k++) {
 		int w = mm->last ^ k;
