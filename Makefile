@@ -251,6 +251,15 @@ $(KUBE_DRIVER): tests/kube-client-driver/driver.c $(BUILD)/libjaxjob.a
 	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(BUILD)/libjaxjob.a $(LDLIBS)
 unit: $(KUBE_DRIVER)
 
+# --- bench driver (bench/metrics_driver.c) ----------------------------------
+# metrics_line() alone over a log file, for callgrind (SCAN_ONLY=1
+# bench/metrics.sh); a release build like the rest of bench/.
+.PHONY: bench-driver
+bench-driver: $(BUILD)/bench/metrics-driver
+$(BUILD)/bench/metrics-driver: bench/metrics_driver.c $(BUILD)/libjaxjob.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(BUILD)/libjaxjob.a $(LDLIBS)
+
 # --- fuzzing (issue #8; owned by fuzz/) -------------------------------------
 # clang libFuzzer targets fuzz/fuzz_*.c, each linked with the whole core built
 # with -fsanitize=fuzzer-no-link,address,undefined under build/fuzz/ (its own

@@ -13,6 +13,10 @@
 # so the same comparison is also made in instructions, which do not depend on
 # the load: the whole `jaxjob launch` process under valgrind's callgrind
 # (VG_LINES lines, default 20000, `--metrics auto` against `none`). VG=0 skips it.
+#
+# SCAN_ONLY=1: the extraction alone, no server: bench/metrics_driver.c
+# (`make bench-driver`) feeds LINES lines of each log to metrics_line() under
+# callgrind, minus its own cost on as many empty lines; prints Ir per line.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$top/build/jaxjob}
@@ -21,15 +25,21 @@ LINES=${LINES:-100000}
 RATE=${RATE:-10000}
 VG=${VG:-1}
 VG_LINES=${VG_LINES:-20000}
+SCAN_ONLY=${SCAN_ONLY:-0}
 W=$(mktemp -d /tmp/jaxjob-bench-metrics.XXXXXX)
 trap '"$top/tests/kube-apiserver/stop.sh" "$W/ks" >/dev/null 2>&1; rm -rf "$W"' EXIT
-"$top/tests/kube-apiserver/start.sh" "$W/ks" >/dev/null
+if [ "$SCAN_ONLY" = 1 ]; then
+	BIN=$top/build/bench/metrics-driver
+	[ -x "$BIN" ] || { echo "metrics.sh: $BIN missing: run make bench-driver" >&2; exit 1; }
+else
+	"$top/tests/kube-apiserver/start.sh" "$W/ks" >/dev/null
+fi
 
-python3 - "$BIN" "$W" "$RUNS" "$LINES" "$RATE" "$VG" "$VG_LINES" <<'PY'
+python3 - "$BIN" "$W" "$RUNS" "$LINES" "$RATE" "$VG" "$VG_LINES" "$SCAN_ONLY" <<'PY'
 import os, re, shutil, statistics, subprocess, sys, time
 
 BIN, W, RUNS, LINES, RATE = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-VG, VG_LINES = sys.argv[6] == '1', int(sys.argv[7])
+VG, VG_LINES, SCAN_ONLY = sys.argv[6] == '1', int(sys.argv[7]), sys.argv[8] == '1'
 KC = W + '/ks/kubeconfig'
 
 
@@ -66,7 +76,27 @@ def run(mode, log, n, wrap=(), lines=LINES):
     return ru.ru_utime + ru.ru_stime, wall
 
 
+def callgrind(args, out):
+    subprocess.run(['valgrind', '--tool=callgrind', f'--callgrind-out-file={out}'] + args,
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return int(re.search(r'^summary: (\d+)', open(out).read(), re.M).group(1))
+
+
 write_logs(LINES)
+if SCAN_ONLY:
+    print(f'metrics_line() alone (callgrind, {LINES} lines: its inclusive cost, and the old')
+    print('measure: the whole driver minus the driver on as many empty lines):')
+    print()
+    print('| log | metrics_line Ir per line (inclusive) | driver - empty driver, per line |')
+    print('|---|---|---|')
+    for log in ('metric', 'mixed'):
+        full = callgrind([BIN, f'{W}/{log}.log'], f'{W}/cg.{log}')
+        empty = callgrind([BIN, '--empty', f'{W}/{log}.log'], f'{W}/cg.{log}.empty')
+        ann = subprocess.run(['callgrind_annotate', '--inclusive=yes', f'{W}/cg.{log}'],
+                             capture_output=True, text=True).stdout
+        incl = int(re.search(r'^\s*([\d,]+) .*:metrics_line ', ann, re.M).group(1).replace(',', ''))
+        print(f'| {log} | {incl / LINES:.0f} | {(full - empty) / LINES:.0f} |')
+    sys.exit(0)
 n = 0
 print(f'{LINES} lines per run at {RATE} lines/s requested, {RUNS} runs per cell, binary {BIN}')
 print()
@@ -96,8 +126,8 @@ if VG and shutil.which('valgrind'):
     print()
     print(f'instructions of the whole process (callgrind), {VG_LINES} lines:')
     print()
-    print('| log | --metrics none (Ir) | --metrics auto (Ir) | auto / none | extra Ir per line |')
-    print('|---|---|---|---|---|')
+    print('| log | --metrics none (Ir) | --metrics auto (Ir) | auto / none | extra Ir per line | launch_metrics_line per line (inclusive) | none per line |')
+    print('|---|---|---|---|---|---|---|')
     for log in ('metric-vg', 'mixed-vg'):
         ir = {}
         for mode in ('none', 'auto'):
@@ -106,6 +136,12 @@ if VG and shutil.which('valgrind'):
             run(mode, log, n, wrap=('valgrind', '--tool=callgrind', f'--callgrind-out-file={out}'),
                 lines=VG_LINES)
             ir[mode] = int(re.search(r'^summary: (\d+)', open(out).read(), re.M).group(1))
+        # the figure that does not move with how the stream is chunked: what
+        # the extraction itself costs (inclusive), against the whole none run
+        ann = subprocess.run(['callgrind_annotate', '--inclusive=yes', out], capture_output=True,
+                             text=True).stdout
+        hit = re.search(r'^\s*([\d,]+) .*:launch_metrics_line ', ann, re.M)
+        incl = int(hit.group(1).replace(',', '')) / VG_LINES if hit else float('nan')
         print(f'| {log[:-3]} | {ir["none"]:,} | {ir["auto"]:,} | {ir["auto"] / ir["none"]:.3f} | '
-              f'{(ir["auto"] - ir["none"]) / VG_LINES:.0f} |')
+              f'{(ir["auto"] - ir["none"]) / VG_LINES:.0f} | {incl:.0f} | {ir["none"] / VG_LINES:.0f} |')
 PY

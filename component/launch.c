@@ -26,7 +26,6 @@
 #include "launch_outputs.h"
 #include "launch_progress.h"
 #include "launch_run.h"
-#include "tls_warm.h"
 #include "tmpl.h"
 #include "yj.h"
 
@@ -247,9 +246,6 @@ int cmd_launch(int argc, char **argv)
 	}
 	struct preflight pf = { NULL, 0, 0 };
 	int api_error = 0;
-	/* a run will shake hands with the API server: OpenSSL's tables get built
-	 * meanwhile on another core (lib/tls_warm.h) */
-	struct tls_warm *warm = rc == 0 && !o.dry_run ? tls_warm_start() : NULL;
 	const struct jobapi *api = rc == 0 ? chosen_api(&o, &pf, &api_error, &e) : NULL;
 	if (rc == 0)
 		rc = api ? build_job(&o, api, &job, &e) : -1;
@@ -264,7 +260,6 @@ int cmd_launch(int argc, char **argv)
 		fprintf(stderr, "error: %s\n", e.msg);
 		rc = api_error ? EXIT_API_ERROR : EXIT_BAD_INPUT;
 	}
-	tls_warm_join(warm);
 	cJSON_Delete(job);
 	launch_opts_free(&o);
 	return rc;

@@ -30,6 +30,7 @@ static struct metrics *new_store(const struct launch_metrics_opts *o, struct err
 		METRICS_FROM_FIRST;
 	mo.step_keys = o->nsteps ? o->steps : NULL;
 	mo.total_steps = o->total_steps;
+	mo.clock = launch_now;
 	m = metrics_new(&mo);
 	for (int i = 0; i < o->npatterns; i++) {
 		if (metrics_add_pattern(m, o->patterns[i], e)) {
@@ -171,9 +172,10 @@ void launch_metrics_line(struct launch_metrics *lm, int worker, const char *line
 
 	if (!lm->m)
 		return;
-	now = launch_now();
-	if (!metrics_line(lm->m, worker, line, len, now))
+	/* the store reads the clock, only for a line with a metric (issue 16 cost) */
+	if (!metrics_line(lm->m, worker, line, len, 0))
 		return;
+	now = metrics_last_time(lm->m);
 	if (lm->o->progress_s <= 0 || !lm->prog || !lm->prog->out)
 		return;
 	if (lm->last_print && now - lm->last_print < lm->o->progress_s)

@@ -9,7 +9,9 @@
  * Contracts: the store stays within its bounds (series count, points per
  * series), each series' points are x-ascending and finite, min <= max, the
  * JSON output parses, the CSV has at most `points` rows per metric, and the
- * SVG chart renders the same bytes twice.
+ * SVG chart renders the same bytes twice; and the shape memo gives every
+ * line the full scan's record (metrics_scan_memo against metrics_scan, on
+ * the same lines in the same order).
  */
 #include <cJSON.h>
 #include <math.h>
@@ -17,6 +19,29 @@
 #include "fuzz_common.h"
 #include "metrics.h"
 #include "svgchart.h"
+
+/* Bit for bit: NaN is NaN. */
+static int same_double(double a, double b)
+{
+	return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+static void check_memo(struct metrics_memo *mm, const char *line)
+{
+	struct metrics_rec full;
+	const struct metrics_rec *r = metrics_scan_memo(mm, line, strlen(line), NULL);
+	int same;
+
+	metrics_scan(line, strlen(line), NULL, &full);
+	same = r->has_step == full.has_step && same_double(r->step, full.step) &&
+	       same_double(r->step_total, full.step_total) && r->has_epoch == full.has_epoch &&
+	       same_double(r->epoch, full.epoch) && same_double(r->epoch_total, full.epoch_total) &&
+	       r->n == full.n;
+	for (int i = 0; same && i < r->n; i++)
+		same = !strcmp(r->kv[i].name, full.kv[i].name) &&
+		       same_double(r->kv[i].value, full.kv[i].value);
+	FUZZ_CHECK(same, "the shape memo and the full scan differ on \"%.200s\"", line);
+}
 
 static void check_series(const struct metrics_series *s)
 {
@@ -38,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct buf out = BUF_INIT, again = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct lttb_point pts[50];
+	struct metrics_memo *mm = calloc(1, sizeof(*mm));
 	size_t start = 1;
 	int worker = 0;
 
@@ -54,6 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		char *line = fuzz_strndup(data + start, i - start);
 		metrics_line(m, worker++ % 3, line, strlen(line), (double)i);
+		check_memo(mm, line);
 		free(line);
 		start = i + 1;
 	}
@@ -83,5 +110,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf_free(&out);
 	buf_free(&again);
 	metrics_free(m);
+	free(mm);
 	return 0;
 }

@@ -33,10 +33,14 @@ size_t lttb(const struct lttb_point *in, size_t n, struct lttb_point *out, size_
 	last = in[n - 1];
 	kept = in[0];
 	out[w++] = kept;
+	/* Bucket i is [floor(i * every) + 1, floor((i + 1) * every) + 1): each
+	 * bound is computed once and carried to the next bucket (a series is
+	 * halved every METRICS_KEEP points, so this runs on the log's path);
+	 * truncation is floor here, every product being >= 0. */
+	size_t b = 1, nb = (size_t)every + 1;
 	for (size_t i = 0; i < threshold - 2; i++) {
 		/* the mean of the next bucket (the last point for the last bucket) */
-		size_t nb = (size_t)floor((double)(i + 1) * every) + 1;
-		size_t ne = (size_t)floor((double)(i + 2) * every) + 1;
+		size_t ne_raw = (size_t)((double)(i + 2) * every) + 1, ne = ne_raw;
 		double ax = 0, ay = 0;
 		if (ne > n)
 			ne = n;
@@ -52,8 +56,7 @@ size_t lttb(const struct lttb_point *in, size_t n, struct lttb_point *out, size_
 			ay /= (double)(ne - nb);
 		}
 		/* this bucket: the point with the largest triangle */
-		size_t b = (size_t)floor((double)i * every) + 1;
-		size_t e = (size_t)floor((double)(i + 1) * every) + 1;
+		size_t e = nb;
 		double best = -1;
 		size_t pick = b;
 		if (e > n - 1)
@@ -68,6 +71,8 @@ size_t lttb(const struct lttb_point *in, size_t n, struct lttb_point *out, size_
 		}
 		kept = in[pick];
 		out[w++] = kept;
+		b = nb;
+		nb = ne_raw;
 	}
 	out[w++] = last;
 	return w;

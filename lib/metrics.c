@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <regex.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,9 @@ struct metrics {
 	 * print one template, so the next line's i-th name is nearly always the
 	 * same, and one strcmp replaces naming and hashing (bench/README.md) */
 	struct metrics_series *hint[METRICS_KV_MAX];
+	/* one memo for all the workers' lines: it goes by the line's shape,
+	 * not by who printed it, and workers print the same template */
+	struct metrics_memo memo;
 };
 
 struct metrics *metrics_new(const struct metrics_opts *o)
@@ -318,7 +322,8 @@ static void track_progress(struct metrics *m, enum metrics_xkind kind, double x,
 
 int metrics_line(struct metrics *m, int worker, const char *line, size_t len, double now)
 {
-	struct metrics_rec r;
+	const struct metrics_rec *r;
+	struct metrics_rec own;
 	struct source *src;
 	enum metrics_xkind kind;
 	double x = 0, total = 0;
@@ -327,58 +332,69 @@ int metrics_line(struct metrics *m, int worker, const char *line, size_t len, do
 	if (m->o.from == METRICS_FROM_FIRST && worker != 0)
 		return 0;
 	m->lines++;
-	if (m->o.builtin)
-		metrics_scan(line, len, m->o.step_keys, &r);
-	else
-		memset(&r, 0, sizeof(r));
-	if (m->npat)
-		run_patterns(m, line, &r);
-	if (!r.has_step && !r.has_epoch && !r.n)
+	if (m->o.builtin) {
+		r = metrics_scan_memo(&m->memo, line, len, m->o.step_keys);
+	} else {
+		memset(&own, 0, offsetof(struct metrics_rec, kv));
+		r = &own;
+	}
+	if (m->npat) {
+		if (r != &own)	/* the memo's record is the memo's: patterns add to a copy */
+			memcpy(&own, r, offsetof(struct metrics_rec, kv) + (size_t)r->n * sizeof(r->kv[0]));
+		run_patterns(m, line, &own);
+		r = &own;
+	}
+	if (!r->has_step && !r->has_epoch && !r->n)
 		return 0;
 	src = source_of(m, worker);
-	if (r.has_step) {
+	if (r->has_step) {
 		src->has_step = 1;
-		src->step = r.step;
+		src->step = r->step;
 	}
-	if (r.has_epoch) {
+	if (r->has_epoch) {
 		src->has_epoch = 1;
-		src->epoch = r.epoch;
+		src->epoch = r->epoch;
 	}
 	if (src->has_step) {
 		kind = METRICS_X_STEP;
 		x = src->step;
-		total = r.has_step ? r.step_total : 0;
+		total = r->has_step ? r->step_total : 0;
 	} else if (src->has_epoch) {
 		kind = METRICS_X_EPOCH;
 		x = src->epoch;
-		total = r.has_epoch ? r.epoch_total : 0;
+		total = r->has_epoch ? r->epoch_total : 0;
 	} else {
 		kind = METRICS_X_COUNT;
 	}
-	for (int i = 0; i < r.n; i++) {
+	for (int i = 0; i < r->n; i++) {
 		char name[METRICS_NAME_MAX + 8];
 		struct metrics_series *s;
 
 		s = m->hint[i];
-		if (!s || m->o.from == METRICS_FROM_ALL || strcmp(s->name, r.kv[i].name)) {
-			series_name(m, r.kv[i].name, worker, name);
+		if (!s || m->o.from == METRICS_FROM_ALL || strcmp(s->name, r->kv[i].name)) {
+			series_name(m, r->kv[i].name, worker, name);
 			s = m->hint[i] = series_of(m, name);
 		}
 		if (!s)
 			continue;
 		s->seen++;
-		used |= series_add(m, s, worker, kind == METRICS_X_COUNT ? s->seen : x, r.kv[i].value);
+		used |= series_add(m, s, worker, kind == METRICS_X_COUNT ? s->seen : x, r->kv[i].value);
 	}
-	if (!r.n && (r.has_step || r.has_epoch))
+	if (!r->n && (r->has_step || r->has_epoch))
 		used = 1;	/* "Epoch 3/10" alone still moves the progress */
 	if (!used)
 		return 0;
 	m->metric_lines++;
-	track_progress(m, kind, x, now, total);
-	return r.n > 0;
+	track_progress(m, kind, x, m->o.clock ? m->o.clock() : now, total);
+	return r->n > 0;
 }
 
 /* ---- reading ------------------------------------------------------------------- */
+
+double metrics_last_time(const struct metrics *m)
+{
+	return m->t_last;
+}
 
 size_t metrics_nseries(const struct metrics *m)
 {

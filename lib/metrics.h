@@ -62,6 +62,8 @@ struct metrics_opts {
 	const char *const *step_keys;	/* extra step-counter names, NULL-terminated, or NULL;
 					 * must outlive the store */
 	double total_steps;		/* known total, 0 = from the log if it says */
+	double (*clock)(void);		/* seconds, monotonic: read only for a line that holds
+					 * a metric (most lines do not); NULL: metrics_line's `now` */
 };
 
 struct metrics_series {
@@ -91,8 +93,12 @@ void metrics_free(struct metrics *m);
 int metrics_add_pattern(struct metrics *m, const char *spec, struct err *e);
 
 /* One complete log line of worker `worker` (line[len] == '\0'), at time `now`
- * (seconds, any monotonic clock). Returns 1 when it carried a metric. */
+ * (seconds, any monotonic clock; with opts.clock, what it says instead).
+ * Returns 1 when it carried a metric. */
 int metrics_line(struct metrics *m, int worker, const char *line, size_t len, double now);
+
+/* The time of the last line that moved the progress (0: none yet). */
+double metrics_last_time(const struct metrics *m);
 
 /* ---- reading the store ---- */
 size_t metrics_nseries(const struct metrics *m);

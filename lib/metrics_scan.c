@@ -9,6 +9,7 @@
 #include "metrics_scan.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,11 +352,81 @@ static int size_unit(const char *p)
 }
 
 /*
+ * What a full scan tells the shape memo (metrics_scan_memo) besides the
+ * record: where each value it took starts (slots), which digits decided
+ * something by what they are rather than by being digits (pins: digits in
+ * a key, the 32 of np.float32), and whether the outcome hung on a number's
+ * size (sensitive: a counter that overflowed to inf, a total strtod read
+ * differently from a decimal). NULL when nobody asked.
+ */
+struct trace {
+	const char *line;
+	int sensitive;
+	int nslots, npins;
+	struct metrics_slot slot[METRICS_SHAPE_SLOTS];
+	struct metrics_pin pin[METRICS_SHAPE_PINS];
+};
+
+static void trace_slot(struct trace *t, int kind, const char *at, int kv)
+{
+	if (!t)
+		return;
+	if (t->nslots == METRICS_SHAPE_SLOTS) {
+		t->sensitive = 1;	/* too many to replay: always scanned in full */
+		return;
+	}
+	t->slot[t->nslots].at = (unsigned short)(at - t->line);
+	t->slot[t->nslots].kind = (unsigned char)kind;
+	t->slot[t->nslots++].kv = (unsigned char)kv;
+}
+
+/* Bytes p..p+n must be the same in a line of the same shape, digits too. */
+static void trace_pin(struct trace *t, const char *p, size_t n)
+{
+	if (!t)
+		return;
+	if (t->npins == METRICS_SHAPE_PINS) {
+		t->sensitive = 1;
+		return;
+	}
+	t->pin[t->npins].at = (unsigned short)(p - t->line);
+	t->pin[t->npins++].n = (unsigned short)n;
+}
+
+/* A key is compared with words (and the caller's step names, which may
+ * hold digits), stored and told apart from the line's other keys by all its
+ * bytes: its digits are pinned. */
+static void trace_key(struct trace *t, const char *k, size_t kn)
+{
+	for (size_t i = 0; t && i < kn; i++)
+		if (is_digit(k[i])) {
+			trace_pin(t, k, kn);
+			return;
+		}
+}
+
+/* The wrapper names with digits: np.float32( is one, np.float33( is not. */
+static void trace_wrapper(struct trace *t, const char *p)
+{
+	static const struct word floats[] = { W("np.float"), W("numpy.float"), W("jnp.float") };
+
+	for (size_t i = 0; t && i < NWORDS(floats); i++)
+		if (strncmp(p, floats[i].w, floats[i].n) == 0) {
+			size_t n = floats[i].n;
+			while (is_digit(p[n]))
+				n++;
+			trace_pin(t, p, n);
+		}
+}
+
+/*
  * The value after a key's separator, at *pp: optional quote or wrapper,
  * the number, optional '%', optional "/TOTAL" for counters. Advances *pp
- * past what was read. 1 when it is a whole number token.
+ * past what was read and sets *num to the number itself. 1 when it is a
+ * whole number token.
  */
-static int value_at(const char **pp, int counter, double *v, double *total)
+static int value_at(const char **pp, int counter, double *v, double *total, const char **num,
+		    struct trace *t)
 {
 	const char *p = *pp;
 	const char *open = NULL;
@@ -364,9 +435,11 @@ static int value_at(const char **pp, int counter, double *v, double *total)
 	*total = 0;
 	if (*p == '"' || *p == '\'')
 		open = p++;
+	trace_wrapper(t, p);
 	p += wrapper(p);
 	if (counter && *p == '[')
 		p++;
+	*num = p;
 	n = special(p, v);
 	if (!n)
 		n = decimal(p, v);
@@ -376,8 +449,14 @@ static int value_at(const char **pp, int counter, double *v, double *total)
 	if (*p == '%')
 		p++;
 	if (counter && *p == '/' && is_digit(p[1])) {
+		const char *q;
 		char *end;
 		*total = strtod(p + 1, &end);
+		/* strtod reads 0x1 as hex and 5x1 as 5: a digit decides */
+		for (q = p + 1; t && is_digit(*q); q++)
+			;
+		if (t && (*q | 0x20) == 'x')
+			t->sensitive = 1;
 		p = end;
 		if (*p == ']')
 			p++;
@@ -390,27 +469,30 @@ static int value_at(const char **pp, int counter, double *v, double *total)
 	return ends_token(p) && !size_unit(p);
 }
 
-static void put(struct metrics_rec *r, const char *k, size_t n, double v)
+/* Store k=v (the last value of a key counts); its index, or -1 when dropped. */
+static int put(struct metrics_rec *r, const char *k, size_t n, double v)
 {
 	int i;
 
 	if (n >= METRICS_NAME_MAX)
-		return;
+		return -1;
 	for (i = 0; i < r->n; i++)
 		if (strlen(r->kv[i].name) == n && memcmp(r->kv[i].name, k, n) == 0)
 			break;
 	if (i == r->n) {
 		if (r->n == METRICS_KV_MAX)
-			return;
+			return -1;
 		memcpy(r->kv[i].name, k, n);
 		r->kv[i].name[n] = '\0';
 		r->n++;
 	}
 	r->kv[i].value = v;
+	return i;
 }
 
-/* "[N] " right before position `at` (CLU's LoggingWriter): its step. */
-static int clu_step(const char *line, const char *at, double *step)
+/* "[N] " right before position `at` (CLU's LoggingWriter): its step; returns
+ * where N starts, or NULL. */
+static const char *clu_step(const char *line, const char *at, double *step)
 {
 	const char *p = at;
 	const char *close, *open;
@@ -418,24 +500,31 @@ static int clu_step(const char *line, const char *at, double *step)
 	while (p > line && is_space(p[-1]))
 		p--;
 	if (p == at || p == line || p[-1] != ']')
-		return 0;
+		return NULL;
 	close = p - 1;
 	open = close;
 	while (open > line && is_digit(open[-1]))
 		open--;
 	if (open == close || open == line || open[-1] != '[')
-		return 0;
+		return NULL;
 	*step = to_double(open, close);
-	return 1;
+	return open;
 }
 
-/* One recognised key/value: store it by kind. */
+/* One recognised key/value: store it by kind. `at` is its slot: the value
+ * token for a counter, the number for a metric (see value_at). */
 static void take(struct metrics_rec *r, enum key_kind kind, const char *k, size_t kn, double v,
-		 double total, const char **first)
+		 double total, const char **first, struct trace *t, const char *at)
 {
+	int i;
+
 	if (kind == KEY_STEP || kind == KEY_EPOCH) {
-		if (!isfinite(v))
+		if (!isfinite(v)) {
+			if (t)
+				t->sensitive = 1;	/* step=1e999: the digits decided */
 			return;
+		}
+		trace_slot(t, kind == KEY_STEP ? METRICS_SLOT_STEP : METRICS_SLOT_EPOCH, at, 0);
 		if (kind == KEY_STEP) {
 			r->has_step = 1;
 			r->step = v;
@@ -449,7 +538,9 @@ static void take(struct metrics_rec *r, enum key_kind kind, const char *k, size_
 	}
 	if (!*first || k < *first)
 		*first = k;
-	put(r, k, kn, v);
+	i = put(r, k, kn, v);
+	if (i >= 0)
+		trace_slot(t, METRICS_SLOT_VALUE, at, i);
 }
 
 /*
@@ -494,18 +585,17 @@ static size_t key_before(const char *line, const char *at, const char **kp, int 
  *  2. every space followed by a number - KEY NUMBER (rule 2: counters and
  *     loss-like names only), with one table lookup per byte.
  */
-int metrics_scan(const char *line, size_t len, const char *const *step_keys,
-		 struct metrics_rec *r)
+static int scan(const char *line, const char *const *step_keys, struct metrics_rec *r,
+		struct trace *t)
 {
 	const char *p, *first = NULL;
 
-	(void)len;	/* line[len] == '\0' bounds both passes */
 	/* not memset: kv[] is 1.3 KB and only kv[0..n) is ever read */
 	r->has_step = r->has_epoch = r->n = 0;
 	r->step = r->step_total = r->epoch = r->epoch_total = 0;
 
 	for (p = strpbrk(line, "=:"); p; p = strpbrk(p + 1, "=:")) {
-		const char *k, *q = p + 1;
+		const char *k, *q = p + 1, *tok, *num;
 		int quoted;
 		size_t kn;
 		enum key_kind kind;
@@ -522,14 +612,16 @@ int metrics_scan(const char *line, size_t len, const char *const *step_keys,
 		if (!kn || (*p == ':' && !quoted && !is_space(p[1])))
 			continue;
 		kind = kind_of(k, kn, step_keys);
-		if (kind == KEY_DENIED || !value_at(&q, kind != KEY_METRIC, &v, &total))
+		trace_key(t, k, kn);
+		tok = q;
+		if (kind == KEY_DENIED || !value_at(&q, kind != KEY_METRIC, &v, &total, &num, t))
 			continue;
-		take(r, kind, k, kn, v, total, &first);
+		take(r, kind, k, kn, v, total, &first, t, kind == KEY_METRIC ? num : tok);
 		p = q - 1;
 	}
 	/* pass 2: a space, then a number (strchr jumps between the spaces) */
 	for (p = strchr(line, ' '); p; p = strchr(p + 1, ' ')) {
-		const char *v0 = p + 1, *d, *k, *q;
+		const char *v0 = p + 1, *d, *k, *q, *num;
 		int quoted;
 		size_t kn;
 		enum key_kind kind;
@@ -548,16 +640,263 @@ int metrics_scan(const char *line, size_t len, const char *const *step_keys,
 		if (!kn || quoted)
 			continue;
 		kind = bare_kind(k, kn, step_keys);
+		trace_key(t, k, kn);
 		q = v0;
-		if (kind == KEY_DENIED || !value_at(&q, kind != KEY_METRIC, &v, &total))
+		if (kind == KEY_DENIED || !value_at(&q, kind != KEY_METRIC, &v, &total, &num, t))
 			continue;
-		take(r, kind, k, kn, v, total, &first);
+		take(r, kind, k, kn, v, total, &first, t, kind == KEY_METRIC ? num : v0);
 		p = q - 1;
 	}
-	if (!r->has_step && first && clu_step(line, first - (first > line && (first[-1] == '"' ||
-								   first[-1] == '\'')), &r->step))
-		r->has_step = 1;
+	if (!r->has_step && first) {
+		const char *at = first - (first > line && (first[-1] == '"' || first[-1] == '\''));
+		const char *n = clu_step(line, at, &r->step);
+		if (n) {
+			r->has_step = 1;
+			/* digits only: number_at() reads them as to_double() did */
+			trace_slot(t, METRICS_SLOT_CLU, n, 0);
+		}
+	}
 	return r->has_step || r->has_epoch || r->n > 0;
+}
+
+/*
+ * Two passes, each driven by what a metric cannot do without, so the bytes
+ * of a line are looked at as little as possible (bench/README.md "metrics"
+ * has the cost):
+ *  1. every '=' and ':' - KEY=NUMBER, KEY: NUMBER, "KEY": NUMBER;
+ *  2. every space followed by a number - KEY NUMBER (rule 2: counters and
+ *     loss-like names only), with one table lookup per byte.
+ */
+int metrics_scan(const char *line, size_t len, const char *const *step_keys,
+		 struct metrics_rec *r)
+{
+	(void)len;	/* line[len] == '\0' bounds both passes */
+	return scan(line, step_keys, r, NULL);
+}
+
+/* ---- the shape memo ------------------------------------------------------------
+ *
+ * A line "has the shape" of a remembered one when their bytes are the same
+ * except inside digit runs, which may differ in digits and in length (a
+ * run stays a run: 99 -> 100 matches, 9 -> x does not), and every pinned
+ * range is byte for byte the same. What the full scan decides from such a
+ * line depends on its bytes only through their class (digit or not) and
+ * the non-digit bytes - except for the pins and for a number's size, which
+ * the trace reports as sensitive (never remembered) and the replay checks
+ * again (a counter must stay finite). So the same keys are taken in the
+ * same order into the same record entries, and only the numbers change:
+ * the replay re-reads the number at each slot with the scan's own
+ * functions. tests/unit/test_metrics.c compares both paths on mutated
+ * lines; bench/README.md "metrics" has the gain.
+ */
+
+/* Where the line's bytes stand against the shape's: from template offset
+ * at[k] on (up to the next entry), line offset = template offset + d[k]. */
+#define ALIGN_MAX 32
+struct align {
+	int n;
+	unsigned short at[ALIGN_MAX];
+	int d[ALIGN_MAX];
+};
+
+static size_t line_at(const struct align *al, size_t at)
+{
+	int d = 0;
+
+	for (int k = 0; k < al->n && al->at[k] <= at; k++)
+		d = al->d[k];
+	return (size_t)((long)at + d);
+}
+
+/*
+ * Does `a` (alen bytes) have the shape's bytes, digit runs aside? Eight
+ * bytes at a time while the two stay aligned, byte by byte around a run
+ * that grew or shrank. Fills `al` for line_at().
+ *
+ * The word test: e = line ^ zero, where `zero` is the shape's line with
+ * its digits turned to '0'. Where the shape has a non-digit, e must be 0;
+ * where it has a digit, the line's byte must be one too: e is 0..9 there,
+ * i.e. its high nibble is 0 (e & 0xF0, `keep` holds 0xFF or 0xF0 per
+ * byte) and e + 6 does not reach 0x10 (no byte carries into the next).
+ */
+#define ONES 0x0101010101010101ULL
+static inline int word_ok(const char *a, const struct metrics_shape *s, size_t j)
+{
+	uint64_t x, z, k, e;
+
+	memcpy(&x, a, 8);
+	memcpy(&z, s->zero + j, 8);
+	memcpy(&k, s->keep + j, 8);
+	e = x ^ z;
+	return !((e & k) | ((e + 6 * ONES) & (0x10 * ONES)));
+}
+
+static int same_shape(const struct metrics_shape *s, const char *a, size_t alen, struct align *al)
+{
+	const char *t = s->text;
+	size_t i = 0, j = 0, tlen = s->len;
+
+	al->n = 0;
+	for (;;) {
+		int da, dt;
+
+		while (i + 8 <= alen && j + 8 <= tlen) {
+			if (!word_ok(a + i, s, j))
+				break;
+			i += 8;
+			j += 8;
+		}
+		/* the last bytes as one word ending where both lines end (bytes
+		 * tested twice passed the first time) */
+		if (alen - i == tlen - j && alen - i < 8 && alen >= 8 && tlen >= 8 &&
+		    word_ok(a + alen - 8, s, tlen - 8))
+			return 1;
+		while (i < alen && j < tlen && (a[i] == t[j] || (is_digit(a[i]) && is_digit(t[j])))) {
+			i++;
+			j++;
+		}
+		if (i == alen && j == tlen)
+			return 1;
+		da = i < alen && is_digit(a[i]);
+		dt = j < tlen && is_digit(t[j]);
+		/* one side's run goes on: only where both were in a run */
+		if (da == dt || i == 0 || !is_digit(a[i - 1]) || al->n == ALIGN_MAX)
+			return 0;
+		while (i < alen && is_digit(a[i]))
+			i++;
+		while (j < tlen && is_digit(t[j]))
+			j++;
+		al->at[al->n] = (unsigned short)j;
+		al->d[al->n++] = (int)i - (int)j;
+	}
+}
+
+static int pins_hold(const struct metrics_shape *s, const struct align *al, const char *a)
+{
+	for (int k = 0; k < s->npins; k++) {
+		size_t at = s->pin[k].at, n = s->pin[k].n, la = line_at(al, at);
+		if (line_at(al, at + n) != la + n || memcmp(a + la, s->text + at, n))
+			return 0;
+	}
+	return 1;
+}
+
+/* The number at p as decimal() reads it, without its bookkeeping when it
+ * has at most 15 digits and no exponent (then decimal's fast path gives the
+ * same double: the same integer over the same power of ten). */
+static int number_at(const char *p, double *v)
+{
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+		1e15,
+	};
+	const char *q = p + (*p == '-' || *p == '+');
+	uint64_t m = 0;
+	int n = 0, frac = 0;
+
+	for (; is_digit(*q); q++, n++)
+		m = m * 10 + (uint64_t)(*q - '0');
+	if (*q == '.' && is_digit(q[1]))
+		for (q++; is_digit(*q); q++, n++, frac++)
+			m = m * 10 + (uint64_t)(*q - '0');
+	if (n == 0 || n > 15 || *q == 'e' || *q == 'E')
+		return decimal(p, v) > 0;
+	*v = (*p == '-' ? -1.0 : 1.0) * ((double)m / pow10[frac]);
+	return 1;
+}
+
+/* The slots of a matched shape re-read from the line into r (the record
+ * the shape's line left). 0 when a number is not what it was (a counter
+ * that is no longer finite): the caller scans in full. */
+static int replay(const struct metrics_shape *s, const struct align *al, const char *line,
+		  struct metrics_rec *r)
+{
+	for (int k = 0; k < s->nslots; k++) {
+		const struct metrics_slot *sl = &s->slot[k];
+		const char *p = line + line_at(al, sl->at), *num;
+		double v, total;
+
+		switch (sl->kind) {
+		case METRICS_SLOT_VALUE:
+			if (!number_at(p, &r->kv[sl->kv].value))
+				return 0;
+			break;
+		case METRICS_SLOT_CLU:
+			if (!number_at(p, &r->step))
+				return 0;
+			break;
+		default:	/* a counter: its whole token, "/TOTAL" and all */
+			if (!value_at(&p, 1, &v, &total, &num, NULL) || !isfinite(v))
+				return 0;
+			if (sl->kind == METRICS_SLOT_STEP) {
+				r->step = v;
+				r->step_total = total;
+			} else {
+				r->epoch = v;
+				r->epoch_total = total;
+			}
+		}
+	}
+	return 1;
+}
+
+static void remember(struct metrics_shape *s, const struct trace *t, const char *line,
+		     size_t len)
+{
+	s->len = len;
+	memcpy(s->text, line, len + 1);
+	for (size_t i = 0; i < len; i++) {
+		s->zero[i] = is_digit(line[i]) ? '0' : line[i];
+		s->keep[i] = is_digit(line[i]) ? 0xF0 : 0xFF;
+	}
+	s->nslots = t->nslots;
+	memcpy(s->slot, t->slot, (size_t)t->nslots * sizeof(t->slot[0]));
+	s->npins = t->npins;
+	memcpy(s->pin, t->pin, (size_t)t->npins * sizeof(t->pin[0]));
+}
+
+const struct metrics_rec *metrics_scan_memo(struct metrics_memo *mm, const char *line,
+					    size_t len, const char *const *step_keys)
+{
+	static const struct metrics_rec none;
+	struct trace t;
+	struct align al;
+	int got;
+
+	if (!*line)
+		return &none;	/* what scan() makes of it, without a shape of nothing */
+	/* the kind of line seen last first: metric lines and noise come in runs */
+	for (int k = 0; k < 2; k++) {
+		int w = mm->last ^ k;
+		const struct metrics_shape *s = &mm->shape[w];
+
+		if (!s->len || !same_shape(s, line, len, &al) || !pins_hold(s, &al, line))
+			continue;
+		mm->last = w;
+		if (w == METRICS_SHAPE_NONE) {
+			mm->hits++;
+			return &none;
+		}
+		if (replay(s, &al, line, &mm->rec)) {
+			mm->hits++;
+			return &mm->rec;
+		}
+		break;
+	}
+	mm->scans++;
+	t.line = line;
+	t.sensitive = t.nslots = t.npins = 0;
+	got = scan(line, step_keys, &mm->tmp, &t);
+	mm->last = got ? METRICS_SHAPE_SOME : METRICS_SHAPE_NONE;
+	/* a NUL inside the line would hide bytes from the scan, not from the match */
+	if (t.sensitive || len > METRICS_SHAPE_LEN || strlen(line) != len)
+		return &mm->tmp;
+	remember(&mm->shape[mm->last], &t, line, len);
+	if (!got)
+		return &none;
+	memcpy(&mm->rec, &mm->tmp, offsetof(struct metrics_rec, kv) +
+	       (size_t)mm->tmp.n * sizeof(mm->tmp.kv[0]));
+	return &mm->rec;
 }
 
 int metrics_parse_number(const char *s, size_t len, double *out)

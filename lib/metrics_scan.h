@@ -47,6 +47,11 @@
  *  6. The same key twice on a line: the last value counts.
  *
  * Ownership: plain storage in struct metrics_rec, nothing allocated.
+ *
+ * Cost: metrics_scan() reads a line in two passes (metrics_scan.c); the
+ * memo below (metrics_scan_memo) skips even that for the lines of a
+ * repeated template, which is nearly every line of a training log
+ * (bench/README.md "metrics" has the figures).
  */
 #ifndef JAXJOB_METRICS_SCAN_H
 #define JAXJOB_METRICS_SCAN_H
@@ -77,6 +82,62 @@ struct metrics_rec {
  */
 int metrics_scan(const char *line, size_t len, const char *const *step_keys,
 		 struct metrics_rec *r);
+
+/*
+ * The shape memo: training logs print one template over and over, so a line
+ * that has the shape of the last line that held a metric (or of the last
+ * that held none) - the same bytes except inside digit runs, which may
+ * differ in digits and length - is not scanned again: its numbers are
+ * re-read at the remembered places (slots), or it is known to hold nothing.
+ * Lines whose outcome a digit could change in another way (a key with
+ * digits, np.float32, a counter overflowing to inf: see metrics_scan.c)
+ * are pinned or never remembered. The caller owns one memo per stream of
+ * lines (zeroed: struct metrics_memo m = {0}, or calloc); its fields are
+ * metrics_scan.c's. About 6 KB.
+ */
+#define METRICS_SHAPE_LEN 512		/* longer lines are always scanned in full */
+#define METRICS_SHAPE_SLOTS 32
+#define METRICS_SHAPE_PINS 8
+
+enum { METRICS_SLOT_VALUE, METRICS_SLOT_STEP, METRICS_SLOT_EPOCH, METRICS_SLOT_CLU };
+enum { METRICS_SHAPE_SOME, METRICS_SHAPE_NONE };
+
+struct metrics_slot {
+	unsigned short at;		/* offset in the shape's line */
+	unsigned char kind, kv;		/* METRICS_SLOT_*, the record entry of a value */
+};
+
+struct metrics_pin {
+	unsigned short at, n;		/* these bytes, digits too, must be the same */
+};
+
+struct metrics_shape {
+	size_t len;			/* 0: none yet */
+	int nslots, npins;
+	struct metrics_slot slot[METRICS_SHAPE_SLOTS];
+	struct metrics_pin pin[METRICS_SHAPE_PINS];
+	char text[METRICS_SHAPE_LEN + 1];
+	char zero[METRICS_SHAPE_LEN];	/* text with its digits as '0' */
+	unsigned char keep[METRICS_SHAPE_LEN];	/* 0xF0 under a digit, else 0xFF */
+};
+
+struct metrics_memo {
+	struct metrics_shape shape[2];	/* [METRICS_SHAPE_SOME], [METRICS_SHAPE_NONE] */
+	int last;			/* which one the last line had */
+	unsigned long hits, scans;	/* lines that matched a shape, lines scanned in full */
+	struct metrics_rec rec;		/* shape[SOME]'s record, the latest line's numbers */
+	struct metrics_rec tmp;		/* a line scanned in full and not remembered */
+};
+
+/*
+ * metrics_scan() through the memo: the same record for every line (the
+ * unit tests compare both on mutated lines), much cheaper on a line of a
+ * remembered shape. Returns the record, valid until the next call on `mm`
+ * (it lives in `mm`, or is a constant empty one); it has something when
+ * has_step || has_epoch || n > 0. Same step_keys on every call of one memo.
+ */
+const struct metrics_rec *metrics_scan_memo(struct metrics_memo *mm, const char *line,
+					    size_t len, const char *const *step_keys);
 
 /*
  * Parse a whole string as one NUMBER of rule 3 (surrounding spaces allowed):

@@ -133,6 +133,173 @@ static void test_parse_number(void **state)
 	}
 }
 
+/* ---- the shape memo: the same records as the full scan ---- */
+
+/* Bit for bit: NaN is NaN, -0 is not 0. */
+static int same_double(double a, double b)
+{
+	return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+static void assert_same_rec(const struct metrics_rec *a, const struct metrics_rec *b,
+			    const char *line)
+{
+	int same = a->has_step == b->has_step && same_double(a->step, b->step) &&
+		   same_double(a->step_total, b->step_total) && a->has_epoch == b->has_epoch &&
+		   same_double(a->epoch, b->epoch) && same_double(a->epoch_total, b->epoch_total) &&
+		   a->n == b->n;
+	for (int i = 0; same && i < a->n; i++)
+		same = !strcmp(a->kv[i].name, b->kv[i].name) &&
+		       same_double(a->kv[i].value, b->kv[i].value);
+	if (!same)
+		fail_msg("memo and full scan differ on \"%.300s\"", line);
+}
+
+/* Feed `line` through the memo and check it against the full scan. */
+static void memo_check(struct metrics_memo *mm, const char *line, const char *const *keys)
+{
+	struct metrics_rec full;
+
+	metrics_scan(line, strlen(line), keys, &full);
+	assert_same_rec(metrics_scan_memo(mm, line, strlen(line), keys), &full, line);
+}
+
+/* Lines a digit run alone turns into something else, each after the line
+ * it would share a shape with (and back again). */
+static const char *const memo_traps[] = {
+	"step=1e5 loss=1", "step=1e999 loss=1", "step=1e5 loss=1",	/* a counter overflows */
+	"step 1e999 x", "step 1e5 x", "step 1e999 x",		/* ... on a line of nothing */
+	"[5] loss=1", "[" "1000000000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+	"] loss=1", "[6] loss=1",					/* a CLU step of 309 digits */
+	"abcdefghijabcdefghijabcdefghijabcdefghij12=1", "abcdefghijabcdefghijabcdefghijabcdefghij1234567=1",
+	"abcdefghijabcdefghijabcdefghijabcdefghij12=1",		/* a key grows past 47 */
+	"m1=1 m2=2", "m1=1 m1=2", "m1=1 m2=2",			/* same key twice, or not */
+	"{'acc': np.float32(0.5)}", "{'acc': np.float33(0.5)}", "{'acc': np.float32(0.5)}",
+	"{'acc': np.float3(0.5)}", "{'acc': np.float32(0.5)}", "{'acc': np.float320(0.5)}",
+	"Step [1/0x1] a", "Step [1/5x1] a", "Step [1/0x1] a",	/* strtod reads hex */
+	"Step [1/0x1] a", "Step [1/5x1]", "Step [1/0x1]", "Step [1/0X1]", "Step [1/00x1]",
+	"Epoch [1/2.] a", "Epoch [1/2.5] a",
+	"loss=1234567890123456789", "loss=1", "loss=12345678901234567890123", "loss=123456789012345",
+	"loss=0000000000000000001.5", "loss=1.5", "loss=-0.0", "loss=-0.5e3", "loss=+.5",
+	"loss=10 ", "loss=10.0.0.1", "at 12:30 loss=1", "at 12:3 loss=1", "t=12:30:05 loss=1",
+	"port 8080 loss 0.5", "port 80 loss 0.5", "gpu0=1 gpu12=2", "gpu1=1 gpu1=2",
+	"lr 1 step 2 epoch 3/4", "lr 11 step 22 epoch 33/44", "lr 1 step 2 epoch 3/4e999",
+	"", "1", "12", "a", "loss=nan", "loss=nan", "loss=inf 5", "loss=inf 55",
+};
+
+static void test_memo_traps(void **state)
+{
+	static const char *const keys[] = { "up2", NULL };
+	struct metrics_memo *mm = calloc(1, sizeof(*mm));
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(memo_traps) / sizeof(memo_traps[0]); i++)
+		memo_check(mm, memo_traps[i], NULL);
+	/* a step name of the user's with a digit: up2 is a step, up3 is not */
+	memset(mm, 0, sizeof(*mm));
+	memo_check(mm, "up2 5 loss=1", keys);
+	memo_check(mm, "up3 5 loss=1", keys);
+	memo_check(mm, "up2 7 loss=2", keys);
+	memo_check(mm, "up2 77 loss=22", keys);
+	free(mm);
+}
+
+/* xorshift64: the same "random" lines on every run */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* `in` with its digit runs rewritten: other digits, other lengths (now and
+ * then hundreds, or an exponent), and now and then a byte changed. */
+static void mutate(const char *in, char *out, size_t cap, uint64_t *seed)
+{
+	size_t o = 0;
+
+	for (const char *p = in; *p && o + 1 < cap;) {
+		if (*p >= '0' && *p <= '9') {
+			size_t n = 0, want;
+			while (p[n] >= '0' && p[n] <= '9')
+				n++;
+			switch (rnd(seed) % 8) {
+			case 0: want = 1 + rnd(seed) % 20; break;
+			case 1: want = rnd(seed) % 64 == 0 ? 330 : 16; break;
+			case 2: want = n; break;	/* the same digits */
+			default: want = n + rnd(seed) % 3 - (n > 1); break;
+			}
+			for (size_t k = 0; k < want && o + 1 < cap; k++)
+				out[o++] = want == n && k < n && rnd(seed) % 2 ? p[k] :
+					(char)('0' + rnd(seed) % 10);
+			if (rnd(seed) % 97 == 0 && o + 6 < cap) {
+				memcpy(out + o, "e999", 4);
+				o += 4;
+			}
+			p += n;
+			continue;
+		}
+		out[o++] = rnd(seed) % 150 == 0 ? " =:.-/[]{}'\"x5"[rnd(seed) % 14] : *p;
+		p++;
+	}
+	out[o] = '\0';
+}
+
+static const char *const memo_bases[] = {
+	"I1123 21:30:00.000100 140234 logging_writer.py:48] [1] learning_rate=0.100000, "
+	"train_loss=2.497502, grad_norm=1.1000",
+	"I1123 21:30:00.000900 140234 input_pipeline.py:9] fetched batch 9 from /data/shard-00009 "
+	"(10.0.0.9:8476) in 0.009s",
+	"step 10, loss: 2.475248, accuracy: 0.1010",
+	"step 100 loss=0.23", "step: 100, loss: 0.23, acc: 0.91", "{\"step\": 100, \"loss\": 0.23}",
+	"Epoch 3/10", "Step [100/1000] Loss: 2.3456", "Step 100: loss = 0.25 | accuracy 93.1%",
+	"train step: 200, loss: 0.1 eval/accuracy: 0.97",
+	"epoch:  1, train_loss: 0.2364, train_accuracy: 92.88, test_loss: 0.0580, test_accuracy: 98.16",
+	"{'step': 3, 'loss': Array(0.6931472, dtype=float32), 'acc': np.float32(0.5)}",
+	"Epoch 1: 100%|##########| 938/938 [00:12<00:00, 75.2it/s, loss=0.123]",
+	"step 1/3 loss=0.5000 worker=0",
+	"2026-11-23 21:30:05,123 INFO worker 0 connecting to 10.0.0.5:1234 port 8476",
+	"coordinator_address=10.0.0.5:1234 process_id=0 num_processes=4",
+	"Downloading dataset 11.06 MiB (download: 11.06 MiB)", "memory: 512 MB, checkpoint_id=7",
+	"hex=0x1f seed=42 rank=0 pid=4242 version=2 loss=1e-3 acc=2.5E+10",
+	"loss=nan grad_norm=-Infinity lr=inf", "{\"step\": 7, \"loss\": NaN}", "loss=1 loss=2",
+	"x1=1 x2=2 x3=3 x4=4 x5=5 x6=6 x7=7 x8=8 x9=9 x10=10 x11=11 x12=12 x13=13 x14=14 x15=15 "
+	"x16=16 x17=17 x18=18 x19=19 x20=20 x21=21 x22=22 x23=23 x24=24 x25=25 x26=26",
+};
+
+static void test_memo_same_as_full_scan_on_mutated_lines(void **state)
+{
+	struct metrics_memo *mm = calloc(1, sizeof(*mm));
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	char line[1024];
+	unsigned long lines = 0;
+	(void)state;
+
+	for (int round = 0; round < 200; round++)
+		for (size_t b = 0; b < sizeof(memo_bases) / sizeof(memo_bases[0]); b++) {
+			memo_check(mm, memo_bases[b], NULL);
+			for (int k = 0; k < 20; k++) {
+				mutate(memo_bases[b], line, sizeof(line), &seed);
+				memo_check(mm, line, NULL);
+				if (rnd(&seed) % 4 == 0) {	/* a mutation of a mutation */
+					char again[1024];
+					mutate(line, again, sizeof(again), &seed);
+					memo_check(mm, again, NULL);
+				}
+				lines++;
+			}
+		}
+	/* the memo was used, not only filled: most mutants keep their shape */
+	printf("mutated lines: %lu, memo hits %lu, full scans %lu\n", lines, mm->hits, mm->scans);
+	assert_true(lines >= 90000);
+	assert_true(mm->hits > lines / 3 && mm->scans > lines / 10);
+	free(mm);
+}
+
 /* ---- the store ---- */
 
 static struct metrics *store(enum metrics_from from)
@@ -435,6 +602,8 @@ int main(void)
 		cmocka_unit_test(test_scan_nan_inf_and_overrides),
 		cmocka_unit_test(test_scan_user_step_key),
 		cmocka_unit_test(test_parse_number),
+		cmocka_unit_test(test_memo_traps),
+		cmocka_unit_test(test_memo_same_as_full_scan_on_mutated_lines),
 		cmocka_unit_test(test_store_restart_rewinds),
 		cmocka_unit_test(test_store_any_ignores_lagging_worker),
 		cmocka_unit_test(test_store_all_keeps_a_series_per_worker),
