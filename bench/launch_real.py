@@ -82,14 +82,23 @@ def run_proc(argv, prefix=None):
             lines[0] += chunk.count(b"\n")
     t = threading.Thread(target=count)
     t.start()
-    hwm = 0
-    while True:
-        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            break
-        hwm = max(hwm, vmhwm(p.pid))
-        time.sleep(0.005)
+    # The exit is taken by a blocking wait4 (its moment exact); RSS is sampled
+    # meanwhile on another thread every 5 ms (a sampling loop that also polled
+    # for the exit would add up to 5 ms to decided->exit).
+    hwm = [0]
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            hwm[0] = max(hwm[0], vmhwm(p.pid))
+            done.wait(0.005)
+    s = threading.Thread(target=sample)
+    s.start()
+    pid, status, ru = os.wait4(p.pid, 0)
     t_exit = time.time()
+    done.set()
+    s.join()
+    hwm = hwm[0]
     t.join()
     p.returncode = os.waitstatus_to_exitcode(status)
     return p.returncode, lines[0], hwm, ru.ru_utime + ru.ru_stime, t_exit

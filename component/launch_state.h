@@ -71,6 +71,7 @@ struct launch_pod {
 	int drops;		/* follows that ended early for ls.restarts */
 	int clean_end;		/* the last follow ended without error */
 	int queued;		/* due for a follow, waiting for a free stream slot */
+	int log_once;		/* the stream reads an exited container's log (no follow) */
 	int tail_asked;		/* kube_log_complete() was started for this follow */
 	struct kube_timer *refollow;
 };

@@ -267,12 +267,47 @@ static void follow(struct launch_pod *p)
 	lo.on_end = on_log_end;
 	lo.ud = p;
 	p->tail_asked = 0;
+	p->log_once = lo.once;
 	p->log = kube_log_follow(st->c, &lo, &e);
 	if (p->log)
 		st->nfollows++;
 	else
 		launch_progress_note(&st->prog, "warning: cannot follow the log of %s: %s",
 				     p->name, e.msg);
+}
+
+/* kube_log_complete() answered: the stream was finished from the log's end
+ * (it is stopped and freed), or could not be and goes on. */
+static void on_completed(void *ud, int complete)
+{
+	struct launch_pod *p = ud;
+	struct launch_state *st = p->st;
+
+	if (complete) {
+		p->log = NULL;
+		st->nfollows--;
+		p->done_restarts = p->ls.restarts;
+		start_queued(st);
+	}
+	drain_check(st);
+}
+
+/*
+ * The container has terminated, so its log is final: finish its follow from
+ * the log's end now (kube_log_complete) rather than when the kubelet notices
+ * the exit, up to a second later - and before the verdict, so the step does
+ * not wait for it after. Not for a read of an exited container (it ends by
+ * itself) nor twice for one follow.
+ */
+static void complete_from_tail(struct launch_pod *p)
+{
+	struct err e = ERR_INIT;
+
+	if (!p->log || p->log_once || p->tail_asked)
+		return;
+	p->tail_asked = 1;
+	if (kube_log_complete(p->log, DRAIN_TAIL_LINES, on_completed, p, &e))
+		err_clear(&e);
 }
 
 static void pod_update(struct launch_state *st, const cJSON *pod)
@@ -312,6 +347,8 @@ static void pod_update(struct launch_state *st, const cJSON *pod)
 	}
 	pod_stuck_state(p, pod, cs);
 	follow(p);
+	if (p->terminated && !p->running && p->ls.restarts <= p->restarts)
+		complete_from_tail(p);
 }
 
 static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
@@ -388,10 +425,13 @@ static void log_done(struct launch_pod *p)
  * The job is finished (draining): stop waiting for what cannot come.
  * - A follow that ended cleanly is complete, even if the pod update saying
  *   "terminated" has not arrived yet (no REFOLLOW_DELAY_S pause).
- * - A worker whose container has terminated (pod status) and whose stream
- *   has been quiet for DRAIN_IDLE_S has delivered every line it wrote: its
- *   follow is cut rather than held until the kubelet ends it. A stream
- *   still delivering, reconnecting or queued is waited for (--log-drain).
+ * - A worker whose container has terminated (pod status) has its follow
+ *   finished from the log's end (complete_from_tail, asked as soon as the
+ *   exit is seen). Until that answers, or when it cannot place the stream,
+ *   a stream quiet for DRAIN_IDLE_S that always kept up has delivered every
+ *   line it wrote and is cut rather than held until the kubelet ends it. A
+ *   stream still delivering, reconnecting or queued is waited for
+ *   (--log-drain).
  * - After Failed, a worker still running (a survivor stuck in a collective)
  *   is named once and its log not followed further: the verdict stands and
  *   nothing the step could still print is worth holding it for.
@@ -420,22 +460,6 @@ static int survivors_only(const struct launch_state *st)
 	return counted || cause;
 }
 
-/* kube_log_complete() answered: the stream was finished from the log's end
- * (it is stopped and freed), or could not be and goes on. */
-static void on_completed(void *ud, int complete)
-{
-	struct launch_pod *p = ud;
-	struct launch_state *st = p->st;
-
-	if (complete) {
-		p->log = NULL;
-		st->nfollows--;
-		p->done_restarts = p->ls.restarts;
-		start_queued(st);
-	}
-	drain_check(st);
-}
-
 void launch_workers_settle(struct launch_state *st, int job_failed)
 {
 	double wake = -1;
@@ -449,17 +473,12 @@ void launch_workers_settle(struct launch_state *st, int job_failed)
 			p->clean_end = 0;
 			p->done_restarts = p->ls.restarts;
 		}
-		if (p->log && p->terminated && !p->running && p->ls.restarts <= p->restarts &&
-		    !p->tail_asked) {
-			/* the exact way: read the log's end and finish from it */
-			struct err e = ERR_INIT;
-			p->tail_asked = 1;
-			if (kube_log_complete(p->log, DRAIN_TAIL_LINES, on_completed, p, &e))
-				err_clear(&e);
-		}
+		if (p->terminated && !p->running && p->ls.restarts <= p->restarts)
+			complete_from_tail(p);	/* asked when the exit was seen; else now */
 		if (p->log && p->terminated && !p->running && p->ls.restarts <= p->restarts) {
-			/* else: quiet the exit was seen, not merely since the last
-			 * line: the last line may still be on its way */
+			/* until then, or when it could not be placed: quiet since
+			 * the exit was seen, not merely since the last line (the
+			 * last line may still be on its way) */
 			double idle = kube_log_idle(p->log), lag = kube_log_lag(p->log);
 			double backlog = kube_log_backlog(p->log);
 			double since = kube_now() - p->terminated_seen;

@@ -200,6 +200,13 @@ struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_reque
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 10L);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
+	/* A stream (watch, log follow) lives as long as the launch, one per
+	 * worker: its receive buffer is most of what a worker costs in memory
+	 * (curl's default 16 kB, 360 kB of heap at 16 workers). Its data comes
+	 * a line or an event at a time; 8 kB halves that and costs nothing
+	 * measurable at 10,000 lines/s (bench/README.md "metrics"). */
+	if (o->on_data)
+		curl_easy_setopt(h, CURLOPT_BUFFERSIZE, KUBE_STREAM_BUFFER);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
 	if (c->cfg.proxy_url)

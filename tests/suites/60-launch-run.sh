@@ -71,10 +71,14 @@ for r in watches:
     q = dict(urllib.parse.parse_qsl(r['query']))
     assert int(q.get('resourceVersion') or 0) > 0, r['query']
 PY"
-expect 'the worker logs were followed once per worker (log follow, not repeated reads)' "python3 - '$T/ok4.requests' <<'PY'
+expect 'the worker logs were followed once per worker (log follow, not repeated reads; at most one read of an exited worker'"'"'s last lines each)' "python3 - '$T/ok4.requests' <<'PY'
 import json, sys
 logs = [r for r in json.load(open(sys.argv[1])) if r['path'].endswith('/log')]
-assert len(logs) == 4 and all(r['follow'] for r in logs), [(r['path'], r['query']) for r in logs]
+follows = [r for r in logs if r['follow']]
+tails = [r for r in logs if not r['follow']]
+assert len(follows) == 4 and len({r['path'] for r in follows}) == 4, [(r['path'], r['query']) for r in logs]
+assert len(tails) <= 4 and len({r['path'] for r in tails}) == len(tails), [(r['path'], r['query']) for r in logs]
+assert all('tailLines=32' in r['query'] and 'timestamps=true' in r['query'] for r in tails), [r['query'] for r in tails]
 PY"
 
 expect_run 1 'a job whose worker fails exits 1' bad3 \

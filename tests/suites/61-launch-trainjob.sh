@@ -38,7 +38,7 @@ expect 'outputs: the TrainJob as JSON, the manifest with our identity, numNodes 
 	python3 -c "import json,sys; w=json.load(open(sys.argv[1])); assert w[\"replicas\"]==4, w" $O/ok4/workers &&
 	grep -q "TrainJob team-a/ok4: Succeeded" $O/ok4/summary'
 requests >"$T/ok4.requests"
-expect 'the runtime was read once, the TrainJob created once and followed by watch, the pods by the JobSet labels' "python3 - '$T/ok4.requests' <<'PY'
+expect 'the runtime was read once, the TrainJob created once and followed by watch, the pods by the JobSet labels, one follow per node' "python3 - '$T/ok4.requests' <<'PY'
 import json, sys, urllib.parse
 reqs = json.load(open(sys.argv[1]))
 for r in reqs:
@@ -53,7 +53,10 @@ assert not any('/jaxjobs' in r['path'] for r in reqs), 'nothing of the JAXJob AP
 pods = [r for r in reqs if r['path'].endswith('/pods') and r['watch']]
 assert pods and all('jobset.sigs.k8s.io/jobset-name=ok4,jobset.sigs.k8s.io/replicatedjob-name=node' in r['query'] for r in pods), [r['query'] for r in pods]
 logs = [r for r in reqs if r['path'].endswith('/log')]
-assert len(logs) == 4 and all(r['follow'] and 'container=node' in r['query'] for r in logs), [r['query'] for r in logs]
+follows = [r for r in logs if r['follow']]
+assert len(follows) == 4 and all('container=node' in r['query'] for r in logs), [r['query'] for r in logs]
+# the rest: reads of an exited node's last lines that finish its follow (kube_log_complete)
+assert all('tailLines=' in r['query'] and 'timestamps=true' in r['query'] for r in logs if not r['follow']), [r['query'] for r in logs]
 PY"
 
 # ---- failure ---------------------------------------------------------------------------

@@ -47,8 +47,11 @@ if grep -q '^rootfs: linking against the slim' "$T/mk.out"; then
 	expect "slim build: the rootfs is at most 12 MB ($total bytes)" '[ "${total:-99999999}" -le 12000000 ]'
 	expect 'slim build: no library of Debian libcurl4/libgit2 tail (GnuTLS, LDAP, RTMP, Kerberos, SSH, mbedTLS, IDN, PSL)' \
 		'! grep -Eq "lib(gnutls|ldap|rtmp|krb5|gssapi|ssh2|mbed|idn2|psl|curl|git2)" "$built.files"'
-	expect 'slim build: HTTP/2 via libnghttp2, OpenSSL linked into the binary (no libssl/libcrypto files)' \
-		'grep -q libnghttp2 "$built.files" && ! grep -Eq "lib(ssl|crypto)" "$built.files" && strings -a "$built/usr/local/bin/jaxjob" | grep -q "^OpenSSL 3"'
+	expect 'slim build: HTTP/2 (nghttp2) and OpenSSL linked into the binary (no libnghttp2/libssl/libcrypto files)' \
+		'! grep -Eq "lib(nghttp2|ssl|crypto)" "$built.files" && strings -a "$built/usr/local/bin/jaxjob" | grep -q "^OpenSSL 3" &&
+		strings -a "$built/usr/local/bin/jaxjob" | grep -q "The user callback function failed"'
+	expect 'slim build: relative relocations packed (RELR: no 490 kB RELA table read at every start)' \
+		'readelf -S "$built/usr/local/bin/jaxjob" | grep -q "\.relr\.dyn"'
 else
 	skip 'slim build: rootfs size and library set' "no slim libcurl/libgit2 cache (scripts/build-slim-deps.sh not run)"
 fi
