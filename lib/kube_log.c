@@ -11,6 +11,7 @@
 
 #include "kube_int.h"
 #include "kube_lines.h"
+#include "kube_log_place.h"
 
 struct kube_log {
 	struct kube_client *c;
@@ -57,37 +58,6 @@ static void log_free(struct kube_log *l)
 	free(l);
 }
 
-/*
- * The kubelet's timestamp of a line ("2026-11-23T22:06:02.123456789Z ",
- * RFC 3339 with nanoseconds, UTC): its length with the space, 0 when the
- * line does not start with one; *when = seconds since the epoch.
- */
-static size_t stamp(const char *line, size_t len, double *when)
-{
-	struct tm tm;
-	const char *sp = memchr(line, ' ', len < 40 ? len : 40);
-	const char *p;
-	double frac = 0, scale = 0.1;
-	int n = 0;
-
-	if (!sp || sp - line < 20 || sp[-1] != 'Z')
-		return 0;
-	memset(&tm, 0, sizeof(tm));
-	if (sscanf(line, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19)
-		return 0;
-	p = line + 19;
-	if (*p == '.')
-		for (p++; p < sp - 1 && *p >= '0' && *p <= '9'; p++, scale /= 10)
-			frac += (*p - '0') * scale;
-	if (p != sp - 1)
-		return 0;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	*when = (double)timegm(&tm) + frac;
-	return (size_t)(sp - line) + 1;
-}
-
 static double wall_now(void)
 {
 	struct timespec ts;
@@ -104,7 +74,7 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 	if (l->stopped)
 		return 1;
 	if (l->o.timestamps) {
-		skip = stamp(line, len, &when);
+		skip = kube_log_stamp(line, len, &when);
 		l->lag = skip ? wall_now() - when : -1;
 		if (l->lag > l->worst_lag)
 			l->worst_lag = l->lag;
@@ -294,41 +264,22 @@ static void tail_free(struct tail_lines *t)
 	free(t->truncated);
 }
 
-static int same_stamp(const struct tail_lines *t, size_t i, const char *s, size_t n)
-{
-	double when;
-	const char *line = t->text.data + t->at[i];
-
-	return stamp(line, t->len[i], &when) == n && memcmp(line, s, n) == 0;
-}
-
-/*
- * The index of the first tail line the stream has not delivered (t->n when
- * it has them all), or -1 when the stream's place cannot be told for sure.
- */
+/* The index of the first tail line the stream has not delivered (t->n: it
+ * has them all), or -1 when that cannot be told (kube_log_place.h). */
 static long tail_place(const struct kube_log *l, const struct tail_lines *t, long asked)
 {
-	const char *ls = l->last_line.data;
-	size_t n = l->last_stamp;
-	long end, start, mine;
+	struct kube_log_mark m = {
+		l->last_line.data, l->last_line.len, l->last_stamp, l->run, l->run_known,
+		l->delivered, l->from_start,
+	};
+	const char **lines = xcalloc(t->n + 1, sizeof(*lines));
+	long at;
 
-	if (l->delivered == 0)	/* nothing yet: a whole log (shorter than asked) is all new */
-		return l->from_start && (long)t->n < asked ? 0 : -1;
-	if (!n || !l->run_known)
-		return -1;
-	for (end = (long)t->n - 1; end >= 0 && !same_stamp(t, (size_t)end, ls, n); end--)
-		;
-	if (end < 0)
-		return -1;
-	for (start = end; start > 0 && same_stamp(t, (size_t)start - 1, ls, n); start--)
-		;
-	if (start == 0 && (long)t->n >= asked)
-		return -1;	/* the run may begin before the tail */
-	mine = start + l->run - 1;
-	if (mine > end || t->len[mine] != l->last_line.len ||
-	    memcmp(t->text.data + t->at[mine], ls, l->last_line.len) != 0)
-		return -1;
-	return mine + 1;
+	for (size_t i = 0; i < t->n; i++)
+		lines[i] = t->text.data + t->at[i];
+	at = kube_log_place(&m, lines, t->len, t->n, asked);
+	free(lines);
+	return at;
 }
 
 static void on_tail(void *ud, struct kube_response *rs, const struct err *e)
