@@ -896,6 +896,7 @@ const struct metrics_rec *metrics_scan_memo(struct metrics_memo *mm, const char 
 		return &none;
 	memcpy(&mm->rec, &mm->tmp, offsetof(struct metrics_rec, kv) +
 	       (size_t)mm->tmp.n * sizeof(mm->tmp.kv[0]));
+	mm->names++;
 	return &mm->rec;
 }
 

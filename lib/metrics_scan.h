@@ -126,6 +126,8 @@ struct metrics_memo {
 	int last;			/* which one the last line had */
 	unsigned long hits, scans;	/* lines that matched a shape, lines scanned in full */
 	struct metrics_rec rec;		/* shape[SOME]'s record, the latest line's numbers */
+	unsigned long names;		/* +1 each time rec's names change (a new shape[SOME]):
+					 * what a caller derived from them holds while it stays */
 	struct metrics_rec tmp;		/* a line scanned in full and not remembered */
 };
 
