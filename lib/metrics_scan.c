@@ -844,6 +844,7 @@ static void remember(struct metrics_shape *s, const struct trace *t, const char 
 		     size_t len)
 {
 	s->len = len;
+	s->shifted = 0;
 	memcpy(s->text, line, len + 1);
 	for (size_t i = 0; i < len; i++) {
 		s->zero[i] = is_digit(line[i]) ? '0' : line[i];
@@ -854,6 +855,8 @@ static void remember(struct metrics_shape *s, const struct trace *t, const char 
 	s->npins = t->npins;
 	memcpy(s->pin, t->pin, (size_t)t->npins * sizeof(t->pin[0]));
 }
+
+#define SHIFTED_MAX 8
 
 const struct metrics_rec *metrics_scan_memo(struct metrics_memo *mm, const char *line,
 					    size_t len, const char *const *step_keys)
@@ -872,6 +875,16 @@ const struct metrics_rec *metrics_scan_memo(struct metrics_memo *mm, const char 
 
 		if (!s->len || !same_shape(s, line, len, &al) || !pins_hold(s, &al, line))
 			continue;
+		/* A digit run that is longer or shorter than the shape's (a step
+		 * that reached 10, 100, ...) makes every later line take the slow
+		 * byte walk around it: after SHIFTED_MAX such matches in a row the
+		 * line is scanned in full and becomes the shape (a run whose length
+		 * goes back and forth resets the count instead). */
+		if (al.n && mm->shape[w].shifted < SHIFTED_MAX &&
+		    ++mm->shape[w].shifted == SHIFTED_MAX)
+			break;	/* once: a line not remembered leaves the count there */
+		if (!al.n)
+			mm->shape[w].shifted = 0;
 		mm->last = w;
 		if (w == METRICS_SHAPE_NONE) {
 			mm->hits++;

@@ -119,6 +119,7 @@ struct metrics_shape {
 	char text[METRICS_SHAPE_LEN + 1];
 	char zero[METRICS_SHAPE_LEN];	/* text with its digits as '0' */
 	unsigned char keep[METRICS_SHAPE_LEN];	/* 0xF0 under a digit, else 0xFF */
+	int shifted;			/* matches in a row that needed a digit run realigned */
 };
 
 struct metrics_memo {
