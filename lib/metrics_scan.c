@@ -737,6 +737,17 @@ static int same_shape(const struct metrics_shape *s, const char *a, size_t alen,
 	size_t i = 0, j = 0, tlen = s->len;
 
 	al->n = 0;
+	/* the usual case, no run longer or shorter: words only, the last one
+	 * ending where both lines end (bytes tested twice passed the first time) */
+	if (alen == tlen && alen >= 8) {
+		for (i = 0; i + 16 <= alen; i += 16)
+			if (!(word_ok(a + i, s, i) & word_ok(a + i + 8, s, i + 8)))
+				goto walk;
+		if ((i + 8 > alen || word_ok(a + i, s, i)) && word_ok(a + alen - 8, s, alen - 8))
+			return 1;
+walk:
+		i = 0;
+	}
 	for (;;) {
 		int da, dt;
 
@@ -805,6 +816,47 @@ static int number_at(const char *p, double *v)
 	return 1;
 }
 
+/* The digits of a plain decimal at p in a slot (ni before the point, nf
+ * after; aligned: the line has the shape's digit runs, same places, same
+ * lengths), read with no test per byte: the same integer over the same
+ * power of ten as number_at()'s fast path, so the same double. */
+static double fixed_number(const char *p, const struct metrics_slot *sl)
+{
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+		1e15,
+	};
+	const char *q = p + (*p == '-' || *p == '+');
+	uint64_t m = 0;
+
+	for (int i = 0; i < sl->ni; i++)
+		m = m * 10 + (uint64_t)(q[i] - '0');
+	q += sl->ni + 1;	/* the point, when there is a fraction */
+	for (int i = 0; i < sl->nf; i++)
+		m = m * 10 + (uint64_t)(q[i] - '0');
+	return (*p == '-' ? -1.0 : 1.0) * ((double)m / pow10[sl->nf]);
+}
+
+/* The layout of the number at p for fixed_number(): ni, nf (0, 0 when
+ * number_at() would not take its fast path there). */
+static void fixed_layout(const char *p, struct metrics_slot *sl)
+{
+	const char *q = p + (*p == '-' || *p == '+');
+	int ni = 0, nf = 0;
+
+	sl->ni = sl->nf = 0;
+	while (is_digit(q[ni]))
+		ni++;
+	q += ni;
+	if (*q == '.' && is_digit(q[1]))
+		for (q++; is_digit(*q); q++)
+			nf++;
+	if (ni + nf == 0 || ni + nf > 15 || *q == 'e' || *q == 'E')
+		return;
+	sl->ni = (unsigned char)ni;
+	sl->nf = (unsigned char)nf;
+}
+
 /* The slots of a matched shape re-read from the line into r (the record
  * the shape's line left). 0 when a number is not what it was (a counter
  * that is no longer finite): the caller scans in full. */
@@ -818,11 +870,15 @@ static int replay(const struct metrics_shape *s, const struct align *al, const c
 
 		switch (sl->kind) {
 		case METRICS_SLOT_VALUE:
-			if (!number_at(p, &r->kv[sl->kv].value))
+			if (!al->n && sl->ni + sl->nf)
+				r->kv[sl->kv].value = fixed_number(p, sl);
+			else if (!number_at(p, &r->kv[sl->kv].value))
 				return 0;
 			break;
 		case METRICS_SLOT_CLU:
-			if (!number_at(p, &r->step))
+			if (!al->n && sl->ni + sl->nf)
+				r->step = fixed_number(p, sl);
+			else if (!number_at(p, &r->step))
 				return 0;
 			break;
 		default:	/* a counter: its whole token, "/TOTAL" and all */
@@ -852,6 +908,11 @@ static void remember(struct metrics_shape *s, const struct trace *t, const char 
 	}
 	s->nslots = t->nslots;
 	memcpy(s->slot, t->slot, (size_t)t->nslots * sizeof(t->slot[0]));
+	for (int k = 0; k < s->nslots; k++)
+		if (s->slot[k].kind == METRICS_SLOT_VALUE || s->slot[k].kind == METRICS_SLOT_CLU)
+			fixed_layout(line + s->slot[k].at, &s->slot[k]);
+		else
+			s->slot[k].ni = s->slot[k].nf = 0;
 	s->npins = t->npins;
 	memcpy(s->pin, t->pin, (size_t)t->npins * sizeof(t->pin[0]));
 }

@@ -105,6 +105,8 @@ enum { METRICS_SHAPE_SOME, METRICS_SHAPE_NONE };
 struct metrics_slot {
 	unsigned short at;		/* offset in the shape's line */
 	unsigned char kind, kv;		/* METRICS_SLOT_*, the record entry of a value */
+	unsigned char ni, nf;		/* a plain decimal's integer and fraction digits,
+					 * ni + nf <= 15 (0, 0: not one) */
 };
 
 struct metrics_pin {
