@@ -107,6 +107,8 @@ struct metrics_slot {
 	unsigned char kind, kv;		/* METRICS_SLOT_*, the record entry of a value */
 	unsigned char ni, nf;		/* a plain decimal's integer and fraction digits,
 					 * ni + nf <= 15 (0, 0: not one) */
+	unsigned char word;		/* all of it read as one word (metrics_scan.c) */
+	unsigned long long im, fm;	/* then: its integer digits' bytes, its fraction's */
 };
 
 struct metrics_pin {
