@@ -51,6 +51,11 @@ size_t lttb(const struct lttb_point *in, size_t n, struct lttb_point *out, size_
 		if (nb >= ne) {
 			ax = last.x;
 			ay = last.y;
+		} else if (ne - nb == 2) {
+			/* halving: nearly every bucket holds two points; the loop
+			 * below, unrolled (the same additions in the same order) */
+			ax = (ax + in[nb].x + in[nb + 1].x) / 2;
+			ay = (ay + in[nb].y + in[nb + 1].y) / 2;
 		} else {
 			double cnt = (double)(long)(ne - nb);
 			for (size_t j = nb; j < ne; j++) {
@@ -64,11 +69,20 @@ size_t lttb(const struct lttb_point *in, size_t n, struct lttb_point *out, size_
 		size_t e = nb < n - 1 ? nb : n - 1;
 		double best = -1, dx = kept.x - ax, dy = ay - kept.y;
 		size_t pick = b;
-		for (size_t j = b; j < e; j++) {
-			double area = fabs(dx * (in[j].y - kept.y) - (kept.x - in[j].x) * dy);
-			if (area > best) {
-				best = area;
-				pick = j;
+		if (e - b == 2) {	/* the same, unrolled */
+			double a0 = fabs(dx * (in[b].y - kept.y) - (kept.x - in[b].x) * dy);
+			double a1 = fabs(dx * (in[b + 1].y - kept.y) - (kept.x - in[b + 1].x) * dy);
+			if (a0 > best)
+				best = a0;
+			if (a1 > best)
+				pick = b + 1;
+		} else {
+			for (size_t j = b; j < e; j++) {
+				double area = fabs(dx * (in[j].y - kept.y) - (kept.x - in[j].x) * dy);
+				if (area > best) {
+					best = area;
+					pick = j;
+				}
 			}
 		}
 		kept = in[pick];
