@@ -869,22 +869,29 @@ static double fixed_number(const char *p, const struct metrics_slot *sl)
 	const char *q = p + (*p == '-' || *p == '+');
 	uint64_t m = 0;
 
-	if (WORD_DIGITS && sl->word) {
-		uint64_t x;
-		memcpy(&x, q + sl->ni + (sl->nf ? 1 + sl->nf : 0) - 8, 8);
-		x ^= 0x30 * ONES;
-		x = ((x & sl->im) << (sl->nf ? 8 : 0)) | (x & sl->fm);
-		x = x * 10 + (x >> 8);
-		m = (((x & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-		     (((x >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
-		return (*p == '-' ? -1.0 : 1.0) * ((double)m / pow10[sl->nf]);
-	}
 	for (int i = 0; i < sl->ni; i++)
 		m = m * 10 + (uint64_t)(q[i] - '0');
 	q += sl->ni + 1;	/* the point, when there is a fraction */
 	for (int i = 0; i < sl->nf; i++)
 		m = m * 10 + (uint64_t)(q[i] - '0');
 	return (*p == '-' ? -1.0 : 1.0) * ((double)m / pow10[sl->nf]);
+}
+
+/* fixed_number() of a slot with `word` set: all from the one word (its
+ * sign, where it starts and the masks were taken from the shape's line,
+ * whose non-digit bytes an aligned line repeats). */
+static inline double word_number(const char *p, const struct metrics_slot *sl)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7 };
+	uint64_t x, m;
+
+	memcpy(&x, p + sl->off, 8);
+	x ^= 0x30 * ONES;
+	x = ((x & sl->im) << sl->shift) | (x & sl->fm);
+	x = x * 10 + (x >> 8);
+	m = (((x & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+	     (((x >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+	return (sl->neg ? -1.0 : 1.0) * ((double)m / pow10[sl->nf]);
 }
 
 /* The layout of the number at p (in `line`) for fixed_number(): ni, nf
@@ -896,7 +903,8 @@ static void fixed_layout(const char *line, const char *p, struct metrics_slot *s
 	const char *q = p + (*p == '-' || *p == '+');
 	int ni = 0, nf = 0, span;
 
-	sl->ni = sl->nf = sl->word = 0;
+	sl->ni = sl->nf = sl->word = sl->neg = sl->shift = 0;
+	sl->off = 0;
 	sl->im = sl->fm = 0;
 	while (is_digit(q[ni]))
 		ni++;
@@ -912,6 +920,9 @@ static void fixed_layout(const char *line, const char *p, struct metrics_slot *s
 	if (!WORD_DIGITS || span > 8 || q - line < 8)
 		return;
 	sl->word = 1;
+	sl->neg = *p == '-';
+	sl->shift = nf ? 8 : 0;
+	sl->off = (signed char)(q - 8 - p);
 	/* bytes 8 - span .. 7 of the word: ni integer digits, the point, nf */
 	for (int b = 8 - span; b < 8 - span + ni; b++)
 		sl->im |= 0xFFULL << (8 * b);
@@ -925,7 +936,20 @@ static void fixed_layout(const char *line, const char *p, struct metrics_slot *s
 static int replay(const struct metrics_shape *s, const struct align *al, const char *line,
 		  struct metrics_rec *r)
 {
-	for (int k = 0; k < s->nslots; k++) {
+	int k = 0;
+
+	/* aligned, the slots' plain decimals that fit in a word: no line_at(),
+	 * one word each (the rest, if any, below) */
+	if (WORD_DIGITS && !al->n)
+		for (; k < s->nslots && s->slot[k].word; k++) {
+			const struct metrics_slot *sl = &s->slot[k];
+			double v = word_number(line + sl->at, sl);
+			if (sl->kind == METRICS_SLOT_CLU)
+				r->step = v;
+			else
+				r->kv[sl->kv].value = v;
+		}
+	for (; k < s->nslots; k++) {
 		const struct metrics_slot *sl = &s->slot[k];
 		const char *p = line + line_at(al, sl->at), *num;
 		double v, total;

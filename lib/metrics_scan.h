@@ -108,7 +108,9 @@ struct metrics_slot {
 	unsigned char ni, nf;		/* a plain decimal's integer and fraction digits,
 					 * ni + nf <= 15 (0, 0: not one) */
 	unsigned char word;		/* all of it read as one word (metrics_scan.c) */
-	unsigned long long im, fm;	/* then: its integer digits' bytes, its fraction's */
+	unsigned char neg, shift;	/* then: its sign, and 8 when it has a point */
+	signed char off;		/* where the word starts, from `at` */
+	unsigned long long im, fm;	/* its integer digits' bytes, its fraction's */
 };
 
 struct metrics_pin {
