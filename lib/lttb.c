@@ -10,7 +10,7 @@ static size_t small(const struct lttb_point *in, size_t n, struct lttb_point *ou
 		    size_t threshold)
 {
 	if (n <= threshold) {
-		if (out != in)
+		if (out != in && n)	/* a series with no finite value has no array */
 			memmove(out, in, n * sizeof(*in));
 		return n;
 	}
