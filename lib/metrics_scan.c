@@ -141,6 +141,8 @@ static double to_double(const char *p, const char *end)
 		m = m * 10 + (uint64_t)(*q - '0');
 		frac += dot;
 	}
+	if (frac > 22)	/* 0.000...01: zeros are not counted as digits, but shift */
+		return strtod(p, NULL);
 	return (neg ? -1.0 : 1.0) * ((double)m / pow10[frac]);
 }
 
