@@ -63,12 +63,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct buf out = BUF_INIT, again = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct lttb_point pts[50];
-	struct metrics_memo *mm = calloc(1, sizeof(*mm));
+	struct metrics_memo *mm;
 	size_t start = 1;
 	int worker = 0;
 
 	if (size < 1)
 		return 0;
+	mm = calloc(1, sizeof(*mm));
 	memset(&o, 0, sizeof(o));
 	o.builtin = 1;
 	o.from = (enum metrics_from)(data[0] % 3);

@@ -51,6 +51,10 @@ struct metrics {
 	 * print one template, so the next line's i-th name is nearly always the
 	 * same, and one strcmp replaces naming and hashing (bench/README.md) */
 	struct metrics_series *hint[METRICS_KV_MAX];
+	/* the memo's `names` when hint[0..n) were last matched to its record's
+	 * names: while it has not moved, a record from the memo needs no
+	 * strcmp (0: not matched to the memo's record) */
+	unsigned long hint_names;
 	/* one memo for all the workers' lines: it goes by the line's shape,
 	 * not by who printed it, and workers print the same template */
 	struct metrics_memo memo;
@@ -366,12 +370,14 @@ int metrics_line(struct metrics *m, int worker, const char *line, size_t len, do
 	} else {
 		kind = METRICS_X_COUNT;
 	}
+	/* the memo's own record with the names the hints were matched to */
+	int same = r == &m->memo.rec && m->hint_names == m->memo.names;
 	for (int i = 0; i < r->n; i++) {
 		char name[METRICS_NAME_MAX + 8];
 		struct metrics_series *s;
 
 		s = m->hint[i];
-		if (!s || m->o.from == METRICS_FROM_ALL || strcmp(s->name, r->kv[i].name)) {
+		if (!s || (!same && (m->o.from == METRICS_FROM_ALL || strcmp(s->name, r->kv[i].name)))) {
 			series_name(m, r->kv[i].name, worker, name);
 			s = m->hint[i] = series_of(m, name);
 		}
@@ -380,6 +386,8 @@ int metrics_line(struct metrics *m, int worker, const char *line, size_t len, do
 		s->seen++;
 		used |= series_add(m, s, worker, kind == METRICS_X_COUNT ? s->seen : x, r->kv[i].value);
 	}
+	/* with _ALL the hints are never trusted (the names carry the worker) */
+	m->hint_names = r == &m->memo.rec && m->o.from != METRICS_FROM_ALL ? m->memo.names : 0;
 	if (!r->n && (r->has_step || r->has_epoch))
 		used = 1;	/* "Epoch 3/10" alone still moves the progress */
 	if (!used)

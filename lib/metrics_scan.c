@@ -141,6 +141,8 @@ static double to_double(const char *p, const char *end)
 		m = m * 10 + (uint64_t)(*q - '0');
 		frac += dot;
 	}
+	if (frac > 22)	/* 0.000...01: zeros are not counted as digits, but shift */
+		return strtod(p, NULL);
 	return (neg ? -1.0 : 1.0) * ((double)m / pow10[frac]);
 }
 
@@ -731,12 +733,48 @@ static inline int word_ok(const char *a, const struct metrics_shape *s, size_t j
 	return !((e & k) | ((e + 6 * ONES) & (0x10 * ONES)));
 }
 
+/* word_ok() on 16 bytes, with the compiler's vector types (one SSE2
+ * register on x86-64; GCC and clang both have them): lane by lane, so no
+ * carry even crosses bytes. */
+#if defined(__GNUC__)
+typedef unsigned char bytes16 __attribute__((vector_size(16)));
+static inline int block_ok(const char *a, const struct metrics_shape *s, size_t j)
+{
+	bytes16 x, z, k, e;
+	uint64_t h[2];
+
+	memcpy(&x, a, 16);
+	memcpy(&z, s->zero + j, 16);
+	memcpy(&k, s->keep + j, 16);
+	e = x ^ z;
+	e = (e & k) | ((e + 6) & 0x10);
+	memcpy(h, &e, 16);
+	return !(h[0] | h[1]);
+}
+#else
+static inline int block_ok(const char *a, const struct metrics_shape *s, size_t j)
+{
+	return word_ok(a, s, j) & word_ok(a + 8, s, j + 8);
+}
+#endif
+
 static int same_shape(const struct metrics_shape *s, const char *a, size_t alen, struct align *al)
 {
 	const char *t = s->text;
 	size_t i = 0, j = 0, tlen = s->len;
 
 	al->n = 0;
+	/* the usual case, no run longer or shorter: words only, the last one
+	 * ending where both lines end (bytes tested twice passed the first time) */
+	if (alen == tlen && alen >= 8) {
+		for (i = 0; i + 16 <= alen; i += 16)
+			if (!block_ok(a + i, s, i))
+				goto walk;
+		if ((i + 8 > alen || word_ok(a + i, s, i)) && word_ok(a + alen - 8, s, alen - 8))
+			return 1;
+walk:
+		i = 0;
+	}
 	for (;;) {
 		int da, dt;
 
@@ -805,24 +843,130 @@ static int number_at(const char *p, double *v)
 	return 1;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WORD_DIGITS 1
+#else
+#define WORD_DIGITS 0
+#endif
+
+/*
+ * The digits of a plain decimal at p in a slot (ni before the point, nf
+ * after; aligned: the line has the shape's digit runs, same places, same
+ * lengths), read with no test per byte: the same integer over the same
+ * power of ten as number_at()'s fast path, so the same double.
+ *
+ * When the number (point included) fits in 8 bytes, one load of the 8
+ * bytes ending where it ends (little-endian: the earlier bytes are the low
+ * ones) does it all: ^ '0' makes each digit its value, the integer digits
+ * (mask im) move up one byte onto the point, joining the fraction's (fm),
+ * the bytes before the number are masked to zero (leading zeros), and the
+ * eight digits are combined in pairs, fours, eight: three multiplications.
+ */
+static double fixed_number(const char *p, const struct metrics_slot *sl)
+{
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+		1e15,
+	};
+	const char *q = p + (*p == '-' || *p == '+');
+	uint64_t m = 0;
+
+	for (int i = 0; i < sl->ni; i++)
+		m = m * 10 + (uint64_t)(q[i] - '0');
+	q += sl->ni + 1;	/* the point, when there is a fraction */
+	for (int i = 0; i < sl->nf; i++)
+		m = m * 10 + (uint64_t)(q[i] - '0');
+	return (*p == '-' ? -1.0 : 1.0) * ((double)m / pow10[sl->nf]);
+}
+
+/* fixed_number() of a slot with `word` set: all from the one word (its
+ * sign, where it starts and the masks were taken from the shape's line,
+ * whose non-digit bytes an aligned line repeats). */
+static inline double word_number(const char *p, const struct metrics_slot *sl)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7 };
+	uint64_t x, m;
+
+	memcpy(&x, p + sl->off, 8);
+	x ^= 0x30 * ONES;
+	x = ((x & sl->im) << sl->shift) | (x & sl->fm);
+	x = x * 10 + (x >> 8);
+	m = (((x & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+	     (((x >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+	return (sl->neg ? -1.0 : 1.0) * ((double)m / pow10[sl->nf]);
+}
+
+/* The layout of the number at p (in `line`) for fixed_number(): ni, nf
+ * (0, 0 when number_at() would not take its fast path there), and when it
+ * fits in one word with 8 bytes of the line ending where it ends, the
+ * masks of its integer and fraction bytes in that word. */
+static void fixed_layout(const char *line, const char *p, struct metrics_slot *sl)
+{
+	const char *q = p + (*p == '-' || *p == '+');
+	int ni = 0, nf = 0, span;
+
+	sl->ni = sl->nf = sl->word = sl->neg = sl->shift = 0;
+	sl->off = 0;
+	sl->im = sl->fm = 0;
+	while (is_digit(q[ni]))
+		ni++;
+	q += ni;
+	if (*q == '.' && is_digit(q[1]))
+		for (q++; is_digit(*q); q++)
+			nf++;
+	if (ni + nf == 0 || ni + nf > 15 || *q == 'e' || *q == 'E')
+		return;
+	sl->ni = (unsigned char)ni;
+	sl->nf = (unsigned char)nf;
+	span = ni + (nf ? 1 + nf : 0);	/* q is where it ends */
+	if (!WORD_DIGITS || span > 8 || q - line < 8)
+		return;
+	sl->word = 1;
+	sl->neg = *p == '-';
+	sl->shift = nf ? 8 : 0;
+	sl->off = (signed char)(q - 8 - p);
+	/* bytes 8 - span .. 7 of the word: ni integer digits, the point, nf */
+	for (int b = 8 - span; b < 8 - span + ni; b++)
+		sl->im |= 0xFFULL << (8 * b);
+	for (int b = 8 - nf; b < 8 && nf; b++)
+		sl->fm |= 0xFFULL << (8 * b);
+}
+
 /* The slots of a matched shape re-read from the line into r (the record
  * the shape's line left). 0 when a number is not what it was (a counter
  * that is no longer finite): the caller scans in full. */
 static int replay(const struct metrics_shape *s, const struct align *al, const char *line,
 		  struct metrics_rec *r)
 {
-	for (int k = 0; k < s->nslots; k++) {
+	int k = 0;
+
+	/* aligned, the slots' plain decimals that fit in a word: no line_at(),
+	 * one word each (the rest, if any, below) */
+	if (WORD_DIGITS && !al->n)
+		for (; k < s->nslots && s->slot[k].word; k++) {
+			const struct metrics_slot *sl = &s->slot[k];
+			double v = word_number(line + sl->at, sl);
+			if (sl->kind == METRICS_SLOT_CLU)
+				r->step = v;
+			else
+				r->kv[sl->kv].value = v;
+		}
+	for (; k < s->nslots; k++) {
 		const struct metrics_slot *sl = &s->slot[k];
 		const char *p = line + line_at(al, sl->at), *num;
 		double v, total;
 
 		switch (sl->kind) {
 		case METRICS_SLOT_VALUE:
-			if (!number_at(p, &r->kv[sl->kv].value))
+			if (!al->n && sl->ni + sl->nf)
+				r->kv[sl->kv].value = fixed_number(p, sl);
+			else if (!number_at(p, &r->kv[sl->kv].value))
 				return 0;
 			break;
 		case METRICS_SLOT_CLU:
-			if (!number_at(p, &r->step))
+			if (!al->n && sl->ni + sl->nf)
+				r->step = fixed_number(p, sl);
+			else if (!number_at(p, &r->step))
 				return 0;
 			break;
 		default:	/* a counter: its whole token, "/TOTAL" and all */
@@ -844,6 +988,7 @@ static void remember(struct metrics_shape *s, const struct trace *t, const char 
 		     size_t len)
 {
 	s->len = len;
+	s->shifted = 0;
 	memcpy(s->text, line, len + 1);
 	for (size_t i = 0; i < len; i++) {
 		s->zero[i] = is_digit(line[i]) ? '0' : line[i];
@@ -851,9 +996,16 @@ static void remember(struct metrics_shape *s, const struct trace *t, const char 
 	}
 	s->nslots = t->nslots;
 	memcpy(s->slot, t->slot, (size_t)t->nslots * sizeof(t->slot[0]));
+	for (int k = 0; k < s->nslots; k++)
+		if (s->slot[k].kind == METRICS_SLOT_VALUE || s->slot[k].kind == METRICS_SLOT_CLU)
+			fixed_layout(line, line + s->slot[k].at, &s->slot[k]);
+		else
+			s->slot[k].ni = s->slot[k].nf = s->slot[k].word = 0;
 	s->npins = t->npins;
 	memcpy(s->pin, t->pin, (size_t)t->npins * sizeof(t->pin[0]));
 }
+
+#define SHIFTED_MAX 8
 
 const struct metrics_rec *metrics_scan_memo(struct metrics_memo *mm, const char *line,
 					    size_t len, const char *const *step_keys)
@@ -872,6 +1024,16 @@ const struct metrics_rec *metrics_scan_memo(struct metrics_memo *mm, const char 
 
 		if (!s->len || !same_shape(s, line, len, &al) || !pins_hold(s, &al, line))
 			continue;
+		/* A digit run that is longer or shorter than the shape's (a step
+		 * that reached 10, 100, ...) makes every later line take the slow
+		 * byte walk around it: after SHIFTED_MAX such matches in a row the
+		 * line is scanned in full and becomes the shape (a run whose length
+		 * goes back and forth resets the count instead). */
+		if (al.n && mm->shape[w].shifted < SHIFTED_MAX &&
+		    ++mm->shape[w].shifted == SHIFTED_MAX)
+			break;	/* once: a line not remembered leaves the count there */
+		if (!al.n)
+			mm->shape[w].shifted = 0;
 		mm->last = w;
 		if (w == METRICS_SHAPE_NONE) {
 			mm->hits++;
@@ -896,6 +1058,7 @@ const struct metrics_rec *metrics_scan_memo(struct metrics_memo *mm, const char 
 		return &none;
 	memcpy(&mm->rec, &mm->tmp, offsetof(struct metrics_rec, kv) +
 	       (size_t)mm->tmp.n * sizeof(mm->tmp.kv[0]));
+	mm->names++;
 	return &mm->rec;
 }
 

@@ -91,9 +91,15 @@ int metrics_scan(const char *line, size_t len, const char *const *step_keys,
  * re-read at the remembered places (slots), or it is known to hold nothing.
  * Lines whose outcome a digit could change in another way (a key with
  * digits, np.float32, a counter overflowing to inf: see metrics_scan.c)
- * are pinned or never remembered. The caller owns one memo per stream of
- * lines (zeroed: struct metrics_memo m = {0}, or calloc); its fields are
- * metrics_scan.c's. About 6 KB.
+ * are pinned or never remembered. When the digit runs also keep their
+ * lengths (an aligned match: the usual case) the compare goes 16 bytes at
+ * a time and each number is read at a fixed place, one 8-byte word for a
+ * plain decimal of up to 8 bytes; a shape that keeps needing a run
+ * realigned (a step that went from 9 to 10) is replaced by the next such
+ * line after 8 matches in a row. `names` tells a caller when the record's
+ * names may have changed. The caller owns one memo per stream of lines
+ * (zeroed: struct metrics_memo m = {0}, or calloc); its fields are
+ * metrics_scan.c's. About 8 KB.
  */
 #define METRICS_SHAPE_LEN 512		/* longer lines are always scanned in full */
 #define METRICS_SHAPE_SLOTS 32
@@ -105,6 +111,12 @@ enum { METRICS_SHAPE_SOME, METRICS_SHAPE_NONE };
 struct metrics_slot {
 	unsigned short at;		/* offset in the shape's line */
 	unsigned char kind, kv;		/* METRICS_SLOT_*, the record entry of a value */
+	unsigned char ni, nf;		/* a plain decimal's integer and fraction digits,
+					 * ni + nf <= 15 (0, 0: not one) */
+	unsigned char word;		/* all of it read as one word (metrics_scan.c) */
+	unsigned char neg, shift;	/* then: its sign, and 8 when it has a point */
+	signed char off;		/* where the word starts, from `at` */
+	unsigned long long im, fm;	/* its integer digits' bytes, its fraction's */
 };
 
 struct metrics_pin {
@@ -119,6 +131,7 @@ struct metrics_shape {
 	char text[METRICS_SHAPE_LEN + 1];
 	char zero[METRICS_SHAPE_LEN];	/* text with its digits as '0' */
 	unsigned char keep[METRICS_SHAPE_LEN];	/* 0xF0 under a digit, else 0xFF */
+	int shifted;			/* matches in a row that needed a digit run realigned */
 };
 
 struct metrics_memo {
@@ -126,6 +139,8 @@ struct metrics_memo {
 	int last;			/* which one the last line had */
 	unsigned long hits, scans;	/* lines that matched a shape, lines scanned in full */
 	struct metrics_rec rec;		/* shape[SOME]'s record, the latest line's numbers */
+	unsigned long names;		/* +1 each time rec's names change (a new shape[SOME]):
+					 * what a caller derived from them holds while it stays */
 	struct metrics_rec tmp;		/* a line scanned in full and not remembered */
 };
 

@@ -217,8 +217,10 @@ static uint64_t rnd(uint64_t *s)
 }
 
 /* `in` with its digit runs rewritten: other digits, other lengths (now and
- * then hundreds, or an exponent), and now and then a byte changed. */
-static void mutate(const char *in, char *out, size_t cap, uint64_t *seed)
+ * then hundreds, or an exponent), and now and then a byte changed; with
+ * `same_len`, other digits only (every run as long as it was, no exponent):
+ * the lines whose numbers the memo reads at fixed places. */
+static void mutate_how(const char *in, char *out, size_t cap, uint64_t *seed, int same_len)
 {
 	size_t o = 0;
 
@@ -227,7 +229,7 @@ static void mutate(const char *in, char *out, size_t cap, uint64_t *seed)
 			size_t n = 0, want;
 			while (p[n] >= '0' && p[n] <= '9')
 				n++;
-			switch (rnd(seed) % 8) {
+			switch (same_len ? 2 : rnd(seed) % 8) {
 			case 0: want = 1 + rnd(seed) % 20; break;
 			case 1: want = rnd(seed) % 64 == 0 ? 330 : 16; break;
 			case 2: want = n; break;	/* the same digits */
@@ -236,7 +238,7 @@ static void mutate(const char *in, char *out, size_t cap, uint64_t *seed)
 			for (size_t k = 0; k < want && o + 1 < cap; k++)
 				out[o++] = want == n && k < n && rnd(seed) % 2 ? p[k] :
 					(char)('0' + rnd(seed) % 10);
-			if (rnd(seed) % 97 == 0 && o + 6 < cap) {
+			if (!same_len && rnd(seed) % 97 == 0 && o + 6 < cap) {
 				memcpy(out + o, "e999", 4);
 				o += 4;
 			}
@@ -247,6 +249,11 @@ static void mutate(const char *in, char *out, size_t cap, uint64_t *seed)
 		p++;
 	}
 	out[o] = '\0';
+}
+
+static void mutate(const char *in, char *out, size_t cap, uint64_t *seed)
+{
+	mutate_how(in, out, cap, seed, 0);
 }
 
 static const char *const memo_bases[] = {
@@ -270,6 +277,38 @@ static const char *const memo_bases[] = {
 	"x1=1 x2=2 x3=3 x4=4 x5=5 x6=6 x7=7 x8=8 x9=9 x10=10 x11=11 x12=12 x13=13 x14=14 x15=15 "
 	"x16=16 x17=17 x18=18 x19=19 x20=20 x21=21 x22=22 x23=23 x24=24 x25=25 x26=26",
 };
+
+/* Digit runs of the same lengths (the memo's fixed-place number reads) and
+ * a step counter that grows a digit now and then (the memo takes a new
+ * template after 8 shifted matches in a row): still the full scan's records. */
+static void test_memo_same_as_full_scan_on_same_length_digits(void **state)
+{
+	struct metrics_memo *mm = calloc(1, sizeof(*mm));
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
+	char line[1024];
+	unsigned long lines = 0, scans;
+	(void)state;
+
+	for (size_t b = 0; b < sizeof(memo_bases) / sizeof(memo_bases[0]); b++)
+		for (int k = 0; k < 400; k++, lines++) {
+			mutate_how(memo_bases[b], line, sizeof(line), &seed, 1);
+			memo_check(mm, line, NULL);
+		}
+	printf("same-length mutants: %lu, memo hits %lu, full scans %lu\n", lines, mm->hits,
+	       mm->scans);
+	assert_true(mm->hits > lines / 2);
+	scans = mm->scans;
+	for (int s = 1; s <= 20000; s++) {
+		snprintf(line, sizeof(line), "I1123 21:30:%02d.%06d 140234 logging_writer.py:48] "
+			 "[%d] learning_rate=0.%06d, train_loss=%.6f, grad_norm=%d.%04d", s % 60,
+			 s % 1000000, s, s % 3 ? 100000 : 99999, 2.5 / (1 + s / 1000.0), s % 7,
+			 s % 10000);
+		memo_check(mm, line, NULL);
+	}
+	/* a new template at 10, 100, 1000, 10000 (and the first line): a few scans */
+	assert_true(mm->scans - scans < 20);
+	free(mm);
+}
 
 static void test_memo_same_as_full_scan_on_mutated_lines(void **state)
 {
@@ -604,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_parse_number),
 		cmocka_unit_test(test_memo_traps),
 		cmocka_unit_test(test_memo_same_as_full_scan_on_mutated_lines),
+		cmocka_unit_test(test_memo_same_as_full_scan_on_same_length_digits),
 		cmocka_unit_test(test_store_restart_rewinds),
 		cmocka_unit_test(test_store_any_ignores_lagging_worker),
 		cmocka_unit_test(test_store_all_keeps_a_series_per_worker),
