@@ -768,7 +768,7 @@ class Cluster:
         if hang:
             self.out.later(duration, self.tick_hang, uid, run, f, 1)
             return
-        self.out.later(duration + 0.0005, self.mark_exited, uid, run, pod)
+        self.out.later(duration + 0.0005, self.mark_exited, uid, run, pod, kf(k, 'SIM_EOF_DELAY', 0.0))
         self.ops.later(duration + 0.01, self.container_exit, ns, name, uid, instance, code, crash)
 
     def running(self, uid, run):
@@ -786,11 +786,22 @@ class Cluster:
                 fh.write(f'INFO:sim:still running ({n})\n')
             self.out.later(1.0, self.tick_hang, uid, run, f, n + 1)
 
-    def mark_exited(self, uid, run, pod):
-        """The containers ended: the stub kubelet ends follow streams once everything was sent."""
+    def mark_exited(self, uid, run, pod, eof_delay=0.0):
+        """The containers ended: the stub kubelet ends follow streams once everything was sent.
+        With SIM_EOF_DELAY the marker comes that much later, as a kubelet that notices the
+        exit late: the pod says terminated, the log is complete, the follows stay open."""
         if not self.running(uid, run):
             return
         self.pods[uid]['alive'] = False
+        if eof_delay > 0:
+            self.out.later(eof_delay, self.write_exited, uid, run, pod)
+        else:
+            self.write_exited(uid, run, pod)
+
+    def write_exited(self, uid, run, pod):
+        kp = self.pods.get(uid)
+        if kp is None or (uid, kp['instance']) != run:
+            return      # a new container's log (or none) is there now: not this one's end
         m = pod['metadata']
         for c in pod['spec']['containers']:
             open(self.logfile(m['namespace'], m['name'], c['name']) + '.exited', 'w').close()

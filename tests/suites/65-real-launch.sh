@@ -50,6 +50,9 @@ bg_launch sus --name sus $HANG --on-cancel suspend
 bg_launch fg --name fg $HANG
 export ARGO_WORKFLOW_NAME=real-x7k2p	# the re-attach identity
 bg_launch ra --name ra --image x/jax:1 --workers 2 --env SIM_DURATION=5 --env SIM_LINES=4
+# a kubelet that ends the follow streams 30 s after the containers exited (a real one: ~1 s)
+bg_launch eof --name eof --image x/jax:1 --workers 2 --env SIM_LINES=20 --env SIM_DURATION=2 \
+	--env SIM_EOF_DELAY=30 --out-state="$O/eof/state"
 
 # cancel when Running: suspend / foreground delete; kill -9 the re-attach step's first attempt
 for n in sus fg ra; do wait_for grep -q "Running:" "$T/$n.err"; done
@@ -60,7 +63,7 @@ bg_launch ra2 --name ra --image x/jax:1 --workers 2 --env SIM_DURATION=5 --env S
 	--out-job-uid="$O/ra/uid"
 unset ARGO_WORKFLOW_NAME
 
-for n in ok3 late bad rst ip svc tj sus fg ra2 cnt; do
+for n in ok3 late bad rst ip svc tj sus fg ra2 cnt eof; do
 	bg_wait $n
 	eval "rc_$n=$?"
 	echo "# $n ended at +$((SECONDS - t_start)) s"
@@ -78,6 +81,23 @@ expect "3 workers' logs line for line: every line in order, exactly once (22 lin
 expect "a late worker (created 3 s after the others) is followed too: exit 0 (got $rc_late), all its lines" "
 	test $rc_late -eq 0 && expected_log late 2 3 3 >$T/late.want && worker_log $T/late.out 2 >$T/late.got &&
 	diff $T/late.want $T/late.got"
+
+# ---- exit when decided: the end of an exited worker's log is read, not waited for ---------------
+expect "streams the kubelet ends 30 s late: Succeeded (exit $rc_eof), every line of both workers once, in order" "
+	test $rc_eof -eq 0 && test \"\$(cat $O/eof/state)\" = Succeeded &&
+	for w in 0 1; do
+		expected_log eof \$w 2 20 >$T/eof.want.\$w && worker_log $T/eof.out \$w >$T/eof.got.\$w &&
+		diff $T/eof.want.\$w $T/eof.got.\$w || exit 1
+	done"
+expect '... and it ended with the job, not 30 s later (its last progress line: +N s since start)' "
+	last=\$(grep -o '(+[0-9.]*s) Succeeded: JAXJobSucceeded' $T/eof.err | grep -o '[0-9.]*' | head -1) &&
+	test -n \"\$last\" && \"\$KCP_PY\" -c 'import sys; sys.exit(0 if float(sys.argv[1]) < 20 else 1)' \"\$last\""
+expect '... by one read of each exited worker'"'"'s last 32 lines with timestamps (audit log)' "
+	kcp_audit jaxjob/ | \"\$KCP_PY\" -c '
+import json, sys
+tails = [r for r in map(json.loads, sys.stdin) if \"/pods/eof-worker-\" in r[\"uri\"] and \"tailLines=32\" in r[\"uri\"]]
+assert sorted(r[\"uri\"].split(\"/pods/\")[1].split(\"/\")[0] for r in tails) == [\"eof-worker-0\", \"eof-worker-1\"], tails
+assert all(\"follow\" not in r[\"uri\"] and \"timestamps=true\" in r[\"uri\"] for r in tails), tails'"
 
 # ---- fail, restart, image pull, Service rejected ------------------------------------------------
 expect "a job whose worker exits 3 exits 1 (got $rc_bad): Failed, JAXJobFailed, the worker and its code named" "
@@ -142,12 +162,13 @@ for l in sys.stdin:
     if r["user"] == "system:serviceaccount:team-a:jaxjob-launcher":
         print(l.strip())' >"$T/cnt.requests"
 n=$(grep -vc selfsubject "$T/cnt.requests")
-# 6 on a quiet machine: one POST, one WATCH each for the job, its pods, its events (from the
-# create's resourceVersion, no LIST), one log follow per worker; plus one access review. A log
+# 8 on a quiet machine: one POST, one WATCH each for the job, its pods, its events (from the
+# create's resourceVersion, no LIST), one log follow per worker and one read of each exited
+# worker's last lines (kube_log_complete); plus one access review. A log
 # follow opened before the container started gets the kubelet's 400 "waiting to start" and is
 # retried every 0.5 s (launch_workers.c), so a starved machine (minutes of ContainerCreating)
 # adds follows: the bound catches a loop (20 drops per worker at most), not the weather.
-expect "its requests, from the audit log: $n besides access reviews (6 when idle); no polling, no denial" "
+expect "its requests, from the audit log: $n besides access reviews (8 when idle); no polling, no denial" "
 	\"\$KCP_PY\" - '$T/cnt.requests' <<'PY'
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
