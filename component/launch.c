@@ -5,9 +5,10 @@
  *
  * Everything before launch_run() is pure - no files written, nothing on
  * stdout until the whole job is built, so bad input always ends as one
- * `error: ...` line on stderr and exit status 2 - except two questions for
- * the cluster (struct preflight): which API it serves (--api auto) and
- * whether a TrainJob's runtime exists.
+ * `error: ...` line on stderr and exit status 2 - except questions for the
+ * cluster: which API it serves (--api auto) and whether a TrainJob's runtime
+ * exists (struct preflight), and the rules review, sent before the build so
+ * that its connection is under way meanwhile (launch_early_start).
  */
 #include <stdio.h>
 #include <string.h>
@@ -246,6 +247,10 @@ int cmd_launch(int argc, char **argv)
 	}
 	struct preflight pf = { NULL, 0, 0 };
 	int api_error = 0;
+	/* the run's connection and rules review go first: the server answers the
+	 * handshake while the job is built (launch_run.h) */
+	struct launch_early *early = rc == 0 && !o.dry_run && !o.server_dry_run ?
+		launch_early_start(&o) : NULL;
 	const struct jobapi *api = rc == 0 ? chosen_api(&o, &pf, &api_error, &e) : NULL;
 	if (rc == 0)
 		rc = api ? build_job(&o, api, &job, &e) : -1;
@@ -255,11 +260,12 @@ int cmd_launch(int argc, char **argv)
 		rc = check_runtime(&o, api, job, &pf);
 	kube_client_free(pf.c);
 	if (rc == 0 && !o.dry_run)
-		rc = launch_outcome_exit(o.outcome, launch_run(&o, job));
+		rc = launch_outcome_exit(o.outcome, launch_run(&o, job, early));
 	if (rc < 0) {
 		fprintf(stderr, "error: %s\n", e.msg);
 		rc = api_error ? EXIT_API_ERROR : EXIT_BAD_INPUT;
 	}
+	launch_early_free(early);
 	cJSON_Delete(job);
 	launch_opts_free(&o);
 	return rc;

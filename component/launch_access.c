@@ -143,6 +143,66 @@ static int rules_allow(const cJSON *rules, const struct launch_state *st, const 
 	return 0;
 }
 
+void launch_access_rules_request(struct kube_request *rq, const char *ns)
+{
+	cJSON *body = cJSON_CreateObject();
+	char *json;
+
+	cJSON_AddStringToObject(body, "apiVersion", "authorization.k8s.io/v1");
+	cJSON_AddStringToObject(body, "kind", "SelfSubjectRulesReview");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"), "namespace", ns);
+	json = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	kube_request_init(rq, KUBE_POST, "create");
+	buf_adds(&rq->path, "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews");
+	buf_adds(&rq->body, json);
+	rq->content_type = "application/json";
+	buf_adds(&rq->what, "selfsubjectrulesreviews.authorization.k8s.io");
+	rq->retry_s = ACCESS_RETRY_S;
+	cJSON_free(json);
+}
+
+/*
+ * The rules review's answer: the one sent before the build when it asked
+ * about this namespace (waited for here), else asked now. *json is the
+ * caller's to delete. -1 when it failed, or a signal came (st->end).
+ */
+static int rules_answer(struct launch_state *st, cJSON **json)
+{
+	struct launch_early *early = st->early;
+	struct kube_request rq;
+	struct kube_response rs;
+	struct err e = ERR_INIT;
+	int rc;
+
+	*json = NULL;
+	if (early && strcmp(early->ns, st->ns) != 0) {
+		kube_cancel(early->review);	/* another namespace: the manifest names it */
+		early->review = NULL;
+		early = NULL;
+	}
+	if (early && (early->review || early->answered)) {
+		while (early->review && st->end == END_NONE && kube_loop_run(st->c, &e) == 0)
+			;
+		err_clear(&e);
+		kube_cancel(early->review);	/* a signal: it must not outlive the wait */
+		early->review = NULL;
+		if (!early->answered || st->end != END_NONE)
+			return -1;
+		*json = early->json;
+		early->json = NULL;
+		return early->ok ? 0 : -1;
+	}
+	launch_access_rules_request(&rq, st->ns);
+	kube_response_init(&rs);
+	rc = kube_call(st->c, &rq, &rs, &e);
+	*json = rs.json;
+	rs.json = NULL;
+	kube_response_free(&rs);
+	kube_request_free(&rq);
+	return rc ? -1 : 0;
+}
+
 /*
  * Settle what the rules can settle: allowed, or denied when the rules are
  * complete. 0 when the review answered (even partly), -1 when it could not
@@ -150,29 +210,11 @@ static int rules_allow(const cJSON *rules, const struct launch_state *st, const 
  */
 static int rules_review(struct launch_state *st, struct review *qs, int n)
 {
-	struct kube_request rq;
-	struct kube_response rs;
-	struct err e = ERR_INIT;
-	cJSON *body = cJSON_CreateObject();
+	cJSON *json;
 	const cJSON *status, *rules;
-	char *json;
-	int rc, complete;
+	int rc = rules_answer(st, &json), complete;
 
-	cJSON_AddStringToObject(body, "apiVersion", "authorization.k8s.io/v1");
-	cJSON_AddStringToObject(body, "kind", "SelfSubjectRulesReview");
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"), "namespace", st->ns);
-	json = cJSON_PrintUnformatted(body);
-	cJSON_Delete(body);
-	kube_request_init(&rq, KUBE_POST, "create");
-	buf_adds(&rq.path, "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews");
-	buf_adds(&rq.body, json);
-	rq.content_type = "application/json";
-	buf_adds(&rq.what, "selfsubjectrulesreviews.authorization.k8s.io");
-	rq.retry_s = ACCESS_RETRY_S;
-	cJSON_free(json);
-	kube_response_init(&rs);
-	rc = kube_call(st->c, &rq, &rs, &e);
-	status = cJSON_GetObjectItemCaseSensitive(rs.json, "status");
+	status = cJSON_GetObjectItemCaseSensitive(json, "status");
 	rules = cJSON_GetObjectItemCaseSensitive(status, "resourceRules");
 	if (rc == 0 && cJSON_IsArray(rules)) {
 		complete = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(status, "incomplete"));
@@ -183,8 +225,7 @@ static int rules_review(struct launch_state *st, struct review *qs, int n)
 	} else {
 		rc = -1;
 	}
-	kube_response_free(&rs);
-	kube_request_free(&rq);
+	cJSON_Delete(json);
 	return rc ? -1 : 0;
 }
 

@@ -99,10 +99,22 @@ struct launch_hub {
 	int (*job_watch)(struct launch_state *st, struct err *e);	/* have the job watch */
 };
 
+/* The connection opened before the job was built (launch_early_start). */
+struct launch_early {
+	struct kube_client *c;		/* NULL once the run has taken it */
+	struct kube_client *loop;	/* the same client, taken or not */
+	char *ns;			/* the namespace of the flags and kubeconfig */
+	char *warnings;			/* the kubeconfig's warnings, printed by the run */
+	struct kube_call *review;	/* the rules review in flight, or NULL */
+	int answered, ok;		/* it came back; with a 2xx */
+	cJSON *json;			/* its answer */
+};
+
 struct launch_state {
 	const struct launch_hub *hub;	/* launch_machine_init() */
 	const struct launch_opts *o;
 	struct kube_client *c;
+	struct launch_early *early;	/* the rules review sent before the build, or NULL */
 	const struct jobapi *api;	/* JAXJob or TrainJob: paths, labels, container, suspend */
 	const struct kube_resource *res;	/* api->res */
 	const char *kind;		/* api->kind, for messages */
@@ -213,6 +225,10 @@ void launch_workers_count(const struct launch_state *st, struct launch_workers *
  */
 struct launch_result;
 int launch_access_check(struct launch_state *st, struct launch_result *r);
+/* The SelfSubjectRulesReview request for a namespace (launch_early_start sends it early). */
+void launch_access_rules_request(struct kube_request *rq, const char *ns);
+/* kube_config_load's options from the flags (the same for every client of a launch). */
+void launch_config_opts(const struct launch_opts *o, struct kube_config_opts *ko);
 
 /* launch_cleanup.c: spoke */
 enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };

@@ -474,6 +474,16 @@ int kube_loop_step(struct kube_client *c, double max_wait_s, struct err *e)
 	return 0;
 }
 
+int kube_loop_poke(struct kube_client *c, struct err *e)
+{
+	/* a connect, the TLS context and ClientHello, one more for luck: each
+	 * turn returns at once when there is nothing to do */
+	for (int i = 0; i < 3; i++)
+		if (kube_loop_step(c, 0, e))
+			return -1;
+	return 0;
+}
+
 double kube_loop_deaf(const struct kube_client *c)
 {
 	return c->deaf_s + (c->dispatch_at > 0 ? kube_now() - c->dispatch_at : 0);

@@ -55,6 +55,14 @@ int kube_loop_run(struct kube_client *c, struct err *e);
 void kube_loop_stop(struct kube_client *c);
 
 /*
+ * Let the loop make what progress it can without waiting: a few turns with
+ * no wait, so that a request started before other work has its connection
+ * and TLS handshake under way (the ClientHello sent) while the caller does
+ * that work; the server answers meanwhile. Returns -1 only as kube_loop_run.
+ */
+int kube_loop_poke(struct kube_client *c, struct err *e);
+
+/*
  * Make the blocking call in progress (kube_call and friends) fail with
  * ERR_CANCELLED - typically from a signal callback. Does nothing when no
  * blocking call is in progress, and a cancel that arrives in the step where
