@@ -19,6 +19,85 @@
 #define SUMMARY_ROWS 20
 #define REPORT_POINTS_MAX 300	/* the chart embedded in the Markdown stays small */
 
+/* ---- the --metric values ------------------------------------------------------ */
+
+/*
+ * One --metric value holds one NAME=REGEX per line, because a KFP input
+ * arrives as one argv element however many patterns it carries (the
+ * launcher substitutes {{$.inputs.parameters['x']}} inside one argument and
+ * never splits it). A regex never needs a newline (it is matched against one
+ * log line), so splitting there changes no single-line value.
+ */
+
+/* Line `*p` of a value as an entry: without the blanks that indent it (a
+ * Python triple-quoted string, a YAML block) and without a CR (a file saved
+ * on Windows); the rest, trailing blanks too, is the regex's. Moves `*p` to
+ * the next line; 0 when there is none. */
+static int next_entry(const char **p, struct buf *entry)
+{
+	const char *s = *p, *nl;
+	size_t n;
+
+	if (!s)
+		return 0;
+	nl = strchr(s, '\n');
+	n = nl ? (size_t)(nl - s) : strlen(s);
+	*p = nl ? nl + 1 : NULL;
+	if (n && s[n - 1] == '\r')
+		n--;
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	buf_reset(entry);
+	buf_add(entry, s, n);
+	return 1;
+}
+
+size_t launch_metrics_entries(const char *value)
+{
+	struct buf entry;
+	size_t n = 0;
+
+	buf_init(&entry);
+	while (next_entry(&value, &entry))
+		n += entry.len != 0;
+	buf_free(&entry);
+	return n;
+}
+
+/*
+ * Every entry of one value into `m`. A pipeline author learns of a bad entry
+ * only after the run reached the step, so the one error line names the first
+ * bad entry with its line and fix, and the lines of any other bad ones.
+ */
+static int add_patterns(struct metrics *m, const char *value, struct err *e)
+{
+	int multi = strchr(value, '\n') != NULL, line = 0, bad = 0;
+	struct buf entry, others;
+	struct err first = ERR_INIT, again = ERR_INIT;
+
+	buf_init(&entry);
+	buf_init(&others);
+	while (next_entry(&value, &entry)) {
+		line++;
+		if (!entry.len)
+			continue;
+		if (!metrics_add_pattern_at(m, entry.data, multi ? line : 0, bad ? &again : &first))
+			continue;
+		if (bad++)
+			buf_addf(&others, "%s%d", bad > 2 ? ", " : "", line);
+	}
+	if (bad == 1)
+		*e = first;
+	else if (bad)
+		err_set(e, ERR_INPUT, "%s; line%s %s %s bad too", first.msg, bad > 2 ? "s" : "",
+			others.data, bad > 2 ? "are" : "is");
+	buf_free(&entry);
+	buf_free(&others);
+	return bad ? -1 : 0;
+}
+
 static struct metrics *new_store(const struct launch_metrics_opts *o, struct err *e)
 {
 	struct metrics_opts mo;
@@ -33,7 +112,7 @@ static struct metrics *new_store(const struct launch_metrics_opts *o, struct err
 	mo.clock = launch_now;
 	m = metrics_new(&mo);
 	for (int i = 0; i < o->npatterns; i++) {
-		if (metrics_add_pattern(m, o->patterns[i], e)) {
+		if (add_patterns(m, o->patterns[i], e)) {
 			metrics_free(m);
 			return NULL;
 		}

@@ -52,6 +52,10 @@ struct launch_metrics {
 	unsigned long printed_at;	/* metric lines when it did */
 };
 
+/* The NAME=REGEX entries of one --metric value: one per line, blank lines
+ * not counted (so an empty value is no pattern at all). */
+size_t launch_metrics_entries(const char *value);
+
 /* Check the flags (compile the patterns) without keeping anything. */
 int launch_metrics_check(const struct launch_metrics_opts *o, struct err *e);
 

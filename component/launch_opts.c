@@ -152,7 +152,8 @@ static const struct run_flag run_flags[] = {
 	  "component/README.md, plus --metric patterns), patterns (only --metric), none (default auto)" },
 	{ "metric", "NAME=REGEX", "training metrics", RF_SPECIAL, 0, NULL,
 	  "a metric of your own: a POSIX extended regex with one capture group, the number "
-	  "(repeatable); NAME step (or a --metric-step name) is the step counter" },
+	  "(repeatable; or several in one value, one per line, blank lines ignored); NAME step "
+	  "(or a --metric-step name) is the step counter" },
 	{ "metric-step", "NAME", "training metrics", RF_SPECIAL, 0, NULL,
 	  "another key that counts steps, besides step, global_step, iteration, iter (repeatable)" },
 	{ "metrics-from", "WHICH", "training metrics", RF_ENUM, MET(from), metrics_from_names,
@@ -314,7 +315,10 @@ static int set_metrics_flag(struct launch_opts *o, const char *flag, const char 
 		m->steps[m->nsteps++] = v;
 		return 0;
 	}
-	/* --metric: checked (compiled) in check_metrics once every flag is in */
+	/* --metric: checked (compiled) in check_metrics once every flag is in; a
+	 * value with no entry (a pipeline parameter left "") adds no pattern */
+	if (!launch_metrics_entries(v))
+		return 0;
 	if (m->npatterns == LAUNCH_METRIC_PATTERNS_MAX)
 		return err_set(e, ERR_INPUT, "too many --metric patterns (at most %d)",
 			       LAUNCH_METRIC_PATTERNS_MAX);

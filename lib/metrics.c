@@ -106,44 +106,74 @@ static int is_step_name(const struct metrics *m, const char *name)
 	return 0;
 }
 
-int metrics_add_pattern(struct metrics *m, const char *spec, struct err *e)
+/* The error when `spec` has no "NAME=": a multi-line value's entry is shown
+ * as the line to write, not as a flag to repeat. */
+static int no_name(const char *spec, int line, struct err *e)
 {
-	const char *eq = strchr(spec, '=');
-	struct pattern *p;
-	size_t n;
-	int rc;
-
-	if (!eq || eq == spec)
+	if (!line)
 		return err_set(e, ERR_INPUT, "--metric \"%s\" needs NAME=REGEX, e.g. "
 			       "--metric 'loss=loss is ([0-9.eE+-]+)'", spec);
-	n = (size_t)(eq - spec);
-	if (!valid_name(spec, n))
-		return err_set(e, ERR_INPUT, "--metric name \"%.*s\" is not valid: start with a letter "
-			       "or '_', then letters, digits, '_', '.', '/', '-' (at most %d characters)",
-			       (int)n, spec, METRICS_NAME_MAX - 1);
-	if (m->npat == METRICS_PATTERNS_MAX)
-		return err_set(e, ERR_INPUT, "too many --metric patterns (at most %d)",
-			       METRICS_PATTERNS_MAX);
-	p = &m->pat[m->npat];
-	memcpy(p->name, spec, n);
-	p->name[n] = '\0';
-	p->is_step = is_step_name(m, p->name);
-	rc = regcomp(&p->re, eq + 1, REG_EXTENDED);
+	return err_set(e, ERR_INPUT, "--metric line %d: \"%s\" needs NAME=REGEX (one per line), "
+		       "e.g. loss=loss is ([0-9.eE+-]+)", line, spec);
+}
+
+/* Compile p->re from `re`; errors name the metric as `who` ("--metric loss"
+ * or "--metric line 2 (loss)"). */
+static int compile_pattern(struct pattern *p, const char *re, const char *who, struct err *e)
+{
+	int rc = regcomp(&p->re, re, REG_EXTENDED);
+
 	if (rc) {
 		char why[128];
 		regerror(rc, &p->re, why, sizeof(why));
-		return err_set(e, ERR_INPUT, "--metric %s: the regex \"%s\" does not compile (%s); "
-			       "write a POSIX extended regex", p->name, eq + 1, why);
+		return err_set(e, ERR_INPUT, "%s: the regex \"%s\" does not compile (%s); "
+			       "write a POSIX extended regex", who, re, why);
 	}
 	if (p->re.re_nsub != 1) {
 		size_t groups = p->re.re_nsub;
 		regfree(&p->re);
-		return err_set(e, ERR_INPUT, "--metric %s: the regex needs exactly one capture group "
+		return err_set(e, ERR_INPUT, "%s: the regex needs exactly one capture group "
 			       "(the number), it has %zu; use (...) once, e.g. 'loss ([0-9.eE+-]+)'",
-			       p->name, groups);
+			       who, groups);
 	}
+	return 0;
+}
+
+int metrics_add_pattern_at(struct metrics *m, const char *spec, int line, struct err *e)
+{
+	const char *eq = strchr(spec, '=');
+	struct pattern *p;
+	char at[32], who[METRICS_NAME_MAX + 40];
+	size_t n;
+
+	if (!eq || eq == spec)
+		return no_name(spec, line, e);
+	snprintf(at, sizeof(at), line ? "--metric line %d:" : "--metric", line);
+	n = (size_t)(eq - spec);
+	if (!valid_name(spec, n))
+		return err_set(e, ERR_INPUT, "%s name \"%.*s\" is not valid: start with a letter "
+			       "or '_', then letters, digits, '_', '.', '/', '-' (at most %d characters)",
+			       at, (int)n, spec, METRICS_NAME_MAX - 1);
+	if (m->npat == METRICS_PATTERNS_MAX)
+		return err_set(e, ERR_INPUT, "%s%stoo many --metric patterns (at most %d)",
+			       line ? at : "", line ? " " : "", METRICS_PATTERNS_MAX);
+	p = &m->pat[m->npat];
+	memcpy(p->name, spec, n);
+	p->name[n] = '\0';
+	p->is_step = is_step_name(m, p->name);
+	if (line)
+		snprintf(who, sizeof(who), "--metric line %d (%s)", line, p->name);
+	else
+		snprintf(who, sizeof(who), "--metric %s", p->name);
+	if (compile_pattern(p, eq + 1, who, e))
+		return -1;
 	m->npat++;
 	return 0;
+}
+
+int metrics_add_pattern(struct metrics *m, const char *spec, struct err *e)
+{
+	return metrics_add_pattern_at(m, spec, 0, e);
 }
 
 /* Apply the patterns to the line; their values join (and override) `r`. */

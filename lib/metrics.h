@@ -89,8 +89,18 @@ void metrics_free(struct metrics *m);
  * A user pattern "NAME=REGEX": a POSIX extended regex with exactly one
  * capture group, the number. NAME "step" (or a --metric-step name) makes it
  * the step counter. Errors name the pattern and the fix.
+ *
+ * The same NAME may come more than once: POSIX EREs have no non-capturing
+ * group, so two shapes of one metric ("mfu: 41.2" and "MFU=41.2%") cannot
+ * share one regex with one capture group; each is a pattern of its own and
+ * they feed one series (on a line both match, the later pattern wins).
  */
 int metrics_add_pattern(struct metrics *m, const char *spec, struct err *e);
+
+/* The same for line `line` (1-based) of a multi-line --metric value: the
+ * errors say "--metric line N" so the author finds the entry; line 0 is
+ * metrics_add_pattern's wording (the whole value). */
+int metrics_add_pattern_at(struct metrics *m, const char *spec, int line, struct err *e);
 
 /* One complete log line of worker `worker` (line[len] == '\0'), at time `now`
  * (seconds, any monotonic clock; with opts.clock, what it says instead).

@@ -242,6 +242,31 @@ for n, d in ir[\"components\"][t[\"componentRef\"][\"name\"]][\"outputDefinition
 	expect 'KFP: a name built with an f-string reaches the step literally and is refused (exit 2), saying why' \
 		"test \$(cat $T/k8.rc) = 2 && grep -q 'only when it is the whole value' $T/k8.err"
 
+	# the pipeline's metric_patterns (four lines in one string) on the lines the JAX example
+	# really prints (upstream-examples/.../jax-dist-spmd-mnist/README.md), with noise
+	python3 - "$T/spmd.log" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("Devices: 2 on process 0, port 6666\n")
+    for e, (t, tr, te) in enumerate([(1809.25, 0.0987, 0.098), (0.51, 0.8512, 0.8601), (0.69, 0.9335, 0.9297)]):
+        f.write(f"Epoch {e} in {t:0.2f} sec\nTraining set accuracy {tr}\nTest set accuracy {te}\n")
+PY
+	kfp_step k9 "$T/k9" run=run-hhhh task_name=jaxjob-launch task_id=49 param.workers=1 \
+		"input.env={\"SIM_LOG_FILE\":\"$T/spmd.log\"}"
+	collect "$T/k9" k9 >"$T/k9.json"
+	expect 'KFP: the pipeline'"'"'s metric_patterns reach jaxjob as one argument after --metric, four lines' "
+		$ENGINE kfp-argv $IR jaxjob-launch $T/k9 run=r task_name=t task_id=1 | python3 -c '
+import sys
+a = sys.stdin.read().split(chr(0))
+v = a[a.index(\"--metric\") + 1]
+assert a.count(\"--metric\") == 1 and len([l for l in v.splitlines() if l.strip()]) == 4, v'"
+	expect '... each pattern is a scalar of the step'"'"'s system.Metrics artifact (what the UI shows), the epoch its step' \
+		"test \$(cat $T/k9.rc) = 0 && chk $T/k9.json \"{k: v for k, v in d['artifacts']['metrics']['metadata'].items() if k != 'steps_per_s'} == {'epoch_s': 0.69, 'epoch_s.min': 0.51, 'epoch_s.max': 1809.25, 'train_accuracy': 0.9335, 'train_accuracy.min': 0.0987, 'train_accuracy.max': 0.9335, 'test_accuracy': 0.9297, 'test_accuracy.min': 0.098, 'test_accuracy.max': 0.9297, 'step': 2}\""
+	kfp_step k10 "$T/k10" run=run-iiii task_name=jaxjob-launch task_id=50 "$SIMOK" \
+		$'input.metric_patterns=\n  tokens_per_s=tokens/s: ([0-9.]+)\n  mfu=MFU (([0-9.]+)%\n'
+	expect 'KFP: a bad line in metric_patterns fails the step before any job: exit 2, one line naming the line and the fix' \
+		"test \$(cat $T/k10.rc) = 2 && test \"\$(cat $T/k10.err)\" = 'error: --metric line 3 (mfu): the regex \"MFU (([0-9.]+)%\" does not compile (Unmatched ( or \\(); write a POSIX extended regex'"
+
 	# the @dsl.container_component example: a ParallelFor iteration, the run from the pod label
 	mapfile -d '' envw < <($ENGINE kfp-env "$CC" jaxjob-launch run=run-sweep)
 	# (the finished job is kept here, --delete-after never, to look at it afterwards)

@@ -10,6 +10,7 @@ ks_start
 
 L=$T/logs
 O=$T/outputs
+BAD="$T/bad-outputs"	# the bad runs must not write here
 CHECK="python3 $JAXJOB_TOP/tests/metrics/check.py"
 python3 "$JAXJOB_TOP/tests/metrics/mklogs.py" "$L"
 
@@ -119,6 +120,41 @@ expect_run 0 '--metrics patterns with --metric NAME=REGEX and a step pattern' cu
 expect '... the pattern'"'"'s metric over the pattern'"'"'s steps, nothing else' \
 	"$CHECK json $O/cu/metrics.json $L/custom.expect.json && $CHECK csv $O/cu/series.csv $L/custom.expect.json 300"
 
+# ---- several patterns in one value, as the component's metric_patterns passes them ---------
+# (one argv element, one NAME=REGEX per line, indented as in a triple-quoted string)
+python3 - "$L/llm.log" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for s in range(10, 101, 10):
+        mfu = f"mfu: {40 + s / 10:.1f}" if s % 20 else f"MFU {40 + s / 10:.1f}%"
+        f.write(f"step {s} loss={2 - s / 100:.2f} | {1000 + s} tokens/s | {mfu} | port 8476\n")
+PY
+PATS=$'\n    tokens_per_s=([0-9.]+) tokens/s\n\n    mfu=mfu: ([0-9.]+)\n    mfu=MFU ([0-9.]+)%\n'
+# shellcheck disable=SC2046
+expect_run 0 'one --metric value with three lines (tokens_per_s, and mfu in two shapes) next to the built-in shapes' llm \
+	launch --name llm --image x/jax:1 --env SIM_LOG_FILE="$L/llm.log" --metric "$PATS" \
+	$(mouts "$O/llm") -- python train.py
+expect '... both user metrics in the metrics JSON, over the log'"'"'s steps; mfu from both shapes; loss still built in' "
+	python3 - $O/llm/metrics.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))['metrics']
+assert sorted(m) == ['loss', 'mfu', 'tokens_per_s'], sorted(m)
+t, u = m['tokens_per_s'], m['mfu']
+assert (t['count'], t['last'], t['last_step'], t['min'], t['min_step']) == (10, 1100, 100, 1010, 10), t
+assert (u['count'], u['last'], u['min'], u['max'], u['max_step']) == (10, 50.0, 41.0, 50.0, 100), u
+assert m['loss']['last'] == 1.0, m['loss']
+PY"
+expect_fail_clean 'a multi-line --metric value with a bad line: one error line, exit 2' \
+	launch --name b2 --image x/jax:1 --metric $'tokens_per_s=([0-9.]+) tokens/s\nmfu=(mfu) ([0-9.]+)' \
+	--out-metrics "$BAD/m.json" -- python t.py
+expect '... it names the flag, the line, the metric and the fix' '
+	launch --name b2 --image x/jax:1 --metric $'"'"'tokens_per_s=([0-9.]+) tokens/s\nmfu=(mfu) ([0-9.]+)'"'"' -- python t.py 2>&1 |
+	grep -qxF "error: --metric line 2 (mfu): the regex needs exactly one capture group (the number), it has 2; use (...) once, e.g. '"'"'loss ([0-9.eE+-]+)'"'"'"'
+expect_fail_clean 'several bad lines: still one error line, the first explained, the others listed' \
+	launch --name b2 --image x/jax:1 --metric $'x=(\nok=ok ([0-9]+)\nnope\n9x=(1)' -- python t.py
+expect '... "lines 3, 4 are bad too"' '
+	launch --name b2 --image x/jax:1 --metric $'"'"'x=(\nok=ok ([0-9]+)\nnope\n9x=(1)'"'"' -- python t.py 2>&1 | grep -q "; lines 3, 4 are bad too$"'
+
 # ---- KFP: scalars into the executor output for system.Metrics outputs ----------------------
 EI=$(python3 -c '
 import json, sys
@@ -160,7 +196,6 @@ expect '... no progress line; the outputs exist and say "no metrics" (KFP and Ar
 	test "$(cat "$O/no/series.csv")" = "metric,step,value" &&
 	grep -q "no metrics were recognised" "$O/no/chart.svg"'
 
-BAD="$T/bad-outputs"
 expect_fail_clean 'a --metric regex that does not compile: one error line, exit 2' \
 	launch --name b1 --image x/jax:1 --metric 'loss=([0-9' --out-metrics "$BAD/m.json" -- python t.py
 expect_fail_clean 'a --metric without exactly one capture group' \
@@ -174,6 +209,6 @@ expect_fail_clean '--total-steps that is not a number' launch --name b1 --image 
 expect_fail_clean '--kfp-executor-input that is not the executor input' \
 	launch --name b1 --image x/jax:1 --kfp-executor-input '{"outputs": {}}' -- python t.py
 expect '... nothing was created and no output written by the bad runs' \
-	'test "$(job_state b1)" = absent && test ! -e "$BAD"'
+	'test "$(job_state b1)" = absent && test "$(job_state b2)" = absent && test ! -e "$BAD"'
 expect 'the error names the flag and the fix' '
 	launch --name b1 --image x/jax:1 --metric "loss=a(b)(c)" -- python t.py 2>&1 | grep -q "^error: --metric loss: the regex needs exactly one capture group"'

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "component/launch_metrics.h"
 #include "component/launch_opts.h"
 
 /* Parse a NULL-terminated argument list (without "launch"). */
@@ -217,6 +218,76 @@ static void identity_inputs_and_name_prefix(void **state)
 	}
 }
 
+/* A KFP input is one argv element: several NAME=REGEX in one --metric value,
+ * one per line; blank and indented lines as a triple-quoted string has them. */
+static void metric_takes_several_patterns_one_per_line(void **state)
+{
+	(void)state;
+	struct launch_opts o;
+	struct err e = ERR_INIT;
+	assert_int_equal(parse(&o, &e, "--metric", "\n    tokens_per_s=tokens/s: ([0-9.]+)\r\n\n"
+			       "\tmfu=mfu ([0-9.]+)%\n  \n", "--metric", "loss=loss ([0-9.]+)",
+			       "--metrics", "patterns", NULL), 0);
+	assert_int_equal(o.metrics.npatterns, 2);	/* two values, three patterns */
+	assert_int_equal(launch_metrics_entries(o.metrics.patterns[0]), 2);
+	assert_int_equal(launch_metrics_entries(o.metrics.patterns[1]), 1);
+	launch_opts_free(&o);
+
+	/* a value with no entry (a pipeline parameter left empty) is no pattern */
+	assert_int_equal(parse(&o, &e, "--metric", "", "--metric", "\n \n", "--metrics", "none",
+			       NULL), 0);
+	assert_int_equal(o.metrics.npatterns, 0);
+	launch_opts_free(&o);
+	assert_int_equal(parse(&o, &e, "--metric", "\n", "--metrics", "patterns", NULL), -1);
+	assert_string_equal(e.msg, "--metrics patterns needs at least one --metric NAME=REGEX");
+	launch_opts_free(&o);
+
+	/* the same NAME twice: two shapes of one metric (POSIX EREs have no (?:...)) */
+	err_clear(&e);
+	assert_int_equal(parse(&o, &e, "--metric", "mfu=mfu: ([0-9.]+)\nmfu=MFU=([0-9.]+)%", NULL), 0);
+	launch_opts_free(&o);
+}
+
+/* Each bad entry: one line naming the flag, the line of the value, the entry
+ * and the fix; a single-line value keeps the wording it always had. */
+static void bad_metric_entries_name_their_line(void **state)
+{
+	(void)state;
+	static const struct { const char *value, *msg; } bad[] = {
+		{ "a=a ([0-9]+)\nmfu=mfu (([0-9.]+)",
+		  "--metric line 2 (mfu): the regex \"mfu (([0-9.]+)\" does not compile "
+		  "(Unmatched ( or \\(); write a POSIX extended regex" },
+		{ "\nmfu=(mfu) ([0-9.]+)\n",
+		  "--metric line 2 (mfu): the regex needs exactly one capture group (the number), it "
+		  "has 2; use (...) once, e.g. 'loss ([0-9.eE+-]+)'" },
+		{ "a=a ([0-9]+)\n\nmfu ([0-9.]+)",
+		  "--metric line 3: \"mfu ([0-9.]+)\" needs NAME=REGEX (one per line), "
+		  "e.g. loss=loss is ([0-9.eE+-]+)" },
+		{ "a=a ([0-9]+)\n9mfu=mfu ([0-9.]+)",
+		  "--metric line 2: name \"9mfu\" is not valid: start with a letter or '_', then "
+		  "letters, digits, '_', '.', '/', '-' (at most 47 characters)" },
+		{ "x=(\nb=b ([0-9]+)\nnope\n\n9=(1)",
+		  "--metric line 1 (x): the regex \"(\" does not compile (Unmatched ( or \\(); "
+		  "write a POSIX extended regex; lines 3, 5 are bad too" },
+		{ "x=(\nnope",
+		  "--metric line 1 (x): the regex \"(\" does not compile (Unmatched ( or \\(); "
+		  "write a POSIX extended regex; line 2 is bad too" },
+		{ "mfu=(mfu) ([0-9.]+)",
+		  "--metric mfu: the regex needs exactly one capture group (the number), it has 2; "
+		  "use (...) once, e.g. 'loss ([0-9.eE+-]+)'" },
+		{ "  nope", "--metric \"nope\" needs NAME=REGEX, e.g. --metric "
+		  "'loss=loss is ([0-9.eE+-]+)'" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct launch_opts o;
+		struct err e = ERR_INIT;
+		assert_int_equal(parse(&o, &e, "--metric", bad[i].value, NULL), -1);
+		if (strcmp(e.msg, bad[i].msg))
+			fail_msg("case %zu: got\n  %s\nwant\n  %s", i, e.msg, bad[i].msg);
+		launch_opts_free(&o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +298,8 @@ int main(void)
 		cmocka_unit_test(job_flags_fill_params_and_namespace),
 		cmocka_unit_test(bad_flags_say_what_is_wrong),
 		cmocka_unit_test(boolean_flags_take_both_forms),
+		cmocka_unit_test(metric_takes_several_patterns_one_per_line),
+		cmocka_unit_test(bad_metric_entries_name_their_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

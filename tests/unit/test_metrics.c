@@ -517,6 +517,27 @@ static void test_store_patterns(void **state)
 	metrics_free(m);
 }
 
+/* The same NAME twice is two shapes of one metric: one series from both. */
+static void test_store_pattern_alternatives(void **state)
+{
+	struct metrics_opts o;
+	struct metrics *m;
+	struct err e = ERR_INIT;
+	(void)state;
+
+	memset(&o, 0, sizeof(o));
+	m = metrics_new(&o);
+	assert_int_equal(metrics_add_pattern_at(m, "mfu=mfu: ([0-9.]+)", 1, &e), 0);
+	assert_int_equal(metrics_add_pattern_at(m, "mfu=MFU=([0-9.]+)%", 2, &e), 0);
+	assert_int_equal(metrics_add_pattern_at(m, "step=^step ([0-9]+)", 3, &e), 0);
+	feed(m, 0, "step 10 mfu: 41.5", 1);
+	feed(m, 0, "step 20 MFU=43.0%", 1);
+	assert_int_equal(metrics_nseries(m), 1);
+	assert_true(find(m, "mfu")->count == 2 && find(m, "mfu")->last == 43.0 &&
+		    find(m, "mfu")->min == 41.5 && find(m, "mfu")->min_x == 10);
+	metrics_free(m);
+}
+
 static void test_store_bounded(void **state)
 {
 	struct metrics *m = store(METRICS_FROM_FIRST);
@@ -651,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_store_steps_from_earlier_lines_and_epochs),
 		cmocka_unit_test(test_store_rate_and_eta),
 		cmocka_unit_test(test_store_patterns),
+		cmocka_unit_test(test_store_pattern_alternatives),
 		cmocka_unit_test(test_store_bounded),
 		cmocka_unit_test(test_lttb),
 		cmocka_unit_test(test_axis_covers_data),
