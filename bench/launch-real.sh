@@ -17,7 +17,7 @@
 #                   process having exited
 #   requests        audit entries of the tool's user, not the operator's user
 #                   agent, between spawn and exit
-#   RSS             peak VmHWM sampled from /proc every 5 ms (kubectl: the
+#   RSS             peak VmHWM sampled from /proc every 5 ms from 50 ms on (kubectl: the
 #                   larger of its two processes)
 #   CPU             user + system of the process(es) (wait4)
 #   lines           log lines the tool printed (LINES x W expected for ok-W)

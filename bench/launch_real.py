@@ -82,13 +82,17 @@ def run_proc(argv, prefix=None):
             lines[0] += chunk.count(b"\n")
     t = threading.Thread(target=count)
     t.start()
-    # The exit is taken by a blocking wait4 (its moment exact); RSS is sampled
-    # meanwhile on another thread every 5 ms (a sampling loop that also polled
-    # for the exit would add up to 5 ms to decided->exit).
+    # The exit is taken by a blocking wait4 (its moment exact); the peak RSS
+    # (VmHWM) is sampled from /proc on another thread every 5 ms, starting
+    # 50 ms after the spawn: each read takes the process's memory-map lock,
+    # which its page faults need, and reads during the start slowed
+    # start->create by ~0.5-1 ms. (wait4's ru_maxrss cannot stand in: it
+    # counts the forked Python's 21 MB from before the exec.)
     hwm = [0]
     done = threading.Event()
 
     def sample():
+        done.wait(0.05)
         while not done.is_set():
             hwm[0] = max(hwm[0], vmhwm(p.pid))
             done.wait(0.005)
