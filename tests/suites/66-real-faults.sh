@@ -155,7 +155,8 @@ expect "after the restart the launch ends with the job's true outcome: Succeeded
 expect '... the job is kept (--delete-after=never) and Succeeded on the server' \
 	'case "$(job_state rk)" in *Succeeded*) ;; *) exit 1 ;; esac'
 expect "... with --delete-after=always: exit 0 (got $rc_rd), the finished job deleted" \
-	"test $rc_rd -eq 0 && test \"\$(cat $O/rd/state)\" = Succeeded && test \"\$(job_state rd)\" = absent"
+	"test $rc_rd -eq 0 && test \"\$(cat $O/rd/state)\" = Succeeded &&
+	{ wait_for -t 60 job_absent rd || { job_state rd; tail -n 6 $T/rd.err; exit 1; } >&2; }"
 expect "... a job that failed during the outage: exit 1 (got $rc_rf), Failed, kept (--delete-after=success)" "
 	test $rc_rf -eq 1 && test \"\$(cat $O/rf/state)\" = Failed && case \"\$(job_state rf)\" in *Failed*) ;; *) exit 1 ;; esac"
 expect '... every worker'"'"'s log line for line, each line exactly once, through the outage (3 jobs x 3 workers)' '
@@ -170,7 +171,7 @@ expect '... none of them ended as cancelled or timed out' \
 expect "a job whose containers ended while the API was away (etcd compacted meanwhile): Succeeded, exit 0 (got $rc_cp)" \
 	"test $rc_cp -eq 0 && test \"\$(cat $O/cp/state)\" = Succeeded"
 expect '... the job deleted (--delete-after=success), every log line exactly once' '
-	test "$(job_state cp)" = absent &&
+	{ wait_for -t 60 job_absent cp || { job_state cp; tail -n 6 $T/cp.err; exit 1; } >&2; } &&
 	for w in 0 1; do expected_log cp $w 2 6 | diff - <(worker_log $T/cp.out $w) || exit 1; done'
 expect "... etcd really compacted: a LIST at the revision before (resourceVersionMatch=Exact) is 410 Expired" "
 	! kcp_ctl GET '/api/v1/namespaces/team-a/pods?resourceVersion=$((rev - 1))&resourceVersionMatch=Exact' >$T/cp.list &&
