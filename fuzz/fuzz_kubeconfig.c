@@ -48,14 +48,16 @@ static int occurs(const struct buf *list, const char *s)
 	return 0;
 }
 
-/* No secret of the input (unless it is also an ordinary value) in `msg`. */
-static void check_no_secret(const cJSON *doc, const char *msg)
+/* No secret of the input in `msg`, unless it is also an ordinary value of
+ * the input or part of `quoted`, a text the message names by design (the
+ * apiVersion it expected: a token "tication.k8s.io/v1" is no leak there). */
+static void check_no_secret(const cJSON *doc, const char *msg, const char *quoted)
 {
 	struct buf secrets = BUF_INIT, plain = BUF_INIT;
 	collect(doc, &secrets, &plain);
 	for (size_t off = 0; off < secrets.len; off += strlen(secrets.data + off) + 1) {
 		const char *s = secrets.data + off;
-		if (strlen(s) < MIN_SECRET || occurs(&plain, s))
+		if (strlen(s) < MIN_SECRET || occurs(&plain, s) || (quoted && strstr(quoted, s)))
 			continue;
 		FUZZ_CHECK(strstr(msg, s) == NULL, "a secret is in the message: %s", msg);
 	}
@@ -87,7 +89,7 @@ static void kubeconfig(const char *text, size_t len, uint8_t mode)
 	kube_config_init(&cfg);
 	if (kube_config_from_json(mode & 8 ? merged : doc, "/nonexistent", &opts, &cfg, &e)) {
 		fuzz_check_err(&e, "kube_config_from_json");
-		check_no_secret(doc, e.msg);
+		check_no_secret(doc, e.msg, NULL);
 	} else {
 		FUZZ_CHECK(cfg.server && *cfg.server, "loaded without a server");
 		FUZZ_CHECK(cfg.ns && *cfg.ns, "loaded without a namespace");
@@ -108,7 +110,7 @@ static void exec_credential(const char *text, size_t len, uint8_t mode)
 		fuzz_check_err(&e, "kube_exec_parse");
 		cJSON *doc = cJSON_ParseWithLength(text, len);
 		if (doc)
-			check_no_secret(doc, e.msg);
+			check_no_secret(doc, e.msg, want);
 		cJSON_Delete(doc);
 	}
 	/* the expiry parser on the same text, as a timestamp */
