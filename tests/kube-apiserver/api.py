@@ -855,11 +855,19 @@ class Api:
             self._delete_dependent(r, o, 'Foreground')
         end = time.monotonic() + 600
         while time.monotonic() < end:
-            blocking = [o for r, o in self.dependents(ns, uid)
+            deps = self.dependents(ns, uid)
+            blocking = [o for r, o in deps
                         if any(x.get('uid') == uid and x.get('blockOwnerDeletion')
                                for x in o['metadata'].get('ownerReferences') or [])]
             if not blocking:
                 break
+            # A dependent created after the first pass (the operator was still creating
+            # the pods of a job cancelled right after its create) is deleted too, as the
+            # real garbage collector does when it sees it: without this it blocked the
+            # owner - and this one GC thread, so every deletion after it - for 600 s.
+            for r, o in deps:
+                if not o['metadata'].get('deletionTimestamp'):
+                    self._delete_dependent(r, o, 'Foreground')
             time.sleep(0.02)
         self._remove_finalizer(res, ns, name, uid, 'foregroundDeletion')
 
