@@ -68,12 +68,8 @@ static struct kube_client *preflight_client(const struct launch_opts *o, struct 
 	if (pf->tried)
 		return pf->c;
 	pf->tried = 1;
-	memset(&ko, 0, sizeof(ko));
 	memset(&cfg, 0, sizeof(cfg));
-	ko.kubeconfig = o->kubeconfig;
-	ko.context = o->context;
-	ko.ns = o->namespace_flag;
-	ko.insecure_skip_tls_verify = o->insecure_skip_tls_verify;
+	launch_config_opts(o, &ko);
 	int rc = kube_config_load(&ko, &cfg, e);
 	launch_print_warnings(cfg.warnings.data);
 	if (rc == 0)

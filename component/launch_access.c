@@ -181,7 +181,7 @@ static int rules_answer(struct launch_state *st, cJSON **json)
 		early->review = NULL;
 		early = NULL;
 	}
-	if (early && (early->review || early->answered)) {
+	if (early) {
 		while (early->review && st->end == END_NONE && kube_loop_run(st->c, &e) == 0)
 			;
 		err_clear(&e);

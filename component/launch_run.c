@@ -122,14 +122,13 @@ static int connect_client(struct launch_state *st, struct launch_result *r)
 	const char *mns = jtree_get_string(st->manifest, "metadata.namespace", NULL);
 	struct launch_early *early = st->early;
 
-	if (early && early->c) {	/* opened before the build (launch_early_start) */
+	if (early) {	/* opened before the build (launch_early_start) */
 		launch_print_warnings(early->warnings);
 		st->ns = xstrdup(mns && *mns ? mns : early->ns);
 		st->c = early->c;
 		early->c = NULL;
 		return 0;
 	}
-	st->early = NULL;
 	memset(&cfg, 0, sizeof(cfg));
 	launch_config_opts(st->o, &ko);
 	int rc = kube_config_load(&ko, &cfg, &e);

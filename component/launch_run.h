@@ -13,6 +13,7 @@
 
 #include <cJSON.h>
 
+#include "kube.h"
 #include "launch_opts.h"
 
 enum launch_exit {
@@ -25,6 +26,9 @@ enum launch_exit {
 	EXIT_JOB_LOST = 6,
 	EXIT_STUCK = 7,
 };
+
+/* kube_config_load's options from the flags: the same for every client of a launch. */
+void launch_config_opts(const struct launch_opts *o, struct kube_config_opts *ko);
 
 /*
  * The run's connection, opened before the job is built: the kubeconfig is

@@ -227,8 +227,6 @@ struct launch_result;
 int launch_access_check(struct launch_state *st, struct launch_result *r);
 /* The SelfSubjectRulesReview request for a namespace (launch_early_start sends it early). */
 void launch_access_rules_request(struct kube_request *rq, const char *ns);
-/* kube_config_load's options from the flags (the same for every client of a launch). */
-void launch_config_opts(const struct launch_opts *o, struct kube_config_opts *ko);
 
 /* launch_cleanup.c: spoke */
 enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };

@@ -276,22 +276,6 @@ static void follow(struct launch_pod *p)
 				     p->name, e.msg);
 }
 
-/* kube_log_complete() answered: the stream was finished from the log's end
- * (it is stopped and freed), or could not be and goes on. */
-static void on_completed(void *ud, int complete)
-{
-	struct launch_pod *p = ud;
-	struct launch_state *st = p->st;
-
-	if (complete) {
-		p->log = NULL;
-		st->nfollows--;
-		p->done_restarts = p->ls.restarts;
-		start_queued(st);
-	}
-	drain_check(st);
-}
-
 /*
  * The container has terminated, so its log is final: finish its follow from
  * the log's end now (kube_log_complete) rather than when the kubelet notices
@@ -303,10 +287,11 @@ static void complete_from_tail(struct launch_pod *p)
 {
 	struct err e = ERR_INIT;
 
-	if (!p->log || p->log_once || p->tail_asked)
+	if (!p->log || p->log_once || p->tail_asked || !p->terminated || p->running ||
+	    p->ls.restarts > p->restarts)
 		return;
-	p->tail_asked = 1;
-	if (kube_log_complete(p->log, DRAIN_TAIL_LINES, on_completed, p, &e))
+	p->tail_asked = 1;	/* done: on_log_end, as for a stream the kubelet ended */
+	if (kube_log_complete(p->log, DRAIN_TAIL_LINES, &e))
 		err_clear(&e);
 }
 
@@ -347,8 +332,7 @@ static void pod_update(struct launch_state *st, const cJSON *pod)
 	}
 	pod_stuck_state(p, pod, cs);
 	follow(p);
-	if (p->terminated && !p->running && p->ls.restarts <= p->restarts)
-		complete_from_tail(p);
+	complete_from_tail(p);
 }
 
 static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
@@ -473,8 +457,7 @@ void launch_workers_settle(struct launch_state *st, int job_failed)
 			p->clean_end = 0;
 			p->done_restarts = p->ls.restarts;
 		}
-		if (p->terminated && !p->running && p->ls.restarts <= p->restarts)
-			complete_from_tail(p);	/* asked when the exit was seen; else now */
+		complete_from_tail(p);	/* asked when the exit was seen; else now */
 		if (p->log && p->terminated && !p->running && p->ls.restarts <= p->restarts) {
 			/* until then, or when it could not be placed: quiet since
 			 * the exit was seen, not merely since the last line (the

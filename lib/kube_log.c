@@ -40,8 +40,6 @@ struct kube_log {
 	long tail_asked;
 	struct buf tail_path;	/* the log without follow, from its start */
 	struct buf what;
-	kube_log_complete_fn *complete_fn;
-	void *complete_ud;
 	struct kube_log *next, **prev;
 };
 
@@ -302,14 +300,13 @@ static void on_tail(void *ud, struct kube_response *rs, const struct err *e)
 	if (from >= 0) {
 		for (size_t i = (size_t)from; i < t.n && !l->stopped; i++)
 			on_line(l, t.text.data + t.at[i], t.len[i], t.truncated[i]);
-		if (!l->stopped) {
-			l->stopped = 1;
+		if (!l->stopped) {	/* the whole log is delivered: a clean end */
 			kube_cancel(l->call);
 			l->call = NULL;
-			l->complete_fn(l->complete_ud, 1);
+			if (l->o.on_end)
+				l->o.on_end(l->o.ud, NULL);
+			l->stopped = 1;
 		}
-	} else if (!l->stopped) {
-		l->complete_fn(l->complete_ud, 0);
 	}
 	l->busy--;
 	tail_free(&t);
@@ -317,8 +314,7 @@ static void on_tail(void *ud, struct kube_response *rs, const struct err *e)
 		log_free(l);
 }
 
-int kube_log_complete(struct kube_log *l, long tail, kube_log_complete_fn *done, void *ud,
-		      struct err *e)
+int kube_log_complete(struct kube_log *l, long tail, struct err *e)
 {
 	struct kube_request rq;
 	char n[32];
@@ -333,8 +329,6 @@ int kube_log_complete(struct kube_log *l, long tail, kube_log_complete_fn *done,
 	snprintf(n, sizeof(n), "%ld", tail);
 	kube_query(&rq.path, "tailLines", n);
 	buf_add(&rq.what, l->what.data, l->what.len);
-	l->complete_fn = done;
-	l->complete_ud = ud;
 	l->tail_asked = tail;
 	l->tail = kube_start(l->c, &rq, on_tail, l);
 	kube_request_free(&rq);

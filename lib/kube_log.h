@@ -103,26 +103,21 @@ void kube_log_cut(struct kube_log *l);
  * The container has exited, so its log is final: finish the stream now
  * instead of waiting for the kubelet to notice and end it (about a second
  * on a real one). Reads the log's last `tail` lines once (timestamps=true,
- * no follow) and places the stream's last line in them: a log's timestamps
- * never go back, so the lines carrying the last line's timestamp form one
- * run, and the stream has seen `run` of them. When that run lies whole in
- * the tail and its run-th line is the stream's last line byte for byte,
- * the lines after it are exactly what the stream has not delivered yet:
- * they go to on_line, the stream is stopped (on_end is not called; an
- * unfinished partial line of the follow is dropped, as the tail has it
- * whole) and done(ud, 1) follows. Anything else (no timestamps, the run
- * reaches past the tail, a different line, the read failed) is done(ud, 0)
- * and the stream goes on untouched: the caller waits for its end as before.
- * Lines the follow delivers while the read is in flight are accounted for:
- * the placing happens when the tail arrives.
+ * no follow) and places the stream's last line in them (kube_log_place.h).
+ * When that is certain, the lines after it go to on_line and the stream
+ * ends as if the server had ended it cleanly: on_end(ud, NULL), then it is
+ * freed (an unfinished partial line of the follow is dropped: the tail has
+ * it whole). Anything less certain (no timestamps, the run reaches past the
+ * tail, a different line, the read failed) leaves the stream as it is: the
+ * caller waits for its end as before. Lines the follow delivers while the
+ * read is in flight are accounted for: the placing happens when the tail
+ * arrives.
  *
  * For a container known to have terminated only (pod status): a running
  * container's tail is not its end. Returns -1 (e set) when it cannot start:
  * the stream has no timestamps, or a completion is already in flight.
- * Stopping the stream cancels it (done is not called).
+ * Stopping the stream cancels it.
  */
-typedef void kube_log_complete_fn(void *ud, int complete);
-int kube_log_complete(struct kube_log *l, long tail, kube_log_complete_fn *done, void *ud,
-		      struct err *e);
+int kube_log_complete(struct kube_log *l, long tail, struct err *e);
 
 #endif
