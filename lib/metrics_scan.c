@@ -111,6 +111,14 @@ static size_t special(const char *p, double *v)
 	return 0;
 }
 
+/* Powers of ten exact in a double (up to 1e22): an integer of at most 15
+ * digits divided by one of them is correctly rounded, the exact fast path
+ * of every number reader below. */
+static const double pow10[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+	1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
 /*
  * The value of the decimal p..end. The common case - at most 15 significant
  * digits, no exponent - is exact as integer / 10^k (both exact doubles, one
@@ -119,10 +127,6 @@ static size_t special(const char *p, double *v)
  */
 static double to_double(const char *p, const char *end)
 {
-	static const double pow10[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
-		1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	const char *q = p;
 	int neg = 0, digits = 0, frac = 0, dot = 0;
 	uint64_t m = 0;
@@ -154,10 +158,6 @@ static double to_double(const char *p, const char *end)
  */
 static size_t decimal(const char *p, double *v)
 {
-	static const double pow10[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
-		1e15,
-	};
 	const char *q = p;
 	size_t digits = 0, sig = 0, frac = 0;
 	uint64_t m = 0;
@@ -824,10 +824,6 @@ static int pins_hold(const struct metrics_shape *s, const struct align *al, cons
  * same double: the same integer over the same power of ten). */
 static int number_at(const char *p, double *v)
 {
-	static const double pow10[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
-		1e15,
-	};
 	const char *q = p + (*p == '-' || *p == '+');
 	uint64_t m = 0;
 	int n = 0, frac = 0;
@@ -864,10 +860,6 @@ static int number_at(const char *p, double *v)
  */
 static double fixed_number(const char *p, const struct metrics_slot *sl)
 {
-	static const double pow10[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
-		1e15,
-	};
 	const char *q = p + (*p == '-' || *p == '+');
 	uint64_t m = 0;
 
@@ -884,7 +876,6 @@ static double fixed_number(const char *p, const struct metrics_slot *sl)
  * whose non-digit bytes an aligned line repeats). */
 static inline double word_number(const char *p, const struct metrics_slot *sl)
 {
-	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7 };
 	uint64_t x, m;
 
 	memcpy(&x, p + sl->off, 8);
