@@ -22,6 +22,9 @@
  *                                 back to delete, and says so
  *   list, watch pods; get pods/log  (--logs all|first) warned: no worker logs
  *   list, watch events            warned: creation failures not seen early
+ *   list, watch Kueue workloads   (a job with a queue-name label) warned: the
+ *                                 queued reason and preemptions come from
+ *                                 the suspend flag and events only
  *
  * Each missing permission is one warning line naming it and what is lost,
  * and the run adapts (launch_state.h `deny`). When the review itself is
@@ -35,7 +38,7 @@
 #include "launch_state.h"
 
 #define ACCESS_RETRY_S 5.0
-#define ACCESS_MAX 12
+#define ACCESS_MAX 16
 
 /* One question: may we `verb` `r`(/`sub`)? */
 struct review {
@@ -297,6 +300,10 @@ static int questions(const struct launch_state *st, struct review *qs)
 	}
 	Q("list", &KUBE_EVENT, NULL);
 	Q("watch", &KUBE_EVENT, NULL);
+	if (st->q.queue) {	/* a Kueue job: its Workload says why it waits */
+		Q("list", &KUEUE_WORKLOAD, NULL);
+		Q("watch", &KUEUE_WORKLOAD, NULL);
+	}
 #undef Q
 	return n;
 }
@@ -348,6 +355,14 @@ static void adapt(struct launch_state *st, const struct review *qs, int n)
 	} else if (denied(qs, n, "watch", &KUBE_EVENT, NULL)) {
 		st->deny.watch_events = 1;
 		warn(st, "watch", "events", "events are polled instead");
+	}
+	if (denied(qs, n, "list", &KUEUE_WORKLOAD, NULL)) {
+		st->deny.workloads = 1;
+		warn(st, "list", "workloads.kueue.x-k8s.io", "a queued job's pending reason and "
+		     "preemptions are told from its suspend flag and Kueue's events only "
+		     "(grant get, list, watch on workloads.kueue.x-k8s.io)");
+	} else if (denied(qs, n, "watch", &KUEUE_WORKLOAD, NULL)) {
+		warn(st, "watch", "workloads.kueue.x-k8s.io", "the Workload is polled instead");
 	}
 }
 

@@ -44,6 +44,7 @@
 #include "launch_state.h"
 
 static void launch_stuck_check(struct launch_state *st);
+static void queue_check(struct launch_state *st);
 
 static void launch_stop(struct launch_state *st, enum launch_end why)
 {
@@ -88,6 +89,9 @@ static void launch_show_progress(struct launch_state *st)
 	if (!st->job || st->phase != RUN_WAITING)
 		return;
 	phase = launch_phase_of(st->job);
+	/* held by Kueue: the queued lines say it (queue_check) */
+	if (st->q.queued || (st->q.queue && !strcmp(phase, "Suspended")))
+		return;
 	if (!launch_workers_of(st->job, &w)) {
 		launch_workers_count(st, &w);
 		if ((w.active || w.succeeded || w.failed) &&
@@ -110,6 +114,7 @@ static void job_seen(struct launch_state *st, const cJSON *obj)
 {
 	cJSON_Delete(st->job);
 	st->job = cJSON_Duplicate(obj, 1);
+	queue_check(st);
 	launch_show_progress(st);
 	launch_stuck_check(st);
 	if (!launch_judge(st->job, NULL) || st->draining)
@@ -225,6 +230,8 @@ static int stuck_cause(struct launch_state *st, char *reason, size_t rn, char *m
 	const struct launch_pod *p = launch_workers_stuck(st);
 	const char *phase = launch_phase_of(st->job);
 
+	if (st->q.queued)	/* waiting for quota is not being stuck */
+		return 0;
 	if (p) {
 		snprintf(reason, rn, "%s", p->stuck);
 		snprintf(msg, mn, "worker-%d (%s): %s%s%s", p->index, p->name, p->stuck,
@@ -279,6 +286,140 @@ static void on_deadline(void *ud)
 	struct launch_state *st = ud;
 	st->deadline = NULL;
 	launch_stop(st, END_TIMEOUT);
+}
+
+/* --timeout bounds the run: the time since the start less the time queued. */
+static void arm_deadline(struct launch_state *st)
+{
+	double left;
+
+	if (st->o->timeout_s <= 0 || st->deadline)
+		return;
+	left = st->o->timeout_s - (launch_now() - st->t0 - launch_queued_seconds(st));
+	st->deadline = kube_timer_add(st->c, left > 0 ? left : 0, on_deadline, st);
+}
+
+/* ---- queued by Kueue --------------------------------------------------------- */
+
+double launch_queued_seconds(const struct launch_state *st)
+{
+	return st->q.queued_s + (st->q.queued ? launch_now() - st->q.since : 0);
+}
+
+/* "45s", "12m", "1h05m": how long a job has waited, as people say it. */
+static void span(double s, char *out, size_t n)
+{
+	long t = (long)(s + 0.5);
+
+	if (t < 60)
+		snprintf(out, n, "%lds", t);
+	else if (t < 600)
+		snprintf(out, n, "%ldm%02lds", t / 60, t % 60);
+	else if (t < 3600)
+		snprintf(out, n, "%ldm", t / 60);
+	else
+		snprintf(out, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+}
+
+static void say_queued(struct launch_state *st)
+{
+	char d[32];
+
+	span(launch_queued_seconds(st), d, sizeof(d));
+	launch_progress_note(&st->prog, "queued %s in %s/%s: %s", d, st->ns, st->q.queue,
+			     st->q.why);
+}
+
+static void on_queue_ticker(void *ud)
+{
+	struct launch_state *st = ud;
+
+	st->q.ticker = NULL;
+	if (!st->q.queued || st->phase != RUN_WAITING)
+		return;
+	say_queued(st);
+	st->q.ticker = kube_timer_add(st->c, st->o->queue_every_s, on_queue_ticker, st);
+}
+
+static void on_queue_deadline(void *ud)
+{
+	struct launch_state *st = ud;
+	st->q.deadline = NULL;
+	launch_stop(st, END_QUEUE_TIMEOUT);
+}
+
+static void enter_queue(struct launch_state *st, const char *why)
+{
+	double left;
+
+	st->q.queued = 1;
+	st->q.since = launch_now();
+	snprintf(st->q.why, sizeof(st->q.why), "%s", why);
+	/* the run's clocks stop: --timeout and the fail-fast grace */
+	kube_timer_cancel(st->deadline);
+	kube_timer_cancel(st->stuck_timer);
+	st->deadline = st->stuck_timer = NULL;
+	if (st->q.admissions) {
+		char ev[512];
+		launch_kueue_evicted(st, ev, sizeof(ev));
+		launch_progress_note(&st->prog, "preempted, requeued (%s); the run's clock stops "
+				     "until it is admitted again", ev);
+	}
+	launch_progress_note(&st->prog, "queued in %s/%s: %s", st->ns, st->q.queue, why);
+	if (st->o->queue_every_s > 0)
+		st->q.ticker = kube_timer_add(st->c, st->o->queue_every_s, on_queue_ticker, st);
+	if (st->o->queue_timeout_s > 0) {
+		left = st->o->queue_timeout_s - launch_queued_seconds(st);
+		st->q.deadline = kube_timer_add(st->c, left > 0 ? left : 0, on_queue_deadline, st);
+	}
+}
+
+static void leave_queue(struct launch_state *st)
+{
+	const char *cq = launch_kueue_admitted_by(st);
+	char d[32];
+
+	st->q.queued_s += launch_now() - st->q.since;
+	st->q.queued = 0;
+	kube_timer_cancel(st->q.ticker);
+	kube_timer_cancel(st->q.deadline);
+	st->q.ticker = st->q.deadline = NULL;
+	st->q.admissions++;
+	span(launch_now() - st->q.since, d, sizeof(d));
+	if (st->q.admissions > 1)
+		launch_progress_note(&st->prog, "admitted again%s%s after %s in the queue: attempt %d; "
+				     "the new workers' logs follow", cq ? " by clusterQueue " : "",
+				     cq ? cq : "", d, st->q.admissions);
+	else
+		launch_progress_note(&st->prog, "admitted%s%s after %s in the queue",
+				     cq ? " by clusterQueue " : "", cq ? cq : "", d);
+	arm_deadline(st);
+	launch_stuck_check(st);
+}
+
+/* The job or its Workload changed: held by Kueue, admitted, or still the same? */
+static void queue_check(struct launch_state *st)
+{
+	char why[512];
+	int held;
+
+	if (!st->q.queue || st->phase != RUN_WAITING || st->draining)
+		return;
+	held = launch_kueue_held(st, why, sizeof(why));
+	if (held && !st->q.queued)
+		enter_queue(st, why);
+	else if (!held && st->q.queued)
+		leave_queue(st);
+	else if (held && strcmp(why, st->q.why)) {	/* a new pending reason: say it now */
+		snprintf(st->q.why, sizeof(st->q.why), "%s", why);
+		say_queued(st);
+	}
+}
+
+/* hub->normal_event: a Normal event about the job (Kueue's are said). */
+static int normal_event(struct launch_state *st, const cJSON *ev)
+{
+	return launch_kueue_event(st, ev);
 }
 
 static void on_signal(void *ud, int signo)
@@ -351,8 +492,6 @@ struct kube_watch *launch_watch_start(struct launch_state *st,
 
 int launch_wait(struct launch_state *st, struct err *e)
 {
-	double left;
-
 	st->phase = RUN_WAITING;
 	if (st->end != END_NONE)	/* a signal arrived during create */
 		return 0;
@@ -368,17 +507,16 @@ int launch_wait(struct launch_state *st, struct err *e)
 		st->job_lists = 1;	/* no initial list: every list is a re-list */
 	}
 	if (launch_start_job_watch(st, e) || launch_workers_start(st, e) ||
-	    launch_events_start(st, e)) {
+	    launch_events_start(st, e) || launch_kueue_start(st, e)) {
 		free(st->watch_from);
 		st->watch_from = NULL;
 		return -1;
 	}
 	free(st->watch_from);
 	st->watch_from = NULL;
-	if (st->o->timeout_s > 0) {
-		left = st->o->timeout_s - (launch_now() - st->t0);
-		st->deadline = kube_timer_add(st->c, left > 0 ? left : 0, on_deadline, st);
-	}
+	queue_check(st);	/* created suspended for its queue: queued from the start */
+	if (!st->q.queued)
+		arm_deadline(st);
 	if (kube_loop_run(st->c, e))
 		return -1;
 	if (st->end == END_NONE)	/* nothing left that could end it */
@@ -395,6 +533,11 @@ void launch_wait_done(struct launch_state *st)
 	st->deadline = st->stuck_timer = st->drain_timer = NULL;
 	kube_watch_stop(st->event_watch);
 	st->event_watch = NULL;
+	kube_timer_cancel(st->q.ticker);
+	kube_timer_cancel(st->q.deadline);
+	st->q.ticker = st->q.deadline = NULL;
+	kube_watch_stop(st->q.watch);
+	st->q.watch = NULL;
 }
 
 static const struct launch_hub hub = {
@@ -408,6 +551,8 @@ static const struct launch_hub hub = {
 	.pods_changed = pods_changed,
 	.logs_changed = logs_changed,
 	.job_watch = job_watch,
+	.queue_changed = queue_check,
+	.normal_event = normal_event,
 };
 
 void launch_machine_init(struct launch_state *st)

@@ -81,7 +81,15 @@ static const struct run_flag run_flags[] = {
 	  "do not verify the API server's certificate (never the default)" },
 
 	{ "timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(timeout_s), NULL,
-	  "give up after DURATION (90s, 30m, 2h, 1h30m or seconds; 0 = never): exit 3" },
+	  "give up after DURATION of run (90s, 30m, 2h, 1h30m or seconds; 0 = never): exit 3; "
+	  "time queued by Kueue does not count" },
+	{ "queue-timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(queue_timeout_s), NULL,
+	  "give up when Kueue has held the job queued (suspended, not admitted) for DURATION in "
+	  "all: exit 8, state QueueTimeout; --on-cancel delete deletes it, suspend and leave leave "
+	  "it queued (default 0 = wait for ever)" },
+	{ "queue-progress-every", "DURATION", "waiting and cleanup", RF_DURATION, OFF(queue_every_s),
+	  NULL, "while Kueue holds the job, say \"queued 12m in NS/QUEUE: reason\" this often "
+	  "(default 1m; 0 = only when the reason changes)" },
 	{ "logs", "WHICH", "waiting and cleanup", RF_ENUM, OFF(logs), logs_names,
 	  "worker logs to stream: all, first (worker 0), none (default all)" },
 	{ "delete-after", "WHEN", "waiting and cleanup", RF_ENUM, OFF(delete_after), delete_names,
@@ -114,7 +122,7 @@ static const struct run_flag run_flags[] = {
 	  "the environment)" },
 	{ "outcome", "HOW", "waiting and cleanup", RF_ENUM, OFF(outcome), outcome_names,
 	  "how the step reports a job that ended: exit-code (exit 1 failed, 3 timeout, 5 "
-	  "cancelled, 6 deleted, 7 stuck) or outputs (exit 0, the outcome only in the outputs "
+	  "cancelled, 6 deleted, 7 stuck, 8 queue timeout) or outputs (exit 0, the outcome only in the outputs "
 	  "state/reason/exit_code, so the pipeline can branch on it; API errors and bad input "
 	  "still exit 4 and 2) (default exit-code)" },
 	{ "adopt", "BOOL", "waiting and cleanup", RF_BOOL, OFF(adopt), NULL,
@@ -138,6 +146,10 @@ static const struct run_flag run_flags[] = {
 	  "write the start time (RFC 3339)" },
 	{ "out-completion-time", "FILE", "outputs", RF_STR, OUT(completion_time), NULL,
 	  "write the completion time (RFC 3339)" },
+	{ "out-queue-time", "FILE", "outputs", RF_STR, OUT(queue_time), NULL,
+	  "write the seconds Kueue held the job queued (0 without a queue)" },
+	{ "out-run-time", "FILE", "outputs", RF_STR, OUT(run_time), NULL,
+	  "write the seconds of the wait the job was not queued" },
 	{ "out-duration", "FILE", "outputs", RF_STR, OUT(duration), NULL,
 	  "write the run time in seconds" },
 	{ "out-workers", "FILE", "outputs", RF_STR, OUT(workers), NULL,
@@ -436,7 +448,8 @@ static void print_help(void)
 		 "Build a JAXJob from the options and a template, create it, stream its workers'\n"
 		 "logs, wait until it finishes, write the outputs, and exit with a code that says\n"
 		 "how it ended (0 succeeded, 1 failed, 2 bad input, 3 timeout, 4 API error,\n"
-		 "5 cancelled, 6 deleted by someone else, 7 stuck). --dry-run prints the job.\n"
+		 "5 cancelled, 6 deleted by someone else, 7 stuck, 8 queue timeout).\n"
+		 "--dry-run prints the job.\n"
 		 "\n"
 		 "Every option takes --opt VALUE or --opt=VALUE. An empty VALUE unsets a job\n"
 		 "parameter. A boolean option alone means true; --opt false, --opt=false,\n"
@@ -505,6 +518,7 @@ static void set_defaults(struct launch_opts *o)
 	o->delete_after = DELETE_NEVER;
 	o->on_cancel = CANCEL_DELETE;
 	o->fail_fast_s = 300;
+	o->queue_every_s = 60;
 	o->delete_wait_s = 20;
 	o->log_drain_s = 30;
 	o->adopt = 1;

@@ -53,6 +53,8 @@ struct launch_outputs {
 	const char *workers;		/* JSON: {"active":..,"succeeded":..,"failed":..} */
 	const char *summary;		/* Markdown for the pipeline UI */
 	const char *exit_code;		/* the exit code we return, as text */
+	const char *queue_time;		/* seconds held by Kueue (0 for a job without a queue) */
+	const char *run_time;		/* seconds of the wait not queued */
 	/* training metrics (launch_metrics.h) */
 	const char *metrics;		/* JSON: per metric last/min/max, steps, rate */
 	const char *metrics_csv;	/* CSV metric,step,value (LTTB-downsampled) */
@@ -93,7 +95,9 @@ struct launch_opts {
 	int insecure_skip_tls_verify;	/* --insecure-skip-tls-verify (explicit only) */
 
 	/* --- waiting and cleanup ------------------------------------------- */
-	double timeout_s;		/* --timeout (0 = none) e.g. 90m, 2h, 3600 */
+	double timeout_s;		/* --timeout (0 = none) e.g. 90m, 2h, 3600: the run, not the queue */
+	double queue_timeout_s;		/* --queue-timeout: time queued by Kueue (0 = unbounded) */
+	double queue_every_s;		/* --queue-progress-every: a "queued" line this often (0 = on change only) */
 	enum launch_logs logs;		/* --logs all|first|none */
 	enum launch_delete_after delete_after;	/* --delete-after never|success|always */
 	enum launch_on_cancel on_cancel;	/* --on-cancel delete|suspend|leave */

@@ -231,6 +231,12 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 		snprintf(tmp, sizeof(tmp), "%.1f s", d);
 		md_row(out, "duration", tmp);
 	}
+	if (r->queue) {
+		snprintf(tmp, sizeof(tmp), "%.1f s in %s", r->queued_s, r->queue);
+		md_row(out, "queued", tmp);
+		snprintf(tmp, sizeof(tmp), "%.1f s", r->run_s);
+		md_row(out, "run time", tmp);
+	}
 	md_row(out, "uid", jtree_get_string(r->job, "metadata.uid", NULL));
 	md_row(out, "cleanup", r->cleanup);
 	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
@@ -284,13 +290,19 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 		break;
 	case 12: launch_outputs_summary(r, v); break;
 	case 13: buf_addf(v, "%d", r->exit_code); break;
+	case 14: buf_addf(v, "%.3f", r->queue ? r->queued_s : 0.0); break;
+	case 15:
+		d = r->queue ? r->run_s : duration_of(r);
+		if (d >= 0)
+			buf_addf(v, "%.3f", d);
+		break;
 	}
 }
 
 int launch_outcome_exit(enum launch_outcome how, int code)
 {
 	switch (code) {
-	case 1: case 3: case 5: case 6: case 7:	/* the job ended: an outcome */
+	case 1: case 3: case 5: case 6: case 7: case 8:	/* the job ended: an outcome */
 		if (how != OUTCOME_OUTPUTS)
 			return code;
 		fprintf(stderr, "jaxjob: --outcome outputs: the step exits 0; the outcome "
@@ -308,6 +320,7 @@ int launch_outputs_write(const struct launch_outputs *p, const struct launch_res
 		p->state, p->reason, p->message, p->job_json, p->manifest,
 		p->job_name, p->job_namespace, p->job_uid, p->start_time,
 		p->completion_time, p->duration, p->workers, p->summary, p->exit_code,
+		p->queue_time, p->run_time,
 	};
 	struct buf v = BUF_INIT;
 	int rc = 0;

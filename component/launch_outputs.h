@@ -2,7 +2,7 @@
  * launch_outputs.h - the files a pipeline reads after the step: final state,
  * reason, message, the job as JSON, the manifest, name/namespace/uid,
  * start/completion time, duration, worker counts, a Markdown summary and the
- * exit code.
+ * exit code; for a job queued by Kueue, the time queued and the time run.
  *
  * Written at the end of every run that got past input validation, whatever
  * the ending (succeeded, failed, timeout, cancelled, deleted, API error):
@@ -47,6 +47,8 @@ struct launch_result {
 	struct launch_workers_counted {
 		int active, succeeded, failed;
 	} counted;
+	const char *queue;	/* Kueue LocalQueue of a queue-managed job, or NULL */
+	double queued_s, run_s;	/* with `queue`: time held by Kueue, and the rest */
 	int exit_code;
 	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
 	const struct metrics *metrics;	/* training metrics (launch_metrics.h), or NULL */

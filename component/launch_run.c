@@ -511,7 +511,7 @@ static void recheck_before_cancel(struct launch_state *st)
 	if (!st->job || !st->name || kube_err_tls_untrusted(&st->end_err))
 		return;
 	if (st->end != END_TIMEOUT && st->end != END_SIGNAL && st->end != END_STUCK &&
-	    st->end != END_API && st->end != END_NONE)
+	    st->end != END_API && st->end != END_NONE && st->end != END_QUEUE_TIMEOUT)
 		return;
 	st->phase = RUN_CLEANING;	/* a further signal must not cancel this look */
 	kube_client_set_retry(st->c, RECHECK_RETRY_S);
@@ -540,7 +540,7 @@ static void recheck_before_cancel(struct launch_state *st)
 /* Fill the result from why the wait ended; return what cleanup to apply. */
 static enum launch_cleanup_action judge_end(struct launch_state *st, struct launch_result *r)
 {
-	const char *phase = launch_phase_of(st->job);
+	const char *phase = st->q.queued ? "Queued" : launch_phase_of(st->job);
 	const cJSON *c = condition(st->job, phase);
 	int succeeded = 0;
 
@@ -580,6 +580,12 @@ static enum launch_cleanup_action judge_end(struct launch_state *st, struct laun
 					  "%s (for more than %.0fs)", st->stuck_msg,
 					  st->o->fail_fast_s);
 		return on_cancel_action(st->o);
+	case END_QUEUE_TIMEOUT:
+		launch_result_set(r, "QueueTimeout", EXIT_QUEUE_TIMEOUT, "QueueTimeout",
+				  "--queue-timeout of %.0fs reached while the job was queued in %s/%s: %s",
+				  st->o->queue_timeout_s, st->ns, st->q.queue, st->q.why);
+		/* the job keeps its place in the queue unless --on-cancel deletes it */
+		return st->o->on_cancel == CANCEL_DELETE ? CLEAN_DELETE : CLEAN_NONE;
 	case END_API:
 	case END_NONE:
 		launch_result_set(r, "Error", EXIT_API_ERROR,
@@ -649,6 +655,7 @@ static int server_dry_run(struct launch_state *st, struct launch_result *r)
 static void state_free(struct launch_state *st)
 {
 	launch_workers_stop(st);
+	launch_kueue_stop(st);
 	kube_watch_stop(st->job_watch);
 	kube_watch_stop(st->event_watch);
 	if (st->c)
@@ -699,6 +706,7 @@ static int prepare(struct launch_state *st, const cJSON *manifest, struct launch
 		return -1;
 	}
 	launch_identity_stamp(st->manifest, &st->id);
+	st->q.queue = launch_kueue_queue_of(st->manifest);	/* points into st->manifest */
 	set_string(cJSON_GetObjectItemCaseSensitive(st->manifest, "metadata"), "namespace", st->ns);
 	r->manifest = st->manifest;
 	if (launch_catch_signals(st, &e)) {
@@ -747,6 +755,11 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 				launch_workers_report(&st);
 			action = judge_end(&st, &r);
 			count_from_pods(&st, &r);
+			if (st.q.queue) {	/* queue time and run time apart */
+				r.queue = st.q.queue;
+				r.queued_s = launch_queued_seconds(&st);
+				r.run_s = launch_now() - st.t0 - r.queued_s;
+			}
 			launch_workers_stop(&st);
 			launch_cleanup(&st, action, &note);
 		}

@@ -6,7 +6,8 @@
  * `manifest` is the rendered and validated JAXJob (or TrainJob); launch_run
  * does not take ownership. Returns the process exit status (see README:
  * 0 succeeded, 1 job failed, 2 bad input, 3 timeout, 4 API/auth error,
- * 5 cancelled, 6 job deleted by someone else, 7 stuck past the grace period).
+ * 5 cancelled, 6 job deleted by someone else, 7 stuck past the grace period,
+ * 8 queued by Kueue past --queue-timeout).
  */
 #ifndef JAXJOB_LAUNCH_RUN_H
 #define JAXJOB_LAUNCH_RUN_H
@@ -25,6 +26,7 @@ enum launch_exit {
 	EXIT_CANCELLED = 5,
 	EXIT_JOB_LOST = 6,
 	EXIT_STUCK = 7,
+	EXIT_QUEUE_TIMEOUT = 8,	/* --queue-timeout: Kueue held the job queued too long */
 };
 
 /* kube_config_load's options from the flags: the same for every client of a launch. */

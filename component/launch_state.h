@@ -10,6 +10,8 @@
  *   launch_workers.c  spoke: the worker pods, pod watch, one log follow per
  *                     container, re-follow after drops and restarts
  *   launch_cleanup.c  spoke: delete / suspend / leave
+ *   launch_kueue.c    spoke: Kueue - the job's queue, its Workload, Kueue's
+ *                     events; the hub keeps the queue clock from them
  *
  * Hub and spokes: a spoke never calls another spoke or the hub by name; it
  * reports through st->hub (struct launch_hub below), and the hub calls the
@@ -46,6 +48,7 @@ enum launch_end {
 	END_DELETED,	/* the job vanished under us */
 	END_STUCK,	/* fail-fast: past the grace period */
 	END_API,	/* a watch failed for good (e) */
+	END_QUEUE_TIMEOUT,	/* --queue-timeout: queued by Kueue for too long */
 };
 
 enum launch_phase_of_run { RUN_CREATING, RUN_WAITING, RUN_CLEANING, RUN_DONE };
@@ -97,6 +100,9 @@ struct launch_hub {
 	void (*pods_changed)(struct launch_state *st);	/* a worker pod changed or went */
 	void (*logs_changed)(struct launch_state *st);	/* a follow ended, resumed, may be cut */
 	int (*job_watch)(struct launch_state *st, struct err *e);	/* have the job watch */
+	void (*queue_changed)(struct launch_state *st);	/* the job's Workload changed */
+	/* a Normal event about the job (Kueue's Started/Stopped): 1 when said */
+	int (*normal_event)(struct launch_state *st, const cJSON *ev);
 };
 
 /* The connection opened before the job was built (launch_early_start). */
@@ -152,7 +158,27 @@ struct launch_state {
 	struct {
 		unsigned list_job : 1, watch_job : 1, delete_job : 1, patch_job : 1;
 		unsigned pods : 1, watch_pods : 1, logs : 1, events : 1, watch_events : 1;
+		unsigned workloads : 1;	/* Kueue Workloads cannot be listed/watched */
 	} deny;
+
+	/*
+	 * Kueue (launch_kueue.c reads, the hub's queue clock in launch_machine.c
+	 * decides). Queue time is not run time: --timeout and the fail-fast
+	 * grace count only the time the job is not held by Kueue.
+	 */
+	struct {
+		const char *queue;	/* the job's kueue.x-k8s.io/queue-name, or NULL */
+		cJSON *workload;	/* the job's Workload as last seen, or NULL */
+		struct kube_watch *watch;
+		int unreadable;		/* the Workload watch failed for good */
+		int queued;		/* held by Kueue now */
+		int admissions;		/* times it left the queue (attempts) */
+		double since;		/* when the current queued stretch began */
+		double queued_s;	/* total of the finished queued stretches */
+		char why[512];		/* the pending reason last said */
+		char stopped[512];	/* Kueue's last Stopped event message */
+		struct kube_timer *ticker, *deadline;
+	} q;
 
 	/* cleanup */
 	int delete_confirmed;
@@ -215,6 +241,27 @@ void launch_workers_report(struct launch_state *st);
 const struct launch_pod *launch_workers_stuck(const struct launch_state *st);
 /* Worker counts from the pods we saw (for jobs whose status has none). */
 void launch_workers_count(const struct launch_state *st, struct launch_workers *w);
+
+/* launch_kueue.c: spoke */
+#define KUEUE_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+#define KUEUE_JOB_UID_LABEL "kueue.x-k8s.io/job-uid"
+extern const struct kube_resource KUEUE_WORKLOAD, KUEUE_LOCALQUEUE;
+/* The job's LocalQueue (its queue-name label), or NULL: not queue-managed. */
+const char *launch_kueue_queue_of(const cJSON *job);
+/* The Workload watch, for a queue-managed job whose Workloads may be read. */
+int launch_kueue_start(struct launch_state *st, struct err *e);
+void launch_kueue_stop(struct launch_state *st);
+/* Is the job held by Kueue (queue-managed, suspended, not admitted, not
+ * finished)? 1 with the reason in `why` (the Workload's pending message). */
+int launch_kueue_held(const struct launch_state *st, char *why, size_t n);
+/* Why Kueue took an admitted job back (Evicted condition, Stopped event). */
+void launch_kueue_evicted(const struct launch_state *st, char *why, size_t n);
+/* The ClusterQueue that admitted the Workload, or NULL. */
+const char *launch_kueue_admitted_by(const struct launch_state *st);
+/* A Normal event about the job: Kueue's are said (1), others ignored (0). */
+int launch_kueue_event(struct launch_state *st, const cJSON *ev);
+/* Seconds queued so far (finished stretches plus the current one). */
+double launch_queued_seconds(const struct launch_state *st);
 
 /* launch_access.c */
 /*

@@ -109,8 +109,12 @@ static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *e
 	const cJSON *count = cJSON_GetObjectItemCaseSensitive(ev, "count");
 	int n = cJSON_IsNumber(count) && count->valueint > 0 ? count->valueint : 1;
 
-	if (type == KUBE_DELETED || !reason || !etype || strcmp(etype, "Warning") != 0)
+	if (type == KUBE_DELETED || !reason || !etype)
 		return;
+	if (strcmp(etype, "Warning") != 0) {	/* Kueue's Started/Stopped: the hub's to say */
+		st->hub->normal_event(st, ev);
+		return;
+	}
 	if (!creation_failure(reason))
 		return;
 	/* the same failure again (the server counts repeats in one event, the

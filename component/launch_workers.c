@@ -185,8 +185,9 @@ static void on_refollow(void *ud)
 	struct launch_pod *p = ud;
 
 	p->refollow = NULL;
-	if (p->clean_end && !p->running) {
-		/* the container did finish: that clean end was the whole log */
+	if (p->clean_end && (!p->running || p->gone)) {
+		/* the container did finish, or its pod is gone (a suspended or
+		 * preempted job's): that clean end was the whole log */
 		p->done_restarts = p->ls.restarts;
 	} else {
 		launch_logstream_resume(&p->ls);
@@ -220,7 +221,7 @@ static void on_log_end(void *ud, const struct err *e)
 
 	p->log = NULL;
 	st->nfollows--;
-	if (!e && (!p->running || st->draining)) {
+	if (!e && (!p->running || st->draining || p->gone)) {
 		p->done_restarts = p->ls.restarts;
 	} else if (!p->gone && wants_logs(st, p) && !kube_err_tls_untrusted(e) &&
 		   ++p->drops <= MAX_DROPS) {

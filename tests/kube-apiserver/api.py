@@ -74,6 +74,13 @@ def fields_v1(paths):
     return top
 
 
+def leaf_policy(res):
+    """How the foreground GC deletes a dependent: a Kueue Workload owns nothing, so it goes at once
+    (Background); a Foreground deletion of it would queue behind its owner's on the one GC thread
+    and block both."""
+    return 'Background' if res is R.WORKLOADS else 'Foreground'
+
+
 class Api:
     def __init__(self, store, cfg):
         self.s = store
@@ -791,7 +798,7 @@ class Api:
     def dependents(self, ns, uid):
         out = []
         with self.s.lock:
-            for res in (R.PODS, R.EVENTS, R.JAXJOBS, R.TRAINJOBS):
+            for res in (R.PODS, R.EVENTS, R.JAXJOBS, R.TRAINJOBS, R.WORKLOADS):
                 for (n, _), o in list(self.s.objs[res].items()):
                     if n != ns:
                         continue
@@ -827,7 +834,7 @@ class Api:
         if kind == 'namespace':
             time.sleep(0.05)
             with self.s.lock:
-                for r in (R.PODS, R.EVENTS, R.JAXJOBS, R.TRAINJOBS, R.TRS):
+                for r in (R.PODS, R.EVENTS, R.JAXJOBS, R.TRAINJOBS, R.TRS, R.WORKLOADS, R.LOCALQUEUES):
                     for (n, nm), o in list(self.s.objs[r].items()):
                         if n == ns or (r.namespaced and n == name):
                             self.s.delete(r, n, nm)
@@ -852,7 +859,7 @@ class Api:
         # garbage collector takes ~0.1 s, long enough for a client to see the Terminating owner)
         time.sleep(0.1)
         for r, o in self.dependents(ns, uid):
-            self._delete_dependent(r, o, 'Foreground')
+            self._delete_dependent(r, o, leaf_policy(r))
         end = time.monotonic() + 600
         while time.monotonic() < end:
             deps = self.dependents(ns, uid)
@@ -867,7 +874,7 @@ class Api:
             # owner - and this one GC thread, so every deletion after it - for 600 s.
             for r, o in deps:
                 if not o['metadata'].get('deletionTimestamp'):
-                    self._delete_dependent(r, o, 'Foreground')
+                    self._delete_dependent(r, o, leaf_policy(r))
             time.sleep(0.02)
         self._remove_finalizer(res, ns, name, uid, 'foregroundDeletion')
 

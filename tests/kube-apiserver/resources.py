@@ -48,10 +48,20 @@ CTRS = Res('trainer.kubeflow.org', 'v1alpha1', 'clustertrainingruntimes', 'Clust
            namespaced=False, custom=True, verbs=CR_VERBS, hash_='0c3n8Qm4y1E=')
 TRS = Res('trainer.kubeflow.org', 'v1alpha1', 'trainingruntimes', 'TrainingRuntime', custom=True,
           verbs=CR_VERBS, hash_='Vf2o7fB9r0A=')
+# Kueue (kubernetes-sigs/kueue config/components/crd/bases; v1beta2 is the storage version):
+# served only when --crds names kueue.x-k8s.io. No schema checks: the simulated Kueue
+# (tests/kueue/simkueue.py) writes them through the API like the real controller.
+WORKLOADS = Res('kueue.x-k8s.io', 'v1beta2', 'workloads', 'Workload', custom=True,
+                subresources=('status',), verbs=CR_VERBS, short_names=('wl',))
+LOCALQUEUES = Res('kueue.x-k8s.io', 'v1beta2', 'localqueues', 'LocalQueue', custom=True,
+                  subresources=('status',), verbs=CR_VERBS, short_names=('lq',))
+CLUSTERQUEUES = Res('kueue.x-k8s.io', 'v1beta2', 'clusterqueues', 'ClusterQueue', namespaced=False,
+                    custom=True, subresources=('status',), verbs=CR_VERBS, short_names=('cq',))
 SSAR = Res('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview',
            namespaced=False, verbs=['create'])
 
-ALL = [NAMESPACES, PODS, EVENTS, JAXJOBS, TRAINJOBS, CTRS, TRS, SSAR]
+ALL = [NAMESPACES, PODS, EVENTS, JAXJOBS, TRAINJOBS, CTRS, TRS, WORKLOADS, LOCALQUEUES, CLUSTERQUEUES,
+       SSAR]
 
 
 def query_bool(v):

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# jaxjob launch and Kueue on the test double: a job held by Kueue (queue-name label, suspended,
+# Workload not admitted) is Queued, not stuck and not timed out; queue time is not run time;
+# --queue-timeout has its own exit code; preemption requeues, it does not fail the job; without
+# read access to Workloads the run says so and still tells queued from running.
+# Kueue is tests/kueue/simkueue.py, acting through the API; every step waits for the
+# launcher's line that answers the previous one.
+. "$JAXJOB_TOP/tests/suites/60-launch.lib"
+ks_start --crds kubeflow.org,trainer.kubeflow.org,kueue.x-k8s.io
+O=$T/outputs
+SK() { /usr/bin/python3 "$JAXJOB_TOP/tests/kueue/simkueue.py" --ks "$KS" "$@"; }
+# the label on the job only, created suspended as Kueue's webhook would
+QUEUED='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}},"spec":{"runPolicy":{"suspend":true}}}'
+JOB="--image x/jax:1 --workers 2 --patch $QUEUED --queue-progress-every 1s"
+
+# wait_line NAME REGEX [COUNT]: bg_launch NAME's stderr holds COUNT lines matching (ceiling 60 s)
+wait_line() {
+	local i=0
+	until [ "$(grep -cE "$2" "$T/$1.err")" -ge "${3:-1}" ]; do
+		i=$((i + 1))
+		[ "$i" -gt 1200 ] && return 1
+		sleep 0.05
+	done
+}
+# wait_out NAME REGEX: bg_launch NAME's stdout (the workers' logs) holds a matching line
+wait_out() {
+	local i=0
+	until grep -qE "$2" "$T/$1.out"; do
+		i=$((i + 1))
+		[ "$i" -gt 1200 ] && return 1
+		sleep 0.05
+	done
+}
+SK setup team-a q cq >/dev/null || { echo "not ok - the simulated Kueue sets up its queues"; exit 1; }
+
+# --- queued, longer than --timeout, then admitted -----------------------------------------
+bg_launch qa --name qa $JOB --env SIM_LINES=3 --timeout 2s $(outs "$O/qa") \
+	--out-queue-time="$O/qa/queue-time" --out-run-time="$O/qa/run-time"
+SK hold team-a JAXJob qa q >"$T/qa.wl"
+expect 'a held job is Queued with the Workload'"'"'s pending reason' \
+	'wait_line qa "queued [0-9]+s in team-a/q: couldn.t assign flavors to pod set worker: insufficient unused quota"'
+expect '... said again while it waits, past the 2 s --timeout' \
+	'wait_line qa "queued ([3-9]|[1-9][0-9])s in team-a/q: couldn.t assign" 1'
+expect '... neither deleted nor failed by --timeout while queued' \
+	'kill -0 $BG_qa && job_state qa | grep -q Suspended && ! grep -q "Timeout" $T/qa.err'
+expect '... no worker pod and no fail-fast while queued' '! grep -qE "Running:|failing in" $T/qa.err'
+SK admit team-a JAXJob qa cq
+bg_wait qa; rc=$?
+expect '... admitted, it runs and succeeds (exit 0)' 'test $rc = 0 && test "$(cat $O/qa/state)" = Succeeded'
+expect '... the admission is said with its ClusterQueue, and Kueue'"'"'s Started event' '
+	grep -q "admitted by clusterQueue cq after [0-9]*s in the queue" $T/qa.err &&
+	grep -q "kueue: Started: Admitted by clusterQueue cq" $T/qa.err'
+expect '... the outputs give queue time and run time apart (queued > the 2 s --timeout)' '
+	awk "BEGIN{exit !($(cat $O/qa/queue-time) > 2.0 && $(cat $O/qa/run-time) > 0)}"'
+expect '... and the summary has both rows' 'grep -q "| queued | [0-9.]* s in q |" $O/qa/summary &&
+	grep -q "| run time | [0-9.]* s |" $O/qa/summary'
+expect '... the Workload has Kueue'"'"'s name and the job as its controller owner' '
+	grep -qE "^jaxjob-qa-[0-9a-f]{5}$" $T/qa.wl &&
+	ctl GET /apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads/$(cat $T/qa.wl) |
+	grep -q "\"controller\": *true"'
+cp "$T/qa.err" "$T/kueue-queued.err"
+
+# --- --queue-timeout: exit 8, the job deleted per --on-cancel delete, or left queued -------
+bg_launch qt --name qt $JOB --queue-timeout 2s --out-state="$O/qt/state" --out-message="$O/qt/message" \
+	--out-exit-code="$O/qt/exit"
+SK hold team-a JAXJob qt q >/dev/null
+bg_wait qt; rc=$?
+expect '--queue-timeout ends a queued wait with exit 8, state QueueTimeout' '
+	test $rc = 8 && test "$(cat $O/qt/state)" = QueueTimeout && test "$(cat $O/qt/exit)" = 8 &&
+	grep -q "queue-timeout of 2s reached while the job was queued in team-a/q: couldn.t assign" $O/qt/message'
+expect '... and --on-cancel delete (the default) deleted it' 'test "$(job_state qt)" = absent'
+bg_launch ql --name ql $JOB --queue-timeout 1s --on-cancel leave
+SK hold team-a JAXJob ql q >/dev/null
+bg_wait ql; rc=$?
+expect '... --on-cancel leave leaves it queued (exit 8)' 'test $rc = 8 && job_state ql | grep -q Suspended'
+
+# --- preempted mid-run, requeued, admitted again, Succeeded ----------------------------------
+bg_launch pr --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=3 --timeout 60s \
+	--out-state="$O/pr/state"
+SK hold team-a JAXJob pr q >/dev/null
+wait_line pr "queued [0-9]+s in team-a/q" && SK admit team-a JAXJob pr cq
+expect 'a preemption mid-run: the workers were running first' 'wait_out pr "^\[worker-0\] step 1/6"'
+SK preempt team-a JAXJob pr
+expect '... "preempted, requeued (reason)", queued again, not failed' '
+	wait_line pr "preempted, requeued \(Preempted: Preempted to accommodate a workload" &&
+	wait_line pr "queued [0-9]+s in team-a/q: " 2 && kill -0 $BG_pr'
+SK admit team-a JAXJob pr cq
+bg_wait pr; rc=$?
+expect '... admitted again: attempt 2, and the job Succeeded (exit 0)' '
+	test $rc = 0 && test "$(cat $O/pr/state)" = Succeeded &&
+	grep -q "admitted again by clusterQueue cq after [0-9]*s in the queue: attempt 2" $T/pr.err'
+expect '... the second attempt'"'"'s worker logs follow the first'"'"'s' '
+	test "$(grep -c "^\[worker-0\] INFO:sim:worker 0 of 2 connecting" $T/pr.out)" = 2 &&
+	grep -q "^\[worker-0\] step 6/6" $T/pr.out'
+expect '... Kueue'"'"'s Stopped event is said' 'grep -q "kueue: Stopped: Preempted to accommodate" $T/pr.err'
+cp "$T/pr.err" "$T/kueue-preempted.err"
+
+# --- no read access to Workloads: said before the create, still queued, then runs ----------
+ctl POST /_test/users '{"name": "nowl", "allow": ["* *"], "deny": ["* workloads"]}' >/dev/null
+kubeconfig_as "$KS/nowl.token" "$T/nowl.kubeconfig"
+"$JAXJOB" launch --kubeconfig "$T/nowl.kubeconfig" --name nw $JOB --env SIM_LINES=2 \
+	>"$T/nw.out" 2>"$T/nw.err" & BG_nw=$!
+SK hold team-a JAXJob nw q >/dev/null
+expect 'without Workload read: the preflight names what is missing' '
+	wait_line nw "warning: cannot list workloads.kueue.x-k8s.io in namespace team-a: .*grant get, list, watch"'
+expect '... and the job is still Queued (from its suspend flag)' '
+	wait_line nw "queued in team-a/q: waiting for Kueue to admit it \(its Workload cannot be read\)"'
+SK admit team-a JAXJob nw cq
+wait "$BG_nw"; rc=$?
+expect '... admitted, it runs to Succeeded, no Workload request sent' '
+	test $rc = 0 && grep -q "admitted after" $T/nw.err &&
+	requests | /usr/bin/python3 -c "import json,sys; sys.exit(any(r[\"user\"] == \"nowl\" and \"workloads\" in r[\"path\"] for r in json.load(sys.stdin)))"'
+
+# --- a job without the queue label that a person suspended is not "queued" ----------------
+bg_launch ps --name ps --image x/jax:1 --workers 1 --suspend --timeout 2s
+bg_wait ps; rc=$?
+expect 'a job suspended by a person (no queue label) is not Queued: --timeout applies (exit 3)' '
+	test $rc = 3 && ! grep -q "queued" $T/ps.err'
