@@ -25,6 +25,8 @@
  *   list, watch Kueue workloads   (a job with a queue-name label) warned: the
  *                                 queued reason and preemptions come from
  *                                 the suspend flag and events only
+ *   get its Kueue LocalQueue      then GET it: missing -> exit 4 before the
+ *                                 create; unreadable -> warned, not checked
  *
  * Each missing permission is one warning line naming it and what is lost,
  * and the run adapts (launch_state.h `deny`). When the review itself is
@@ -303,6 +305,7 @@ static int questions(const struct launch_state *st, struct review *qs)
 	if (st->q.queue) {	/* a Kueue job: its Workload says why it waits */
 		Q("list", &KUEUE_WORKLOAD, NULL);
 		Q("watch", &KUEUE_WORKLOAD, NULL);
+		Q("get", &KUEUE_LOCALQUEUE, NULL);
 	}
 #undef Q
 	return n;
@@ -379,7 +382,7 @@ int launch_access_check(struct launch_state *st, struct launch_result *r)
 		return 0;	/* a signal: the flow handles it (nothing created) */
 	/* the review itself forbidden or failing: the API's own answers will tell */
 	if (qs[0].answer < 0 || qs[1].answer < 0)
-		return 0;
+		return launch_kueue_preflight(st, 1, r);
 	for (int i = 0; i < 2; i++) {
 		if (qs[i].answer)
 			continue;
@@ -393,5 +396,5 @@ int launch_access_check(struct launch_state *st, struct launch_result *r)
 		return -1;
 	}
 	adapt(st, qs, n);
-	return 0;
+	return launch_kueue_preflight(st, !denied(qs, n, "get", &KUEUE_LOCALQUEUE, NULL), r);
 }

@@ -40,6 +40,8 @@
 
 #include "health.h"
 #include "jtree.h"
+#include "launch_outputs.h"
+#include "launch_run.h"
 #include "launch_state.h"
 
 /* kueue.x-k8s.io/v1beta2 workloads (v1beta1 is served but deprecated:
@@ -211,4 +213,41 @@ int launch_kueue_event(struct launch_state *st, const cJSON *ev)
 		snprintf(st->q.stopped, sizeof(st->q.stopped), "%s", msg);
 	launch_progress_note(&st->prog, "kueue: %s: %s", reason, msg);
 	return 1;
+}
+
+/* ---- before the create: does the LocalQueue exist? ----------------------------- */
+
+int launch_kueue_preflight(struct launch_state *st, int may_get, struct launch_result *r)
+{
+	struct err e = ERR_INIT;
+	cJSON *lq = NULL;
+
+	if (!st->q.queue)
+		return 0;
+	if (!may_get) {
+		launch_progress_note(&st->prog, "warning: cannot get localqueues.kueue.x-k8s.io in "
+				     "namespace %s: whether LocalQueue %s exists is not checked (a job "
+				     "in a missing queue waits for ever)", st->ns, st->q.queue);
+		return 0;
+	}
+	if (kube_get(st->c, &KUEUE_LOCALQUEUE, st->ns, st->q.queue, &lq, &e) == 0) {
+		cJSON_Delete(lq);
+		return 0;
+	}
+	cJSON_Delete(lq);
+	if (e.code == ERR_NOTFOUND && strstr(e.msg, "\" not found")) {
+		launch_result_set(r, "Error", EXIT_API_ERROR, "LocalQueueNotFound",
+				  "LocalQueue \"%s\" does not exist in namespace \"%s\" (label %s): "
+				  "Kueue would hold the %s for ever; create the LocalQueue or name an "
+				  "existing one", st->q.queue, st->ns, KUEUE_QUEUE_LABEL, st->kind);
+		return -1;
+	}
+	if (e.code == ERR_NOTFOUND)	/* 404 page not found: no such API */
+		launch_progress_note(&st->prog, "warning: Kueue is not installed (the API serves no "
+				     "localqueues.kueue.x-k8s.io): nothing will admit a job held for "
+				     "queue %s", st->q.queue);
+	else if (e.code != ERR_CANCELLED)
+		launch_progress_note(&st->prog, "warning: cannot read LocalQueue %s/%s: %s (whether "
+				     "it exists is not checked)", st->ns, st->q.queue, e.msg);
+	return 0;
 }

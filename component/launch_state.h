@@ -260,6 +260,10 @@ void launch_kueue_evicted(const struct launch_state *st, char *why, size_t n);
 const char *launch_kueue_admitted_by(const struct launch_state *st);
 /* A Normal event about the job: Kueue's are said (1), others ignored (0). */
 int launch_kueue_event(struct launch_state *st, const cJSON *ev);
+/* Before the create: the job's LocalQueue exists (GET when `may_get`),
+ * else -1 with `r` set; a queue that cannot be read is a warning. */
+struct launch_result;
+int launch_kueue_preflight(struct launch_state *st, int may_get, struct launch_result *r);
 /* Seconds queued so far (finished stretches plus the current one). */
 double launch_queued_seconds(const struct launch_state *st);
 

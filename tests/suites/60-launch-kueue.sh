@@ -116,3 +116,20 @@ bg_launch ps --name ps --image x/jax:1 --workers 1 --suspend --timeout 2s
 bg_wait ps; rc=$?
 expect 'a job suspended by a person (no queue label) is not Queued: --timeout applies (exit 3)' '
 	test $rc = 3 && ! grep -q "queued" $T/ps.err'
+
+# --- the preflight: the LocalQueue must exist (when it can be read) --------------------------
+MISSING='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"nosuch"}},"spec":{"runPolicy":{"suspend":true}}}'
+expect_run 4 'a missing LocalQueue: exit 4 before the create' lq \
+	launch --name lq --image x/jax:1 --patch "$MISSING"
+expect '... one error line naming the queue, the label and the fix; no job created' '
+	grep -qx "error: LocalQueue \"nosuch\" does not exist in namespace \"team-a\" (label kueue.x-k8s.io/queue-name): Kueue would hold the JAXJob for ever; create the LocalQueue or name an existing one" $T/lq.err &&
+	test "$(job_state lq)" = absent'
+ctl POST /_test/users '{"name": "nolq", "allow": ["* *"], "deny": ["get localqueues"]}' >/dev/null
+kubeconfig_as "$KS/nolq.token" "$T/nolq.kubeconfig"
+"$JAXJOB" launch --kubeconfig "$T/nolq.kubeconfig" --name nl --image x/jax:1 --patch "$MISSING" \
+	--queue-timeout 1s --on-cancel delete >"$T/nl.out" 2>"$T/nl.err" & BG_nl=$!
+SK hold team-a JAXJob nl nosuch >/dev/null
+wait "$BG_nl"; rc=$?
+expect '... a LocalQueue that cannot be read: said, not checked, the job created (and queued)' '
+	grep -q "warning: cannot get localqueues.kueue.x-k8s.io in namespace team-a: whether LocalQueue nosuch exists is not checked" $T/nl.err &&
+	grep -q "created JAXJob team-a/nl" $T/nl.err && test $rc = 8'

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# jaxjob launch and Kueue against a REAL kube-apiserver 1.24 (tests/realserver/kcp.sh) with
+# Kueue's CRDs from ../shared/reference/kueue/crds installed and Kueue played through the API by
+# tests/kueue/simkueue.py (the same script as 60-launch-kueue on the double): queued past
+# --timeout then admitted; --queue-timeout; preempted mid-run, requeued, admitted again,
+# Succeeded; a missing LocalQueue; a Role without Workload read. Every step waits for the
+# launcher's line that answers the previous one.
+# run-all: after 66-real-faults
+. "$JAXJOB_TOP/tests/suites/65-real.lib"
+KUEUE_CRDS=${JAXJOB_SHARED:+$JAXJOB_SHARED/reference/kueue/crds}
+if [ -z "$KUEUE_CRDS" ] || [ ! -d "$KUEUE_CRDS" ]; then
+	skip "real control plane with Kueue" "needs ../shared/reference/kueue/crds"
+	exit 0
+fi
+real_start "real control plane with Kueue"
+O=$T/outputs
+SK() { /usr/bin/python3 "$JAXJOB_TOP/tests/kueue/simkueue.py" --server "$KUBE_SERVER" --ca "$KUBE_CA" \
+	--token-file "$KUBE_TOKEN_FILE" "$@"; }
+QUEUED='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}},"spec":{"runPolicy":{"suspend":true}}}'
+JOB="--image x/jax:1 --workers 2 --patch $QUEUED --queue-progress-every 1s"
+
+# wait_line NAME REGEX [COUNT] / wait_out NAME REGEX: a bg launch's stderr / stdout (120 s ceiling)
+wait_line() { wait_for -t 120 test "$(grep -cE "$2" "$T/$1.err")" -ge "${3:-1}"; }
+wait_out() { wait_for -t 120 grep -qE "$2" "$T/$1.out"; }
+
+# ---- setup: Kueue's CRDs (create: too big for apply's annotation), queues, a Role without Workloads
+kubectl create -f "$KUEUE_CRDS" >/dev/null &&
+	kcp_wait_established workloads.kueue.x-k8s.io localqueues.kueue.x-k8s.io clusterqueues.kueue.x-k8s.io &&
+	SK setup team-a q cq >/dev/null ||
+	{ not_ok "Kueue's CRDs install on the real apiserver and the queues are created"; exit 1; }
+ok "Kueue's CRDs (../shared/reference/kueue/crds) install on the real apiserver, queues created"
+kubectl -n team-a create serviceaccount nowl >/dev/null &&
+	kubectl -n team-a create role nowl --verb=create,get,list,watch,delete,patch --resource=jaxjobs.kubeflow.org >/dev/null &&
+	kubectl -n team-a create role nowl-pods --verb=list,watch --resource=pods,events >/dev/null &&
+	kubectl -n team-a create role nowl-logs --verb=get --resource=pods/log,localqueues.kueue.x-k8s.io >/dev/null &&
+	for r in nowl nowl-pods nowl-logs; do
+		kubectl -n team-a create rolebinding "$r" --role="$r" --serviceaccount=team-a:nowl >/dev/null || exit 1
+	done &&
+	kubectl -n team-a create token nowl --duration 10m >"$KCP_DIR/nowl.token" &&
+	kcp_secret "$KCP_DIR/nowl.token" &&
+	sed "s|token: \"[^\"]*\"|token: \"$(cat "$KCP_DIR/nowl.token")\"|; s/namespace: default/namespace: team-a/" \
+		"$KCP_DIR/admin-token.kubeconfig" >"$KCP_DIR/kubeconfig-nowl" || echo "setup of the Role without Workloads failed" >&2
+
+# ---- the scenarios side by side (different jobs), then the assertions -------------------------
+bg_launch qa --name qa $JOB --env SIM_LINES=3 --timeout 3s --out-state="$O/qa/state" \
+	--out-queue-time="$O/qa/queue-time" --out-run-time="$O/qa/run-time"
+bg_launch qt --name qt $JOB --queue-timeout 3s --out-state="$O/qt/state"
+bg_launch pr --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=4 --timeout 120s --out-state="$O/pr/state"
+bg_launch_as "$KCP_DIR/kubeconfig-nowl" nw --name nw $JOB --env SIM_LINES=2
+SK hold team-a JAXJob qa q >"$T/qa.wl"
+SK hold team-a JAXJob qt q >/dev/null
+SK hold team-a JAXJob pr q >/dev/null
+SK hold team-a JAXJob nw q >/dev/null
+
+# queued past --timeout, then admitted
+wait_line qa "queued ([4-9]|[1-9][0-9])s in team-a/q: couldn.t assign flavors"; qa_waited=$?
+qa_state=$(job_state qa)
+SK admit team-a JAXJob qa cq
+# preempted mid-run, admitted again
+wait_line pr "queued [0-9]+s in team-a/q" && SK admit team-a JAXJob pr cq
+wait_out pr "^\[worker-0\] step 1/6"; pr_ran=$?
+SK preempt team-a JAXJob pr
+wait_line pr "preempted, requeued"; pr_requeued=$?
+wait_line pr "queued [0-9]+s in team-a/q: Preempted" && SK admit team-a JAXJob pr cq
+# no Workload read
+wait_line nw "queued in team-a/q: waiting for Kueue to admit it" && SK admit team-a JAXJob nw cq
+bg_wait qa; rc_qa=$?
+bg_wait qt; rc_qt=$?
+bg_wait pr; rc_pr=$?
+bg_wait nw; rc_nw=$?
+launch --name lq --image x/jax:1 --patch '{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"nosuch"}}}' \
+	>"$T/lq.out" 2>"$T/lq.err"; rc_lq=$?
+
+expect "queued longer than --timeout 3s: still queued, neither deleted nor failed ($qa_state)" '
+	test $qa_waited = 0 && echo "$qa_state" | grep -q Suspended && ! grep -q Timeout $T/qa.err'
+expect "... admitted, it ran and Succeeded (exit $rc_qa)" '
+	test $rc_qa = 0 && test "$(cat $O/qa/state)" = Succeeded &&
+	grep -q "admitted by clusterQueue cq after [0-9]*s in the queue" $T/qa.err &&
+	grep -q "kueue: Started: Admitted by clusterQueue cq" $T/qa.err'
+expect '... queue time (> 3 s) and run time apart in the outputs' '
+	awk "BEGIN{exit !($(cat $O/qa/queue-time) > 3.0 && $(cat $O/qa/run-time) > 0)}"'
+expect '... its Workload: Kueue'"'"'s name, the job as controller owner, on the real apiserver' '
+	grep -qE "^jaxjob-qa-[0-9a-f]{5}$" $T/qa.wl'
+expect "--queue-timeout 3s: exit 8, QueueTimeout, the job deleted (got $rc_qt)" '
+	test $rc_qt = 8 && test "$(cat $O/qt/state)" = QueueTimeout && test "$(job_state qt)" = absent'
+expect "preempted mid-run: preempted, requeued, admitted again, Succeeded (exit $rc_pr)" '
+	test $pr_ran = 0 && test $pr_requeued = 0 && test $rc_pr = 0 &&
+	test "$(cat $O/pr/state)" = Succeeded &&
+	grep -q "preempted, requeued (Preempted: Preempted to accommodate a workload" $T/pr.err &&
+	grep -q "admitted again by clusterQueue cq after [0-9]*s in the queue: attempt 2" $T/pr.err &&
+	grep -q "^\[worker-0\] step 6/6" $T/pr.out'
+expect "a Role without Workload read: named before the create, still Queued, then Succeeded (exit $rc_nw)" '
+	grep -q "warning: cannot list workloads.kueue.x-k8s.io in namespace team-a" $T/nw.err &&
+	grep -q "queued in team-a/q: waiting for Kueue to admit it (its Workload cannot be read)" $T/nw.err &&
+	test $rc_nw = 0'
+expect "a missing LocalQueue: exit 4 before the create (got $rc_lq), one error line, no job" '
+	test $rc_lq = 4 &&
+	grep -qx "error: LocalQueue \"nosuch\" does not exist in namespace \"team-a\" (label kueue.x-k8s.io/queue-name): Kueue would hold the JAXJob for ever; create the LocalQueue or name an existing one" $T/lq.err &&
+	test "$(job_state lq)" = absent'
+mkdir -p "${JAXJOB_TMP:-/tmp}/kueue-real" && cp "$T/qa.err" "$T/pr.err" "$T/nw.err" "${JAXJOB_TMP:-/tmp}/kueue-real/" 2>/dev/null
