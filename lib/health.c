@@ -141,6 +141,34 @@ static void lifecycle(const struct cond_scan *sc, enum cond_type success,
 	out->suspended = !out->terminal && sc->is_true[C_SUSPENDED];
 }
 
+/*
+ * A job Kueue holds carries the label kueue.x-k8s.io/queue-name (its
+ * LocalQueue) on itself: suspended with it means queued for admission,
+ * without it someone suspended the job. The status is Suspended either way
+ * (Argo CD's own rule for a suspended batch/v1 Job, whoever suspended it;
+ * health-checks/README.md argues it); the message says which.
+ */
+static const char *kueue_queue(const cJSON *obj)
+{
+	const cJSON *q = get(get(get(obj, "metadata"), "labels"), "kueue.x-k8s.io/queue-name");
+
+	return q && cJSON_IsString(q) && q->valuestring && *q->valuestring ? q->valuestring : NULL;
+}
+
+/* Suspended: queued by Kueue, or suspended by someone (the condition's text). */
+static void suspended(struct health_result *out, const cJSON *obj, const cJSON *cond,
+		      const char *fallback)
+{
+	const char *q = kueue_queue(obj);
+
+	if (!q) {
+		from_cond(out, HEALTH_SUSPENDED, cond, fallback);
+		return;
+	}
+	out->status = HEALTH_SUSPENDED;
+	buf_addf(&out->message, "Queued by Kueue in LocalQueue %s: suspended until admitted", q);
+}
+
 static bool deleting(const cJSON *obj)
 {
 	return get(get(obj, "metadata"), "deletionTimestamp") != NULL;
@@ -189,7 +217,7 @@ static void judge_jaxjob(const cJSON *obj, const struct cond_scan *scp,
 	} else if (out->succeeded) {
 		from_cond(out, HEALTH_HEALTHY, sc.is_true[C_SUCCEEDED], "JAXJob succeeded");
 	} else if (out->suspended) {
-		from_cond(out, HEALTH_SUSPENDED, sc.is_true[C_SUSPENDED], "JAXJob is suspended");
+		suspended(out, obj, sc.is_true[C_SUSPENDED], "JAXJob is suspended");
 	} else if (sc.is_true[C_RESTARTING]) {
 		from_cond(out, HEALTH_PROGRESSING, sc.is_true[C_RESTARTING], "JAXJob is restarting");
 	} else if (sc.is_true[C_RUNNING]) {
@@ -244,7 +272,7 @@ static void judge_trainjob(const cJSON *obj, const struct cond_scan *scp,
 			  str_is(get(cf, "reason"), "JobsBuildFailed"))) {
 		from_cond(out, HEALTH_DEGRADED, cf, "TrainJob failed to create its jobs");
 	} else if (out->suspended) {
-		from_cond(out, HEALTH_SUSPENDED, sc.is_true[C_SUSPENDED], "TrainJob is suspended");
+		suspended(out, obj, sc.is_true[C_SUSPENDED], "TrainJob is suspended");
 	} else {
 		set(out, HEALTH_PROGRESSING, trainjob_active(status) ?
 		    "TrainJob is running" : "Waiting for TrainJob to start");

@@ -24,8 +24,10 @@
  * TrainJob (group trainer.kubeflow.org): Failed -> Degraded, Complete ->
  * Healthy, a condition observedGeneration behind metadata.generation ->
  * Progressing, Created=False with reason JobsCreationFailed/JobsBuildFailed
- * -> Degraded, Suspended -> Suspended, else Progressing. The full table is in
- * health-checks/README.md.
+ * -> Degraded, Suspended -> Suspended, else Progressing. Suspended with the
+ * label kueue.x-k8s.io/queue-name on the job says "Queued by Kueue in
+ * LocalQueue Q: suspended until admitted" instead of the condition's text.
+ * The full table is in health-checks/README.md.
  *
  * Every field may have any JSON type; the judge never fails on odd input,
  * it reads only what has the expected type (a Lua script cannot do more).

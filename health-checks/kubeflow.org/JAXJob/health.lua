@@ -39,6 +39,17 @@ local function text(cond, fallback)
   return fallback
 end
 
+-- A job Kueue holds: the label kueue.x-k8s.io/queue-name on the job names its
+-- LocalQueue (a non-empty string), else nil. Suspended with it is "queued",
+-- without it "someone suspended it" - same status, the message tells them apart.
+local function kueue_queue(o)
+  local q = get(get(get(o, "metadata"), "labels"), "kueue.x-k8s.io/queue-name")
+  if type(q) == "string" and q ~= "" then
+    return q
+  end
+  return nil
+end
+
 local hs = {}
 if get(obj.metadata, "deletionTimestamp") ~= nil then
   hs.status = "Progressing"
@@ -73,7 +84,12 @@ elseif true_cond.Succeeded ~= nil then
   hs.message = text(true_cond.Succeeded, "JAXJob succeeded")
 elseif true_cond.Suspended ~= nil then
   hs.status = "Suspended"
-  hs.message = text(true_cond.Suspended, "JAXJob is suspended")
+  local queue = kueue_queue(obj)
+  if queue ~= nil then
+    hs.message = "Queued by Kueue in LocalQueue " .. queue .. ": suspended until admitted"
+  else
+    hs.message = text(true_cond.Suspended, "JAXJob is suspended")
+  end
 elseif true_cond.Restarting ~= nil then
   hs.status = "Progressing"
   hs.message = text(true_cond.Restarting, "JAXJob is restarting")

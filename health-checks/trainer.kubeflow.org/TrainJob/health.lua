@@ -40,6 +40,17 @@ local function text(cond, fallback)
   return fallback
 end
 
+-- A job Kueue holds: the label kueue.x-k8s.io/queue-name on the job names its
+-- LocalQueue (a non-empty string), else nil. Suspended with it is "queued",
+-- without it "someone suspended it" - same status, the message tells them apart.
+local function kueue_queue(o)
+  local q = get(get(get(o, "metadata"), "labels"), "kueue.x-k8s.io/queue-name")
+  if type(q) == "string" and q ~= "" then
+    return q
+  end
+  return nil
+end
+
 local hs = {}
 if get(obj.metadata, "deletionTimestamp") ~= nil then
   hs.status = "Progressing"
@@ -89,7 +100,12 @@ elseif created_false ~= nil and (created_false.reason == "JobsCreationFailed" or
   hs.message = text(created_false, "TrainJob failed to create its jobs")
 elseif true_cond.Suspended ~= nil then
   hs.status = "Suspended"
-  hs.message = text(true_cond.Suspended, "TrainJob is suspended")
+  local queue = kueue_queue(obj)
+  if queue ~= nil then
+    hs.message = "Queued by Kueue in LocalQueue " .. queue .. ": suspended until admitted"
+  else
+    hs.message = text(true_cond.Suspended, "TrainJob is suspended")
+  end
 else
   hs.status = "Progressing"
   local running = false
