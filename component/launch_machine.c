@@ -115,6 +115,7 @@ static void job_seen(struct launch_state *st, const cJSON *obj)
 	cJSON_Delete(st->job);
 	st->job = cJSON_Duplicate(obj, 1);
 	queue_check(st);
+	launch_trainer_seen(st);
 	launch_show_progress(st);
 	launch_stuck_check(st);
 	if (!launch_judge(st->job, NULL) || st->draining)

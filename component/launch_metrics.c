@@ -255,7 +255,7 @@ void launch_metrics_line(struct launch_metrics *lm, int worker, const char *line
 	if (!metrics_line(lm->m, worker, line, len, 0))
 		return;
 	now = metrics_last_time(lm->m);
-	if (lm->o->progress_s <= 0 || !lm->prog || !lm->prog->out)
+	if (lm->o->progress_s <= 0 || !lm->prog || !lm->prog->out || lm->trainer_status)
 		return;
 	if (lm->last_print && now - lm->last_print < lm->o->progress_s)
 		return;
@@ -267,11 +267,22 @@ void launch_metrics_end(struct launch_metrics *lm)
 {
 	struct metrics_progress p;
 
-	if (!lm->m || lm->o->progress_s <= 0 || !lm->prog || !lm->prog->out)
+	if (!lm->m || lm->o->progress_s <= 0 || !lm->prog || !lm->prog->out || lm->trainer_status)
 		return;
 	metrics_progress(lm->m, &p);
 	if (p.metric_lines)
 		progress_line(lm, 1);
+}
+
+void launch_metrics_percent(const struct metrics *m, struct buf *out)
+{
+	struct metrics_progress p;
+
+	if (!m)
+		return;
+	metrics_progress(m, &p);
+	if (p.has_step && p.total > 0 && p.step <= p.total)
+		buf_addf(out, "%.0f", floor(100.0 * p.step / p.total));
 }
 
 /* ---- Markdown, chart ----------------------------------------------------------- */

@@ -50,6 +50,8 @@ struct launch_metrics {
 	struct launch_progress *prog;
 	double last_print;		/* when the last progress line went out, 0 none */
 	unsigned long printed_at;	/* metric lines when it did */
+	int trainer_status;		/* the job reports its own progress (TrainJob
+					 * status.trainerStatus): no "training:" lines */
 };
 
 /* The NAME=REGEX entries of one --metric value: one per line, blank lines
@@ -69,6 +71,9 @@ void launch_metrics_line(struct launch_metrics *lm, int worker, const char *line
 
 /* The run is over: a last progress line if any metric was seen. */
 void launch_metrics_end(struct launch_metrics *lm);
+
+/* The percent done from the logs (step/total), into `out`; nothing unknown. */
+void launch_metrics_percent(const struct metrics *m, struct buf *out);
 
 /* The metrics part of the Markdown summary (a table), nothing without metrics. */
 void launch_metrics_summary(const struct metrics *m, struct buf *out);

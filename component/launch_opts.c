@@ -150,6 +150,9 @@ static const struct run_flag run_flags[] = {
 	  "write the seconds Kueue held the job queued (0 without a queue)" },
 	{ "out-run-time", "FILE", "outputs", RF_STR, OUT(run_time), NULL,
 	  "write the seconds of the wait the job was not queued" },
+	{ "out-progress", "FILE", "outputs", RF_STR, OUT(progress), NULL,
+	  "write the percent done (0-100): a TrainJob's status.trainerStatus, else from the "
+	  "logs' step/total, else empty" },
 	{ "out-duration", "FILE", "outputs", RF_STR, OUT(duration), NULL,
 	  "write the run time in seconds" },
 	{ "out-workers", "FILE", "outputs", RF_STR, OUT(workers), NULL,

@@ -55,6 +55,7 @@ struct launch_outputs {
 	const char *exit_code;		/* the exit code we return, as text */
 	const char *queue_time;		/* seconds held by Kueue (0 for a job without a queue) */
 	const char *run_time;		/* seconds of the wait not queued */
+	const char *progress;		/* percent done: TrainJob status.trainerStatus, else the logs */
 	/* training metrics (launch_metrics.h) */
 	const char *metrics;		/* JSON: per metric last/min/max, steps, rate */
 	const char *metrics_csv;	/* CSV metric,step,value (LTTB-downsampled) */

@@ -206,6 +206,56 @@ static void md_row(struct buf *out, const char *k, const char *v)
 	buf_adds(out, " |\n");
 }
 
+/* "13m05s", "2h10m", "45s" */
+static void add_span(struct buf *b, long t)
+{
+	if (t >= 3600)
+		buf_addf(b, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		buf_addf(b, "%ldm%02lds", t / 60, t % 60);
+	else
+		buf_addf(b, "%lds", t);
+}
+
+void launch_trainer_progress(const cJSON *ts, struct buf *b)
+{
+	const cJSON *pct = cJSON_GetObjectItemCaseSensitive(ts, "progressPercentage");
+	const cJSON *eta = cJSON_GetObjectItemCaseSensitive(ts, "estimatedRemainingSeconds");
+	const cJSON *m;
+	int n = 0;
+
+	if (cJSON_IsNumber(pct))
+		buf_addf(b, "%d%% done", pct->valueint);
+	else
+		buf_adds(b, "progress unknown");
+	if (cJSON_IsNumber(eta) && eta->valuedouble >= 0) {
+		buf_adds(b, ", ");
+		add_span(b, (long)eta->valuedouble);
+		buf_adds(b, " left");
+	}
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(ts, "metrics")) {
+		const char *name = jtree_get_string(m, "name", NULL), *v = jtree_get_string(m, "value", NULL);
+		if (!name || !v || n++ >= 6)
+			continue;
+		buf_addf(b, ", %s %s", name, v);
+	}
+}
+
+/* A TrainJob's own progress (status.trainerStatus, KEP-2779): preferred over
+ * what the logs said, which the metrics table below still shows. */
+static void trainer_rows(const struct launch_result *r, struct buf *out)
+{
+	const cJSON *ts = jtree_get(r->job, "status.trainerStatus");
+	struct buf line = BUF_INIT;
+
+	if (!cJSON_IsObject(ts))
+		return;
+	launch_trainer_progress(ts, &line);
+	md_row(out, "progress", line.data);
+	md_row(out, "progress updated", jtree_get_string(ts, "lastUpdatedTime", NULL));
+	buf_free(&line);
+}
+
 void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 {
 	struct launch_workers w;
@@ -231,6 +281,7 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 		snprintf(tmp, sizeof(tmp), "%.1f s", d);
 		md_row(out, "duration", tmp);
 	}
+	trainer_rows(r, out);
 	if (r->queue) {
 		snprintf(tmp, sizeof(tmp), "%.1f s in %s", r->queued_s, r->queue);
 		md_row(out, "queued", tmp);
@@ -291,6 +342,14 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 	case 12: launch_outputs_summary(r, v); break;
 	case 13: buf_addf(v, "%d", r->exit_code); break;
 	case 14: buf_addf(v, "%.3f", r->queue ? r->queued_s : 0.0); break;
+	case 16: {	/* the job's own percentage, else the logs' */
+		const cJSON *pct = jtree_get(r->job, "status.trainerStatus.progressPercentage");
+		if (cJSON_IsNumber(pct))
+			buf_addf(v, "%d", pct->valueint);
+		else
+			launch_metrics_percent(r->metrics, v);
+		break;
+	}
 	case 15:
 		d = r->queue ? r->run_s : duration_of(r);
 		if (d >= 0)
@@ -320,7 +379,7 @@ int launch_outputs_write(const struct launch_outputs *p, const struct launch_res
 		p->state, p->reason, p->message, p->job_json, p->manifest,
 		p->job_name, p->job_namespace, p->job_uid, p->start_time,
 		p->completion_time, p->duration, p->workers, p->summary, p->exit_code,
-		p->queue_time, p->run_time,
+		p->queue_time, p->run_time, p->progress,
 	};
 	struct buf v = BUF_INIT;
 	int rc = 0;

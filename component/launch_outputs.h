@@ -75,6 +75,9 @@ int launch_outputs_write(const struct launch_outputs *paths,
  */
 int launch_outcome_exit(enum launch_outcome how, int code);
 
+/* "42% done, 13m05s left, loss 0.31" of a TrainJob's status.trainerStatus. */
+void launch_trainer_progress(const cJSON *trainer_status, struct buf *b);
+
 /* The Markdown summary (also printed to stderr at the end of a run). */
 void launch_outputs_summary(const struct launch_result *r, struct buf *out);
 

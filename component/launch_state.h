@@ -180,6 +180,12 @@ struct launch_state {
 		struct kube_timer *ticker, *deadline;
 	} q;
 
+	/* status.trainerStatus (launch_trainer.c) */
+	struct {
+		char updated[64];	/* its lastUpdatedTime last said */
+		double said;		/* when the last "trainer:" line went out */
+	} trainer;
+
 	/* cleanup */
 	int delete_confirmed;
 	int in_delete_wait;		/* inside the loop waiting for DELETED */
@@ -266,6 +272,9 @@ struct launch_result;
 int launch_kueue_preflight(struct launch_state *st, int may_get, struct launch_result *r);
 /* Seconds queued so far (finished stretches plus the current one). */
 double launch_queued_seconds(const struct launch_state *st);
+
+/* launch_trainer.c: a TrainJob's status.trainerStatus, preferred over the logs */
+void launch_trainer_seen(struct launch_state *st);
 
 /* launch_access.c */
 /*
