@@ -133,3 +133,16 @@ wait "$BG_nl"; rc=$?
 expect '... a LocalQueue that cannot be read: said, not checked, the job created (and queued)' '
 	grep -q "warning: cannot get localqueues.kueue.x-k8s.io in namespace team-a: whether LocalQueue nosuch exists is not checked" $T/nl.err &&
 	grep -q "created JAXJob team-a/nl" $T/nl.err && test $rc = 8'
+
+# --- a TrainJob (Kueue's supported path): queued, then admitted --------------------------------
+TQ='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}},"spec":{"suspend":true}}'
+bg_launch tq --api trainjob --name tq --image x/jax:1 --workers 2 --env SIM_LINES=2 --patch "$TQ" \
+	--timeout 2s --queue-progress-every 1s --out-state="$O/tq/state"
+SK hold team-a TrainJob tq q >"$T/tq.wl"
+expect 'a TrainJob held by Kueue is Queued past its --timeout, with the pending reason' '
+	wait_line tq "queued ([3-9]|[1-9][0-9])s in team-a/q: couldn.t assign flavors"'
+SK admit team-a TrainJob tq cq
+bg_wait tq; rc=$?
+expect '... admitted, it runs and completes (exit 0); its Workload is named trainjob-tq-<hash>' '
+	test $rc = 0 && test "$(cat $O/tq/state)" = Succeeded && grep -qE "^trainjob-tq-[0-9a-f]{5}$" $T/tq.wl &&
+	grep -q "admitted by clusterQueue cq" $T/tq.err'

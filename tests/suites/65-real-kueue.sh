@@ -20,8 +20,19 @@ QUEUED='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}},"spec":{"runPol
 JOB="--image x/jax:1 --workers 2 --patch $QUEUED --queue-progress-every 1s"
 
 # wait_line NAME REGEX [COUNT] / wait_out NAME REGEX: a bg launch's stderr / stdout (120 s ceiling)
-wait_line() { wait_for -t 120 test "$(grep -cE "$2" "$T/$1.err")" -ge "${3:-1}"; }
+count_lines() { test "$(grep -cE "$2" "$T/$1.err")" -ge "${3:-1}"; }
+wait_line() { wait_for -t 120 count_lines "$@"; }
 wait_out() { wait_for -t 120 grep -qE "$2" "$T/$1.out"; }
+
+# run_bg NAME KUBECONFIG ARGS...: a launch in the background, its exit code in $T/NAME.rc;
+# rc_of NAME: wait for it (a file, not `wait`: the status of a child that ended long before,
+# thousands of forks ago, is not always still known to the shell)
+run_bg() {
+	local name=$1 kc=$2
+	shift 2
+	("$JAXJOB" launch --kubeconfig "$kc" "$@" >"$T/$name.out" 2>"$T/$name.err"; echo $? >"$T/$name.rc") &
+}
+rc_of() { wait_for -t 300 test -s "$T/$1.rc"; cat "$T/$1.rc" 2>/dev/null || echo none; }
 
 # ---- setup: Kueue's CRDs (create: too big for apply's annotation), queues, a Role without Workloads
 kubectl create -f "$KUEUE_CRDS" >/dev/null &&
@@ -42,11 +53,11 @@ kubectl -n team-a create serviceaccount nowl >/dev/null &&
 		"$KCP_DIR/admin-token.kubeconfig" >"$KCP_DIR/kubeconfig-nowl" || echo "setup of the Role without Workloads failed" >&2
 
 # ---- the scenarios side by side (different jobs), then the assertions -------------------------
-bg_launch qa --name qa $JOB --env SIM_LINES=3 --timeout 3s --out-state="$O/qa/state" \
+run_bg qa "$KCP_KUBECONFIG" --name qa $JOB --env SIM_LINES=3 --timeout 3s --queue-timeout 150s --out-state="$O/qa/state" \
 	--out-queue-time="$O/qa/queue-time" --out-run-time="$O/qa/run-time"
-bg_launch qt --name qt $JOB --queue-timeout 3s --out-state="$O/qt/state"
-bg_launch pr --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=4 --timeout 120s --out-state="$O/pr/state"
-bg_launch_as "$KCP_DIR/kubeconfig-nowl" nw --name nw $JOB --env SIM_LINES=2
+run_bg qt "$KCP_KUBECONFIG" --name qt $JOB --queue-timeout 3s --out-state="$O/qt/state"
+run_bg pr "$KCP_KUBECONFIG" --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=4 --timeout 120s --queue-timeout 150s --out-state="$O/pr/state"
+run_bg nw "$KCP_DIR/kubeconfig-nowl" --name nw $JOB --env SIM_LINES=2 --queue-timeout 150s
 SK hold team-a JAXJob qa q >"$T/qa.wl"
 SK hold team-a JAXJob qt q >/dev/null
 SK hold team-a JAXJob pr q >/dev/null
@@ -64,10 +75,10 @@ wait_line pr "preempted, requeued"; pr_requeued=$?
 wait_line pr "queued [0-9]+s in team-a/q: Preempted" && SK admit team-a JAXJob pr cq
 # no Workload read
 wait_line nw "queued in team-a/q: waiting for Kueue to admit it" && SK admit team-a JAXJob nw cq
-bg_wait qa; rc_qa=$?
-bg_wait qt; rc_qt=$?
-bg_wait pr; rc_pr=$?
-bg_wait nw; rc_nw=$?
+rc_qa=$(rc_of qa)
+rc_qt=$(rc_of qt)
+rc_pr=$(rc_of pr)
+rc_nw=$(rc_of nw)
 launch --name lq --image x/jax:1 --patch '{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"nosuch"}}}' \
 	>"$T/lq.out" 2>"$T/lq.err"; rc_lq=$?
 
