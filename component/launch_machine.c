@@ -387,10 +387,18 @@ static void leave_queue(struct launch_state *st)
 	st->q.ticker = st->q.deadline = NULL;
 	st->q.admissions++;
 	span(launch_now() - st->q.since, d, sizeof(d));
-	if (st->q.admissions > 1)
+	if (st->q.admissions > 1) {
 		launch_progress_note(&st->prog, "admitted again%s%s after %s in the queue: attempt %d; "
 				     "the new workers' logs follow", cq ? " by clusterQueue " : "",
 				     cq ? cq : "", d, st->q.admissions);
+		/* mark the seam in the logs themselves: the lines after it are the
+		 * new attempt's (the same stdout the worker lines go to, in order) */
+		if (st->o->logs != LOGS_NONE) {
+			printf("[jaxjob] attempt %d: re-admitted after preemption; the workers start "
+			       "again\n", st->q.admissions);
+			fflush(stdout);
+		}
+	}
 	else
 		launch_progress_note(&st->prog, "admitted%s%s after %s in the queue",
 				     cq ? " by clusterQueue " : "", cq ? cq : "", d);

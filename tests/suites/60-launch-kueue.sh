@@ -89,8 +89,10 @@ bg_wait pr; rc=$?
 expect '... admitted again: attempt 2, and the job Succeeded (exit 0)' '
 	test $rc = 0 && test "$(cat $O/pr/state)" = Succeeded &&
 	grep -q "admitted again by clusterQueue cq after [0-9]*s in the queue: attempt 2" $T/pr.err'
-expect '... the second attempt'"'"'s worker logs follow the first'"'"'s' '
+expect '... the second attempt'"'"'s worker logs follow the first'"'"'s, after a marker line' '
 	test "$(grep -c "^\[worker-0\] INFO:sim:worker 0 of 2 connecting" $T/pr.out)" = 2 &&
+	sed -n "/^\[jaxjob\] attempt 2: re-admitted after preemption/,\$p" $T/pr.out |
+	grep -q "^\[worker-0\] INFO:sim:worker 0 of 2 connecting" &&
 	grep -q "^\[worker-0\] step 6/6" $T/pr.out'
 expect '... Kueue'"'"'s Stopped event is said' 'grep -q "kueue: Stopped: Preempted to accommodate" $T/pr.err'
 cp "$T/pr.err" "$T/kueue-preempted.err"
@@ -146,3 +148,15 @@ bg_wait tq; rc=$?
 expect '... admitted, it runs and completes (exit 0); its Workload is named trainjob-tq-<hash>' '
 	test $rc = 0 && test "$(cat $O/tq/state)" = Succeeded && grep -qE "^trainjob-tq-[0-9a-f]{5}$" $T/tq.wl &&
 	grep -q "admitted by clusterQueue cq" $T/tq.err'
+
+# --- the fail-fast grace does not count queued time -----------------------------------------
+bg_launch ff --name ff --image sim/image-pull-error:1 --workers 1 --patch "$QUEUED" \
+	--queue-progress-every 1s --fail-fast-after 2s --out-state="$O/ff/state"
+SK hold team-a JAXJob ff q >/dev/null
+expect 'queued for longer than --fail-fast-after 2s: not stuck while queued' '
+	wait_line ff "queued ([3-9]|[1-9][0-9])s in team-a/q" && ! grep -q "failing in" $T/ff.err && kill -0 $BG_ff'
+SK admit team-a JAXJob ff cq
+bg_wait ff; rc=$?
+expect '... admitted, the image pull error fails it after its full grace (exit 7, Stuck)' '
+	test $rc = 7 && test "$(cat $O/ff/state)" = Stuck &&
+	sed -n "/admitted by clusterQueue cq/,\$p" $T/ff.err | grep -q "failing in 2s unless it recovers"'

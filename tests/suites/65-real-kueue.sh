@@ -108,4 +108,3 @@ expect "a missing LocalQueue: exit 4 before the create (got $rc_lq), one error l
 	test $rc_lq = 4 &&
 	grep -qx "error: LocalQueue \"nosuch\" does not exist in namespace \"team-a\" (label kueue.x-k8s.io/queue-name): Kueue would hold the JAXJob for ever; create the LocalQueue or name an existing one" $T/lq.err &&
 	test "$(job_state lq)" = absent'
-mkdir -p "${JAXJOB_TMP:-/tmp}/kueue-real" && cp "$T/qa.err" "$T/pr.err" "$T/nw.err" "${JAXJOB_TMP:-/tmp}/kueue-real/" 2>/dev/null
