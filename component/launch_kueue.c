@@ -215,6 +215,33 @@ int launch_kueue_event(struct launch_state *st, const cJSON *ev)
 	return 1;
 }
 
+/* ---- before the create ------------------------------------------------------------ */
+
+void launch_kueue_prepare(struct launch_state *st)
+{
+	const cJSON *flag;
+	cJSON *patch;
+
+	st->q.queue = launch_kueue_queue_of(st->manifest);	/* points into st->manifest */
+	if (!st->q.queue)
+		return;
+	flag = jobapi_suspend_flag(st->api, st->manifest);
+	if (cJSON_IsTrue(flag))
+		return;
+	/*
+	 * Created suspended, as Kueue's webhook would make it (defaults.go:36-46):
+	 * where the webhook is absent, an unsuspended job would start its
+	 * workers before admission, and Kueue's reconciler would stop them
+	 * again (reconciler.go:667-676). Kueue un-suspends it when admitted.
+	 * Launch only: a rendered manifest (Argo CD) must not pin a flag Kueue
+	 * changes, or every admission would show as drift.
+	 */
+	patch = jobapi_suspend_patch(st->api, 1);
+	jtree_merge_patch(&st->manifest, patch);
+	cJSON_Delete(patch);
+	st->q.queue = launch_kueue_queue_of(st->manifest);
+}
+
 /* ---- before the create: does the LocalQueue exist? ----------------------------- */
 
 int launch_kueue_preflight(struct launch_state *st, int may_get, struct launch_result *r)

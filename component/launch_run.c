@@ -538,7 +538,7 @@ static int prepare(struct launch_state *st, const cJSON *manifest, struct launch
 		return -1;
 	}
 	launch_identity_stamp(st->manifest, &st->id);
-	st->q.queue = launch_kueue_queue_of(st->manifest);	/* points into st->manifest */
+	launch_kueue_prepare(st);	/* Kueue: the job's queue, created suspended */
 	set_string(cJSON_GetObjectItemCaseSensitive(st->manifest, "metadata"), "namespace", st->ns);
 	r->manifest = st->manifest;
 	if (launch_catch_signals(st, &e)) {

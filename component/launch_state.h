@@ -254,6 +254,10 @@ void launch_workers_count(const struct launch_state *st, struct launch_workers *
 extern const struct kube_resource KUEUE_WORKLOAD, KUEUE_LOCALQUEUE;
 /* The job's LocalQueue (its queue-name label), or NULL: not queue-managed. */
 const char *launch_kueue_queue_of(const cJSON *job);
+/* Before the create: the job's queue from its label; a queue-managed job is
+ * created suspended (as Kueue's webhook makes it), so no worker starts
+ * before admission. */
+void launch_kueue_prepare(struct launch_state *st);
 /* The Workload watch, for a queue-managed job whose Workloads may be read. */
 int launch_kueue_start(struct launch_state *st, struct err *e);
 void launch_kueue_stop(struct launch_state *st);

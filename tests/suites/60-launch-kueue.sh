@@ -9,8 +9,8 @@
 ks_start --crds kubeflow.org,trainer.kubeflow.org,kueue.x-k8s.io
 O=$T/outputs
 SK() { /usr/bin/python3 "$JAXJOB_TOP/tests/kueue/simkueue.py" --ks "$KS" "$@"; }
-# the label on the job only, created suspended as Kueue's webhook would
-QUEUED='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}},"spec":{"runPolicy":{"suspend":true}}}'
+# the label on the job only (launch creates such a job suspended, as Kueue's webhook would)
+QUEUED='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}}}'
 JOB="--image x/jax:1 --workers 2 --patch $QUEUED --queue-progress-every 1s"
 
 # wait_line NAME REGEX [COUNT]: bg_launch NAME's stderr holds COUNT lines matching (ceiling 60 s)
@@ -54,6 +54,8 @@ expect '... the outputs give queue time and run time apart (queued > the 2 s --t
 	awk "BEGIN{exit !($(cat $O/qa/queue-time) > 2.0 && $(cat $O/qa/run-time) > 0)}"'
 expect '... and the summary has both rows' 'grep -q "| queued | [0-9.]* s in q |" $O/qa/summary &&
 	grep -q "| run time | [0-9.]* s |" $O/qa/summary'
+expect '... launch created it suspended, as Kueue'"'"'s webhook would (the label alone was asked)' '
+	grep -q "^    suspend: true$" $O/qa/manifest'
 expect '... the Workload has Kueue'"'"'s name and the job as its controller owner' '
 	grep -qE "^jaxjob-qa-[0-9a-f]{5}$" $T/qa.wl &&
 	ctl GET /apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads/$(cat $T/qa.wl) |
@@ -120,7 +122,7 @@ expect 'a job suspended by a person (no queue label) is not Queued: --timeout ap
 	test $rc = 3 && ! grep -q "queued" $T/ps.err'
 
 # --- the preflight: the LocalQueue must exist (when it can be read) --------------------------
-MISSING='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"nosuch"}},"spec":{"runPolicy":{"suspend":true}}}'
+MISSING='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"nosuch"}}}'
 expect_run 4 'a missing LocalQueue: exit 4 before the create' lq \
 	launch --name lq --image x/jax:1 --patch "$MISSING"
 expect '... one error line naming the queue, the label and the fix; no job created' '
@@ -137,7 +139,7 @@ expect '... a LocalQueue that cannot be read: said, not checked, the job created
 	grep -q "created JAXJob team-a/nl" $T/nl.err && test $rc = 8'
 
 # --- a TrainJob (Kueue's supported path): queued, then admitted --------------------------------
-TQ='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}},"spec":{"suspend":true}}'
+TQ='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}}}'
 bg_launch tq --api trainjob --name tq --image x/jax:1 --workers 2 --env SIM_LINES=2 --patch "$TQ" \
 	--timeout 2s --queue-progress-every 1s --out-state="$O/tq/state"
 SK hold team-a TrainJob tq q >"$T/tq.wl"

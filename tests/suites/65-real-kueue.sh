@@ -16,7 +16,7 @@ real_start "real control plane with Kueue"
 O=$T/outputs
 SK() { /usr/bin/python3 "$JAXJOB_TOP/tests/kueue/simkueue.py" --server "$KUBE_SERVER" --ca "$KUBE_CA" \
 	--token-file "$KUBE_TOKEN_FILE" "$@"; }
-QUEUED='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}},"spec":{"runPolicy":{"suspend":true}}}'
+QUEUED='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}}}'
 JOB="--image x/jax:1 --workers 2 --patch $QUEUED --queue-progress-every 1s"
 
 # wait_line NAME REGEX [COUNT] / wait_out NAME REGEX: a bg launch's stderr / stdout (120 s ceiling)
