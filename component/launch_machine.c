@@ -307,28 +307,14 @@ double launch_queued_seconds(const struct launch_state *st)
 	return st->q.queued_s + (st->q.queued ? launch_now() - st->q.since : 0);
 }
 
-/* "45s", "12m", "1h05m": how long a job has waited, as people say it. */
-static void span(double s, char *out, size_t n)
-{
-	long t = (long)(s + 0.5);
-
-	if (t < 60)
-		snprintf(out, n, "%lds", t);
-	else if (t < 600)
-		snprintf(out, n, "%ldm%02lds", t / 60, t % 60);
-	else if (t < 3600)
-		snprintf(out, n, "%ldm", t / 60);
-	else
-		snprintf(out, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
-}
-
 static void say_queued(struct launch_state *st)
 {
-	char d[32];
+	struct buf d = BUF_INIT;
 
-	span(launch_queued_seconds(st), d, sizeof(d));
-	launch_progress_note(&st->prog, "queued %s in %s/%s: %s", d, st->ns, st->q.queue,
+	launch_duration(&d, launch_queued_seconds(st));
+	launch_progress_note(&st->prog, "queued %s in %s/%s: %s", d.data, st->ns, st->q.queue,
 			     st->q.why);
+	buf_free(&d);
 }
 
 static void on_queue_ticker(void *ud)
@@ -378,7 +364,7 @@ static void enter_queue(struct launch_state *st, const char *why)
 static void leave_queue(struct launch_state *st)
 {
 	const char *cq = launch_kueue_admitted_by(st);
-	char d[32];
+	struct buf d = BUF_INIT;
 
 	st->q.queued_s += launch_now() - st->q.since;
 	st->q.queued = 0;
@@ -386,11 +372,11 @@ static void leave_queue(struct launch_state *st)
 	kube_timer_cancel(st->q.deadline);
 	st->q.ticker = st->q.deadline = NULL;
 	st->q.admissions++;
-	span(launch_now() - st->q.since, d, sizeof(d));
+	launch_duration(&d, launch_now() - st->q.since);
 	if (st->q.admissions > 1) {
 		launch_progress_note(&st->prog, "admitted again%s%s after %s in the queue: attempt %d; "
 				     "the new workers' logs follow", cq ? " by clusterQueue " : "",
-				     cq ? cq : "", d, st->q.admissions);
+				     cq ? cq : "", d.data, st->q.admissions);
 		/* mark the seam in the logs themselves: the lines after it are the
 		 * new attempt's (the same stdout the worker lines go to, in order) */
 		if (st->o->logs != LOGS_NONE) {
@@ -401,7 +387,8 @@ static void leave_queue(struct launch_state *st)
 	}
 	else
 		launch_progress_note(&st->prog, "admitted%s%s after %s in the queue",
-				     cq ? " by clusterQueue " : "", cq ? cq : "", d);
+				     cq ? " by clusterQueue " : "", cq ? cq : "", d.data);
+	buf_free(&d);
 	arm_deadline(st);
 	launch_stuck_check(st);
 }

@@ -190,18 +190,6 @@ static int pick_order(const struct metrics *m, const struct metrics_series **out
 	return (int)n;
 }
 
-static void add_duration(struct buf *b, double s)
-{
-	long t = (long)(s + 0.5);
-
-	if (t >= 3600)
-		buf_addf(b, "%ldh%02ldm", t / 3600, t / 60 % 60);
-	else if (t >= 60)
-		buf_addf(b, "%ldm%02lds", t / 60, t % 60);
-	else
-		buf_addf(b, "%lds", t);
-}
-
 static void add_step(struct buf *b, const struct metrics_progress *p)
 {
 	buf_addf(b, "%s %.10g", metrics_xlabel(p->xkind), p->step);
@@ -235,11 +223,11 @@ static void progress_line(struct launch_metrics *lm, int final)
 		buf_addf(&b, ", %.3g %ss/s", p.rate, metrics_xlabel(p.xkind));
 	if (!final && p.eta_s >= 0) {
 		buf_adds(&b, ", ETA ");
-		add_duration(&b, p.eta_s);
+		launch_duration(&b, p.eta_s);
 	}
 	if (final && p.t_last > p.t_first) {
 		buf_adds(&b, " over ");
-		add_duration(&b, p.t_last - p.t_first);
+		launch_duration(&b, p.t_last - p.t_first);
 	}
 	launch_progress_note(lm->prog, "%s", b.data);
 	buf_free(&b);

@@ -3,6 +3,7 @@
  * result into a buf, then handed to launch_write_file_atomic().
  */
 #include "launch_outputs.h"
+#include "launch_progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -206,17 +207,6 @@ static void md_row(struct buf *out, const char *k, const char *v)
 	buf_adds(out, " |\n");
 }
 
-/* "13m05s", "2h10m", "45s" */
-static void add_span(struct buf *b, long t)
-{
-	if (t >= 3600)
-		buf_addf(b, "%ldh%02ldm", t / 3600, t / 60 % 60);
-	else if (t >= 60)
-		buf_addf(b, "%ldm%02lds", t / 60, t % 60);
-	else
-		buf_addf(b, "%lds", t);
-}
-
 void launch_trainer_progress(const cJSON *ts, struct buf *b)
 {
 	const cJSON *pct = cJSON_GetObjectItemCaseSensitive(ts, "progressPercentage");
@@ -230,7 +220,7 @@ void launch_trainer_progress(const cJSON *ts, struct buf *b)
 		buf_adds(b, "progress unknown");
 	if (cJSON_IsNumber(eta) && eta->valuedouble >= 0) {
 		buf_adds(b, ", ");
-		add_span(b, (long)eta->valuedouble);
+		launch_duration(b, eta->valuedouble);
 		buf_adds(b, " left");
 	}
 	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(ts, "metrics")) {

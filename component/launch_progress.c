@@ -86,6 +86,18 @@ void launch_progress_counts(struct launch_progress *p, const char *phase,
 		launch_progress_note(p, "%s: %d/%d workers active", phase, w.active, w.replicas);
 }
 
+void launch_duration(struct buf *b, double s)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		buf_addf(b, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		buf_addf(b, "%ldm%02lds", t / 60, t % 60);
+	else
+		buf_addf(b, "%lds", t);
+}
+
 void launch_print_warnings(const char *lines)
 {
 	for (const char *p = lines, *nl; p && *p; p = nl + 1) {

@@ -51,6 +51,10 @@ const char *launch_phase_of(const cJSON *job);
  * kube_config's) to stderr as "warning: LINE", whatever --quiet says. */
 void launch_print_warnings(const char *lines);
 
+/* A duration as people say it: "45s", "12m05s", "2h10m". */
+struct buf;
+void launch_duration(struct buf *b, double s);
+
 /* Monotonic clock in seconds (kube_now(): one clock for the loop and us). */
 double launch_now(void);
 

@@ -13,24 +13,6 @@ SK() { /usr/bin/python3 "$JAXJOB_TOP/tests/kueue/simkueue.py" --ks "$KS" "$@"; }
 QUEUED='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}}}'
 JOB="--image x/jax:1 --workers 2 --patch $QUEUED --queue-progress-every 1s"
 
-# wait_line NAME REGEX [COUNT]: bg_launch NAME's stderr holds COUNT lines matching (ceiling 60 s)
-wait_line() {
-	local i=0
-	until [ "$(grep -cE "$2" "$T/$1.err")" -ge "${3:-1}" ]; do
-		i=$((i + 1))
-		[ "$i" -gt 1200 ] && return 1
-		sleep 0.05
-	done
-}
-# wait_out NAME REGEX: bg_launch NAME's stdout (the workers' logs) holds a matching line
-wait_out() {
-	local i=0
-	until grep -qE "$2" "$T/$1.out"; do
-		i=$((i + 1))
-		[ "$i" -gt 1200 ] && return 1
-		sleep 0.05
-	done
-}
 SK setup team-a q cq >/dev/null || { echo "not ok - the simulated Kueue sets up its queues"; exit 1; }
 
 # --- queued, longer than --timeout, then admitted -----------------------------------------
@@ -38,9 +20,9 @@ bg_launch qa --name qa $JOB --env SIM_LINES=3 --timeout 2s $(outs "$O/qa") \
 	--out-queue-time="$O/qa/queue-time" --out-run-time="$O/qa/run-time"
 SK hold team-a JAXJob qa q >"$T/qa.wl"
 expect 'a held job is Queued with the Workload'"'"'s pending reason' \
-	'wait_line qa "queued [0-9]+s in team-a/q: couldn.t assign flavors to pod set worker: insufficient unused quota"'
+	'wait_err qa "queued [0-9]+s in team-a/q: couldn.t assign flavors to pod set worker: insufficient unused quota"'
 expect '... said again while it waits, past the 2 s --timeout' \
-	'wait_line qa "queued ([3-9]|[1-9][0-9])s in team-a/q: couldn.t assign" 1'
+	'wait_err qa "queued ([3-9]|[1-9][0-9])s in team-a/q: couldn.t assign" 1'
 expect '... neither deleted nor failed by --timeout while queued' \
 	'kill -0 $BG_qa && job_state qa | grep -q Suspended && ! grep -q "Timeout" $T/qa.err'
 expect '... no worker pod and no fail-fast while queued' '! grep -qE "Running:|failing in" $T/qa.err'
@@ -80,12 +62,12 @@ expect '... --on-cancel leave leaves it queued (exit 8)' 'test $rc = 8 && job_st
 bg_launch pr --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=3 --timeout 60s \
 	--out-state="$O/pr/state"
 SK hold team-a JAXJob pr q >/dev/null
-wait_line pr "queued [0-9]+s in team-a/q" && SK admit team-a JAXJob pr cq
+wait_err pr "queued [0-9]+s in team-a/q" && SK admit team-a JAXJob pr cq
 expect 'a preemption mid-run: the workers were running first' 'wait_out pr "^\[worker-0\] step 1/6"'
 SK preempt team-a JAXJob pr
 expect '... "preempted, requeued (reason)", queued again, not failed' '
-	wait_line pr "preempted, requeued \(Preempted: Preempted to accommodate a workload" &&
-	wait_line pr "queued [0-9]+s in team-a/q: " 2 && kill -0 $BG_pr'
+	wait_err pr "preempted, requeued \(Preempted: Preempted to accommodate a workload" &&
+	wait_err pr "queued [0-9]+s in team-a/q: " 2 && kill -0 $BG_pr'
 SK admit team-a JAXJob pr cq
 bg_wait pr; rc=$?
 expect '... admitted again: attempt 2, and the job Succeeded (exit 0)' '
@@ -106,9 +88,9 @@ kubeconfig_as "$KS/nowl.token" "$T/nowl.kubeconfig"
 	>"$T/nw.out" 2>"$T/nw.err" & BG_nw=$!
 SK hold team-a JAXJob nw q >/dev/null
 expect 'without Workload read: the preflight names what is missing' '
-	wait_line nw "warning: cannot list workloads.kueue.x-k8s.io in namespace team-a: .*grant get, list, watch"'
+	wait_err nw "warning: cannot list workloads.kueue.x-k8s.io in namespace team-a: .*grant get, list, watch"'
 expect '... and the job is still Queued (from its suspend flag)' '
-	wait_line nw "queued in team-a/q: waiting for Kueue to admit it \(its Workload cannot be read\)"'
+	wait_err nw "queued in team-a/q: waiting for Kueue to admit it \(its Workload cannot be read\)"'
 SK admit team-a JAXJob nw cq
 wait "$BG_nw"; rc=$?
 expect '... admitted, it runs to Succeeded, no Workload request sent' '
@@ -144,7 +126,7 @@ bg_launch tq --api trainjob --name tq --image x/jax:1 --workers 2 --env SIM_LINE
 	--timeout 2s --queue-progress-every 1s --out-state="$O/tq/state"
 SK hold team-a TrainJob tq q >"$T/tq.wl"
 expect 'a TrainJob held by Kueue is Queued past its --timeout, with the pending reason' '
-	wait_line tq "queued ([3-9]|[1-9][0-9])s in team-a/q: couldn.t assign flavors"'
+	wait_err tq "queued ([3-9]|[1-9][0-9])s in team-a/q: couldn.t assign flavors"'
 SK admit team-a TrainJob tq cq
 bg_wait tq; rc=$?
 expect '... admitted, it runs and completes (exit 0); its Workload is named trainjob-tq-<hash>' '
@@ -156,7 +138,7 @@ bg_launch ff --name ff --image sim/image-pull-error:1 --workers 1 --patch "$QUEU
 	--queue-progress-every 1s --fail-fast-after 2s --out-state="$O/ff/state"
 SK hold team-a JAXJob ff q >/dev/null
 expect 'queued for longer than --fail-fast-after 2s: not stuck while queued' '
-	wait_line ff "queued ([3-9]|[1-9][0-9])s in team-a/q" && ! grep -q "failing in" $T/ff.err && kill -0 $BG_ff'
+	wait_err ff "queued ([3-9]|[1-9][0-9])s in team-a/q" && ! grep -q "failing in" $T/ff.err && kill -0 $BG_ff'
 SK admit team-a JAXJob ff cq
 bg_wait ff; rc=$?
 expect '... admitted, the image pull error fails it after its full grace (exit 7, Stuck)' '

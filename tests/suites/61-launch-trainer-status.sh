@@ -7,14 +7,6 @@
 ks_start
 O=$T/outputs
 TS=/apis/trainer.kubeflow.org/v1alpha1/namespaces/team-a/trainjobs/tj/status
-wait_err() { # NAME REGEX: a bg launch's stderr holds a matching line (ceiling 60 s)
-	local i=0
-	until grep -qE "$2" "$T/$1.err"; do
-		i=$((i + 1))
-		[ "$i" -gt 1200 ] && return 1
-		sleep 0.05
-	done
-}
 
 bg_launch tj --api trainjob --name tj --image x/jax:1 --workers 2 --env SIM_LINES=8 --env SIM_DURATION=4 \
 	--progress-every 0.1s --out-progress="$O/tj/progress" --out-summary="$O/tj/summary"
