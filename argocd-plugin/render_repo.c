@@ -41,6 +41,8 @@ void render_set_free(struct render_set *s)
 		free(j->name);
 		free(j->tmpl);
 		free(j->final_name);
+		free(j->ns);
+		free(j->yaml);
 		cJSON_Delete(j->doc);
 		cJSON_Delete(j->params);
 		cJSON_Delete(j->manifest);

@@ -9,8 +9,9 @@
  * regex_t itself (posix/regexec.c, lock_lock), so calls from several
  * threads stay safe. The walk follows the schema, not the value, so it is
  * bounded by the schema's depth; lists and mappings are walked in place,
- * and the walk allocates only the growing path and, for a list-type set or
- * map, one identity per item.
+ * and the walk allocates nothing but, for a list-type set or map, one
+ * identity per item: the path is a stack of keys and indices, made into
+ * text only for a message.
  *
  * Messages read like the API server's field errors (path, what is wrong)
  * and add the fix. A long value is shortened, never the reason or the fix.
@@ -125,28 +126,69 @@ static int matches(int id, const char *s, struct err *e)
 	return regexec(&compiled[id], s, 0, NULL, 0) == 0;
 }
 
-static const char *path_or_root(const struct buf *path)
+/*
+ * Where the walk is: the keys and indices down to the current value, made
+ * into text ("spec.x[2].name") only for a message. Valid jobs, the common
+ * case, never format a path.
+ */
+#define PATH_MAX_DEPTH 64	/* far deeper than any CRD schema (test_crdschema.c) */
+
+struct path {
+	size_t n;
+	const char *key[PATH_MAX_DEPTH];	/* NULL: an index */
+	int index[PATH_MAX_DEPTH];
+	struct buf text;
+};
+
+static void push_key(struct path *p, const char *key)
 {
-	return path->len ? path->data : "the object";
+	if (p->n < PATH_MAX_DEPTH) {
+		p->key[p->n] = key;
+		p->index[p->n] = 0;
+	}
+	p->n++;
 }
 
-/* Append `.key` (or `[key]` when the key is not a plain name) to path. */
-static void push_key(struct buf *path, const char *key)
+static void push_index(struct path *p, int i)
 {
-	int plain = *key != 0;
-	for (const char *c = key; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
-			plain = 0;
-	if (plain)
-		buf_addf(path, "%s%s", path->len ? "." : "", key);
-	else
-		buf_addf(path, "[%.*s%s]", SHOW_MAX, key, strlen(key) > SHOW_MAX ? "..." : "");
+	if (p->n < PATH_MAX_DEPTH) {
+		p->key[p->n] = NULL;
+		p->index[p->n] = i;
+	}
+	p->n++;
 }
 
-static int check(const cJSON *v, const struct crdschema_node *s, struct buf *path, struct err *e);
+/* `.key` (or `[key]` when the key is not a plain name), `[i]`: "" at the root. */
+static const char *path_raw(struct path *p)
+{
+	buf_reset(&p->text);
+	for (size_t i = 0; i < p->n && i < PATH_MAX_DEPTH; i++) {
+		const char *key = p->key[i];
+		if (!key) {
+			buf_addf(&p->text, "[%d]", p->index[i]);
+			continue;
+		}
+		int plain = *key != 0;
+		for (const char *c = key; *c; c++)
+			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
+				plain = 0;
+		if (plain)
+			buf_addf(&p->text, "%s%s", p->text.len ? "." : "", key);
+		else
+			buf_addf(&p->text, "[%.*s%s]", SHOW_MAX, key, strlen(key) > SHOW_MAX ? "..." : "");
+	}
+	return p->text.data;
+}
 
-static int check_type(const cJSON *v, const struct crdschema_node *s, struct buf *path, struct err *e)
+static const char *path_or_root(struct path *p)
+{
+	return p->n ? path_raw(p) : "the object";
+}
+
+static int check(const cJSON *v, const struct crdschema_node *s, struct path *path, struct err *e);
+
+static int check_type(const cJSON *v, const struct crdschema_node *s, struct path *path, struct err *e)
 {
 	char got[SHOW_MAX + 32];
 	if (cJSON_IsNull(v)) {
@@ -167,7 +209,7 @@ static int check_type(const cJSON *v, const struct crdschema_node *s, struct buf
 	return 0;
 }
 
-static int check_string(const cJSON *v, const struct crdschema_node *s, struct buf *path, struct err *e)
+static int check_string(const cJSON *v, const struct crdschema_node *s, struct path *path, struct err *e)
 {
 	const struct crdschema_bounds *b = s->bounds;
 	char got[SHOW_MAX + 32];
@@ -193,20 +235,19 @@ static int check_string(const cJSON *v, const struct crdschema_node *s, struct b
 	return 0;
 }
 
-static int check_number(const cJSON *v, const struct crdschema_node *s, struct buf *path, struct err *e)
+static int check_number(const cJSON *v, const struct crdschema_node *s, struct path *path, struct err *e)
 {
 	const struct crdschema_bounds *b = s->bounds;
 	double d = v->valuedouble;
-	const char *p = path_or_root(path);
 	if (s->format == CRD_FMT_INT32 && (d > 2147483647.0 || d < -2147483648.0))
-		return err_set(e, ERR_INPUT, "%s must fit in 32 bits (at most 2147483647), got %.17g", p, d);
+		return err_set(e, ERR_INPUT, "%s must fit in 32 bits (at most 2147483647), got %.17g", path_or_root(path), d);
 	if (s->format == CRD_FMT_INT64 && (d >= 9223372036854775808.0 || d < -9223372036854775808.0))
-		return err_set(e, ERR_INPUT, "%s must fit in 64 bits, got %.17g", p, d);
+		return err_set(e, ERR_INPUT, "%s must fit in 64 bits, got %.17g", path_or_root(path), d);
 	if (b && b->has_minimum && (b->exclusive_minimum ? d <= b->minimum : d < b->minimum))
-		return err_set(e, ERR_INPUT, "%s must be %s %.17g, got %.17g", p,
+		return err_set(e, ERR_INPUT, "%s must be %s %.17g, got %.17g", path_or_root(path),
 			       b->exclusive_minimum ? "greater than" : "greater than or equal to", b->minimum, d);
 	if (b && b->has_maximum && (b->exclusive_maximum ? d >= b->maximum : d > b->maximum))
-		return err_set(e, ERR_INPUT, "%s must be %s %.17g, got %.17g", p,
+		return err_set(e, ERR_INPUT, "%s must be %s %.17g, got %.17g", path_or_root(path),
 			       b->exclusive_maximum ? "less than" : "less than or equal to", b->maximum, d);
 	return 0;
 }
@@ -284,38 +325,37 @@ static char *item_identity(const cJSON *it, const struct crdschema_node *s)
 	return buf_detach(&id, NULL);
 }
 
-static int duplicate(const struct crdschema_node *s, struct buf *path, int prev, struct err *e)
+static int duplicate(const struct crdschema_node *s, struct path *path, int prev, struct err *e)
 {
 	if (s->flags & CRD_LIST_SET)
 		return err_set(e, ERR_INPUT, "%s duplicates item %d of a set; each value may appear once: remove one",
-			       path->data, prev);
+			       path_raw(path), prev);
 	struct buf k = BUF_INIT;
 	for (size_t i = 0; i < s->n_map_keys; i++)
 		buf_addf(&k, "%s%s", k.len ? ", " : "", s->map_keys[i]);
 	err_set(e, ERR_INPUT, "%s has the same %s as item %d; the API server refuses duplicates: merge or rename them",
-		path->data, k.data, prev);
+		path_raw(path), k.data, prev);
 	buf_free(&k);
 	return -1;
 }
 
-static int check_array(const cJSON *v, const struct crdschema_node *s, struct buf *path, struct err *e)
+static int check_array(const cJSON *v, const struct crdschema_node *s, struct path *path, struct err *e)
 {
 	const struct crdschema_bounds *b = s->bounds;
 	int n = cJSON_GetArraySize(v);
-	const char *p = path_or_root(path);
 	if (b && b->max_items != CRD_NO_LIMIT && n > b->max_items)
-		return err_set(e, ERR_INPUT, "%s may have at most %lld items, got %d; remove some", p,
+		return err_set(e, ERR_INPUT, "%s may have at most %lld items, got %d; remove some", path_or_root(path),
 			       b->max_items, n);
 	if (b && b->min_items != CRD_NO_LIMIT && n < b->min_items)
-		return err_set(e, ERR_INPUT, "%s must have at least %lld item%s, got %d", p, b->min_items,
+		return err_set(e, ERR_INPUT, "%s must have at least %lld item%s, got %d", path_or_root(path), b->min_items,
 			       b->min_items == 1 ? "" : "s", n);
 	int unique = (s->flags & (CRD_LIST_SET | CRD_LIST_MAP)) != 0;
 	struct smap seen = { 0 };
 	char **ids = unique && n ? xcalloc((size_t)n + 1, sizeof(*ids)) : NULL;
-	size_t len = path->len;
+	size_t len = path->n;
 	int i = 0, rc = 0;
 	for (const cJSON *it = v->child; it && rc == 0; it = it->next, i++) {
-		buf_addf(path, "[%d]", i);
+		push_index(path, i);
 		rc = check(it, s->items, path, e);
 		if (rc == 0 && ids && (ids[i] = item_identity(it, s))) {
 			void *prev = smap_get(&seen, ids[i]);
@@ -324,7 +364,7 @@ static int check_array(const cJSON *v, const struct crdschema_node *s, struct bu
 			else
 				smap_put(&seen, ids[i], (void *)(intptr_t)(i + 1));
 		}
-		buf_truncate(path, len);
+		path->n = len;
 	}
 	smap_free(&seen);
 	for (int k = 0; ids && k < n; k++)
@@ -334,7 +374,7 @@ static int check_array(const cJSON *v, const struct crdschema_node *s, struct bu
 }
 
 /* "x is not a field of y", with the nearest field name when one is close. */
-static int unknown_field(const struct crdschema_node *s, struct buf *path, size_t len, const char *name,
+static int unknown_field(const struct crdschema_node *s, struct path *path, size_t len, const char *name,
 			 struct err *e)
 {
 	const char *best = NULL;
@@ -346,34 +386,38 @@ static int unknown_field(const struct crdschema_node *s, struct buf *path, size_
 			best = s->props[i].name;
 		}
 	}
-	buf_truncate(path, len);
+	path->n = len;
+	struct buf raw = BUF_INIT;	/* the parent's path, twice in the message */
+	buf_adds(&raw, path_raw(path));
 	const char *parent = path_or_root(path);
 	if (best)
-		return err_set(e, ERR_INPUT, "%s%s%s is not a field of %s; did you mean %s? (the API server would drop it silently)",
-			       path->data, len ? "." : "", name, parent, best);
-	return err_set(e, ERR_INPUT, "%s%s%s is not a field of %s; remove it (the API server would drop it silently)",
-		       path->data, len ? "." : "", name, parent);
+		err_set(e, ERR_INPUT, "%s%s%s is not a field of %s; did you mean %s? (the API server would drop it silently)",
+			raw.data, len ? "." : "", name, parent, best);
+	else
+		err_set(e, ERR_INPUT, "%s%s%s is not a field of %s; remove it (the API server would drop it silently)",
+			raw.data, len ? "." : "", name, parent);
+	buf_free(&raw);
+	return -1;
 }
 
-static int check_object(const cJSON *v, const struct crdschema_node *s, struct buf *path, struct err *e)
+static int check_object(const cJSON *v, const struct crdschema_node *s, struct path *path, struct err *e)
 {
 	const struct crdschema_bounds *b = s->bounds;
 	int n = cJSON_GetArraySize(v);
-	const char *p = path_or_root(path);	/* valid until the path grows */
 	if (b && b->min_props != CRD_NO_LIMIT && n < b->min_props)
-		return err_set(e, ERR_INPUT, "%s must have at least %lld field%s, got %d", p, b->min_props,
+		return err_set(e, ERR_INPUT, "%s must have at least %lld field%s, got %d", path_or_root(path), b->min_props,
 			       b->min_props == 1 ? "" : "s", n);
 	if (b && b->max_props != CRD_NO_LIMIT && n > b->max_props)
-		return err_set(e, ERR_INPUT, "%s may have at most %lld fields, got %d", p, b->max_props, n);
+		return err_set(e, ERR_INPUT, "%s may have at most %lld fields, got %d", path_or_root(path), b->max_props, n);
 	for (size_t i = 0; i < s->n_required; i++) {
 		if (!cJSON_GetObjectItemCaseSensitive(v, s->required[i])) {
 			push_key(path, s->required[i]);
-			return err_set(e, ERR_INPUT, "%s is required; add it", path->data);
+			return err_set(e, ERR_INPUT, "%s is required; add it", path_raw(path));
 		}
 	}
 	int closed = !(s->flags & (CRD_PRESERVE | CRD_ADDL_TRUE)) && !s->addl &&
 		     (s->flags & (CRD_HAS_PROPS | CRD_ADDL_FALSE));
-	size_t len = path->len;
+	size_t len = path->n;
 	for (const cJSON *m = v->child; m; m = m->next) {
 		const struct crdschema_node *ms = prop(s, m->string);
 		if (len == 0 && (!strcmp(m->string, "apiVersion") || !strcmp(m->string, "kind") ||
@@ -385,7 +429,7 @@ static int check_object(const cJSON *v, const struct crdschema_node *s, struct b
 		if (!ms && closed)
 			return unknown_field(s, path, len, m->string, e);
 		int rc = check(m, ms, path, e);
-		buf_truncate(path, len);
+		path->n = len;
 		if (rc)
 			return -1;
 	}
@@ -393,17 +437,14 @@ static int check_object(const cJSON *v, const struct crdschema_node *s, struct b
 }
 
 /* The CEL rules the generator translated (scripts/gen-crdschema.py). */
-static int check_rules(const cJSON *v, const struct crdschema_node *s, struct buf *path, struct err *e)
+static int check_rules(const cJSON *v, const struct crdschema_node *s, struct path *path, struct err *e)
 {
 	char got[SHOW_MAX + 32];
 	for (size_t i = 0; i < s->n_rules; i++) {
 		const struct crdschema_rule *r = &s->rules[i];
 		const cJSON *t = v;
-		const char *where = path_or_root(path);
-		if (r->of) {	/* only metadata.name, from the root */
+		if (r->of)	/* only metadata.name, from the root */
 			t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "metadata"), "name");
-			where = r->of;
-		}
 		if (!cJSON_IsString(t))
 			continue;	/* the type check reports it */
 		int ok = 1;
@@ -421,13 +462,13 @@ static int check_rules(const cJSON *v, const struct crdschema_node *s, struct bu
 				ok |= !strcmp(r->in[k], t->valuestring);
 		}
 		if (!ok)
-			return err_set(e, ERR_INPUT, "%s %s: %s (a rule of the CRD)", where,
+			return err_set(e, ERR_INPUT, "%s %s: %s (a rule of the CRD)", r->of ? r->of : path_or_root(path),
 				       show(t, got, sizeof(got)), r->message);
 	}
 	return 0;
 }
 
-static int check_enum(const cJSON *v, const struct crdschema_node *s, struct buf *path, struct err *e)
+static int check_enum(const cJSON *v, const struct crdschema_node *s, struct path *path, struct err *e)
 {
 	for (size_t i = 0; i < s->n_enums; i++)
 		if (cJSON_IsString(v) && !strcmp(s->enums[i], v->valuestring))
@@ -442,10 +483,12 @@ static int check_enum(const cJSON *v, const struct crdschema_node *s, struct buf
 	return -1;
 }
 
-static int check(const cJSON *v, const struct crdschema_node *s, struct buf *path, struct err *e)
+static int check(const cJSON *v, const struct crdschema_node *s, struct path *path, struct err *e)
 {
 	if (!s)
 		return 0;
+	if (path->n >= PATH_MAX_DEPTH)	/* cannot happen with the compiled-in schemas */
+		return err_set(e, ERR_INTERNAL, "crdschema: a schema nests deeper than %d levels", PATH_MAX_DEPTH);
 	int rc = check_type(v, s, path, e);
 	if (rc)
 		return rc < 0 ? -1 : 0;
@@ -473,8 +516,8 @@ int crdschema_validate(const cJSON *obj, struct err *e)
 		src++;
 	if (!src->kind)
 		return 0;
-	struct buf path = BUF_INIT;
+	struct path path = { .n = 0, .text = BUF_INIT };
 	int rc = check(obj, src->root, &path, e);
-	buf_free(&path);
+	buf_free(&path.text);
 	return rc;
 }
