@@ -271,8 +271,8 @@ int cmd_health(int argc, char **argv)
 		fprintf(stderr, "error: %s\n", e.msg);
 		return 2;
 	}
-	src = strcmp(o.file, "-") ? o.file : "stdin";
-	if (buf_read_file(&in, o.file, YJ_MAX_INPUT, &e) < 0 ||
+	src = strcmp(o.file, "-") ? o.file : "standard input";
+	if (buf_read_input(&in, o.file, YJ_MAX_INPUT, &e) < 0 ||
 	    yj_parse_stream(in.data, in.len, src, &docs, &e) < 0)
 		goto fail;
 	cJSON_ArrayForEach(d, docs)

@@ -452,7 +452,7 @@ int tmpl_load(const char *path, cJSON **out, const char **source_out, struct err
 		*source_out = path;
 	if (buf_read_file(&text, path, YJ_MAX_INPUT, e) < 0) {
 		buf_free(&text);
-		return -1;
+		return err_prefix(e, "template");
 	}
 	int rc = tmpl_parse(text.data, text.len, path, out, e);
 	buf_free(&text);
