@@ -220,6 +220,18 @@ image:
 		--build-arg SOURCE=$$(git remote get-url origin 2>/dev/null || echo unknown) \
 		-t $(IMAGE) .
 
+# The pipeline component against the flag table (scripts/component-flags.py):
+# `make component` regenerates component/component.yaml's inputs and their
+# arguments from `jaxjob launch --help=json` (a new flag becomes an input),
+# `make component-check` (run by tests/suites/60-launch-component.sh) fails
+# when a flag is neither an input, an output, nor in component/absent-flags.yaml.
+.PHONY: component component-check
+component: $(BUILD)/jaxjob
+	python3 scripts/component-flags.py --jaxjob $(BUILD)/jaxjob
+
+component-check: $(BUILD)/jaxjob
+	python3 scripts/component-flags.py --check --jaxjob $(BUILD)/jaxjob
+
 deploy:
 	python3 deploy/generate.py
 
