@@ -223,4 +223,5 @@ expect 'help lists every option, and component/README.md documents each' \
 	"opts=\$(grep -o -- '^  --[a-z-]*' '$T/help.txt' | tr -d ' ' | sort -u) && [ \$(echo \"\$opts\" | wc -l) -ge 60 ] &&
 	 for o in \$opts; do grep -q -- \"\\\`\$o\" '$JAXJOB_TOP/component/README.md' || { echo \"undocumented \$o\"; exit 1; }; done"
 expect 'jaxjob help launch prints the same help' "jj help launch | cmp - '$T/help.txt'"
-expect 'jaxjob --version still works' "jj --version | grep -q '^jaxjob [0-9]'"
+expect 'jaxjob --version names the version and the commit it was built from' \
+	"jj --version | grep -Eqx \"jaxjob \$(sed -n 's/^#define JAXJOB_VERSION \"\\(.*\\)\"/\\1/p' '$JAXJOB_TOP/lib/version.h') \\(commit (\$(git -C '$JAXJOB_TOP' rev-parse --short=12 HEAD 2>/dev/null || echo unknown)(-dirty)?)\\)\""
