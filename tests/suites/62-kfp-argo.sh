@@ -59,6 +59,10 @@ if [ -n "$JAXJOB_SHARED" ]; then
 		"sdk tests/kfp-argo/typed_pipeline.py component/component.yaml $TY"
 	expect '... its IR: each input of its KFP type, optional without a default in an IfPresent (image required), duration a double, exit_code an integer, JSON outputs structs, no output named as an input' \
 		"sdk tests/kfp-argo/typed_pipeline.py --check component/component.yaml $TY"
+	expect '... an input left out is no argument: issue 22'\''s task passes exactly the flags of its eight inputs (besides outputs and {{$}})' \
+		"$ENGINE kfp-argv $TY jaxjob-launch $T/ty-1 run=run-ty task_name=jaxjob-launch task_id=1 | tr '\\0' '\\n' |
+		 grep '^--' | grep -v '^--out-\\|^--kfp-executor-input\$' | sort | tr '\\n' ' ' >$T/ty-flags &&
+		 test \"\$(cat $T/ty-flags)\" = '--command --gpus-per-worker --image --label --name --queue --volume --workers '"
 	for t in jaxjob-launch-2:JAXJob jaxjob-launch-3:TrainJob; do
 		expect "... the ${t#*:} task with every value as KFP's launcher writes it (JSON, true/false, whole numbers): launch takes them all (--dry-run)" \
 			"mapfile -d '' a < <($ENGINE kfp-argv $TY ${t%%:*} $T/ty-${t%%:*} run=run-ty task_name=${t%%:*} task_id=1) && a[0]=$JAXJOB &&
@@ -233,6 +237,15 @@ if have_ir; then
 	kfp_step k3 "$T/k3" run=run-cccc task_name=jaxjob-launch task_id=43 input.outcome=exit-code "$SIMBAD"
 	expect 'KFP: the same with outcome=exit-code: exit 1, and KFP collects nothing' \
 		"test \$(cat $T/k3.rc) = 1 && collect $T/k3 k3 | grep -q '\"collected\": false'"
+	expect '... the outputs are the same under outcome=exit-code: every declared output file exists and parses by its type (KFP just does not collect them from a failed step)' "python3 -c '
+import os, sys; sys.argv = [\"\"]
+exec(open(\"$JAXJOB_TOP/tests/kfp-argo/engine.py\").read().split(\"def main(\")[0])
+ir = load(\"$IR\"); _, t = find_task(ir, \"jaxjob-launch\")
+outs = ir[\"components\"][t[\"componentRef\"][\"name\"]][\"outputDefinitions\"][\"parameters\"]
+for root in (\"$T/k2\", \"$T/k3\"):
+    got = {n: text_to_value(open(root + \"/tmp/kfp/outputs/\" + n).read(), d[\"parameterType\"], n) for n, d in outs.items()}
+    assert got[\"state\"] == \"Failed\" and got[\"exit_code\"] == 1 and isinstance(got[\"duration\"], float), got
+'"
 	kfp_step k4 "$T/k4" run=run-dddd task_name=jaxjob-launch task_id=44 param.gpus_per_worker=1 input.image=x/jax:1 \
 		"input.env={\"SIM_STARTUP\":\"0.1\",\"SIM_IMAGE_PULL_ERROR\":\"1\"}" input.fail_fast_after=1s
 	collect "$T/k4" k4 >"$T/k4.json" 2>"$T/k4.collect.err"
