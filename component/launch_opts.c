@@ -304,7 +304,7 @@ static int parse_count(const char *flag, const char *s, double lo, double hi, do
 /*
  * A JSON list of strings from --FLAG (what KFP's launcher makes of a
  * JsonArray input: json.Marshal of the list, backend/src/v2/component/
- * launcher_v2.go:1148-1153), kept in o->owned so that its strings outlive
+ * launcher_v2.go:1139-1163), kept in o->owned so that its strings outlive
  * the call; NULL with `e` set if it is not one.
  */
 static const cJSON *word_list(struct launch_opts *o, const char *flag, const char *v,

@@ -184,7 +184,7 @@ def proto_numbers(v):
 
 
 def as_text(v):
-    """The launcher's input placeholder (launcher_v2.go:1139-1160, as
+    """The launcher's input placeholder (launcher_v2.go:1139-1163, as
     metadata.PbValueToText): a string as is, a number FormatFloat 'f' -1, a
     bool FormatBool, a list or struct json.Marshal (compact, HTML characters
     escaped as \u003c..., UTF-8 kept)."""
