@@ -17,6 +17,7 @@
 #include "lib/err.h"
 #include "lib/suggest.h"
 #include "lib/version.h"
+#include "commit.h"		/* $(BUILD)/gen/commit.h: JAXJOB_COMMIT (Makefile) */
 
 /* The roles, in the order `jaxjob help` lists them. */
 static const struct command {
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-		printf("jaxjob %s\n", JAXJOB_VERSION);
+		printf("jaxjob %s (commit %s)\n", JAXJOB_VERSION, JAXJOB_COMMIT);
 		return 0;
 	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {

@@ -273,10 +273,9 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 	case 7: add_opt(v, jtree_get_string(r->job, "metadata.uid", NULL)); break;
 	case 8: add_opt(v, jtree_get_string(r->job, "status.startTime", NULL)); break;
 	case 9: add_opt(v, jtree_get_string(r->job, "status.completionTime", NULL)); break;
-	case 10:
+	case 10:	/* a NUMBER_DOUBLE output: KFP cannot parse an empty file */
 		d = duration_of(r);
-		if (d >= 0)
-			buf_addf(v, "%.3f", d);
+		buf_addf(v, "%.3f", d >= 0 ? d : 0.0);
 		break;
 	case 11:
 		workers_of(r, &w);

@@ -320,12 +320,13 @@ static void unknown_values_are_empty_not_missing(void **state)
 	buf_free(&p);
 }
 
-/* a job never created: the STRUCT output is "{}", which KFP parses; "" it does not */
+/* a job never created: the STRUCT output is "{}" and the NUMBER_DOUBLE duration
+ * 0.000, which KFP parses; "" it does not */
 static void job_json_of_no_job_is_an_empty_object(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/jaxjob-unit-XXXXXX";
-	struct buf p = BUF_INIT;
+	struct buf p = BUF_INIT, d = BUF_INIT;
 	struct launch_outputs o;
 	struct launch_result r;
 	struct err e = ERR_INIT;
@@ -334,15 +335,22 @@ static void job_json_of_no_job_is_an_empty_object(void **state)
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
 	buf_addf(&p, "%s/job_json", dir);
+	buf_addf(&d, "%s/duration", dir);
 	o.job_json = p.data;
+	o.duration = d.data;
 	launch_result_set(&r, "Error", 4, "Forbidden", "no");
 	assert_int_equal(launch_outputs_write(&o, &r, &e), 0);
 	char *s = slurp(p.data);
 	assert_string_equal(s, "{}");
 	free(s);
+	s = slurp(d.data);
+	assert_string_equal(s, "0.000");
+	free(s);
 	unlink(p.data);
+	unlink(d.data);
 	rmdir(dir);
 	buf_free(&p);
+	buf_free(&d);
 }
 
 static void outcome_outputs_turns_job_endings_into_exit_0(void **state)
