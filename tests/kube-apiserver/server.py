@@ -699,6 +699,10 @@ class App:
             entries = self.reqlog.since(int(q.get('since') or 0))
             h.send_bytes(200, json.dumps(entries).encode(), 'application/json')
             return
+        if path == '/_test/settle':
+            ok = self.sim.settle(float(q.get('horizon') or 0.1))
+            h.send_bytes(200 if ok else 504, json.dumps({'settled': ok}).encode(), 'application/json')
+            return
         if path == '/_test/state':
             h.send_bytes(200, json.dumps(self.state(), indent=1).encode(), 'application/json')
             return

@@ -66,6 +66,7 @@ class Simulator:
         self.heap = []
         self.seq = itertools.count()
         self.cv = threading.Condition()
+        self.busy = False                    # a timer's function is running (settle)
         self.pods = {}                       # pod uid -> PodSim
         self.jobs = {}                       # job uid -> dict of per-job state
         self.stub_logs = {}
@@ -114,6 +115,7 @@ class Simulator:
                 while not self.heap or self.heap[0][0] > time.monotonic():
                     self.cv.wait(timeout=(self.heap[0][0] - time.monotonic()) if self.heap else None)
                 _, _, fn, args = heapq.heappop(self.heap)
+                self.busy = True
             try:
                 fn(*args)
             except ApiError:
@@ -121,6 +123,22 @@ class Simulator:
             except Exception:  # noqa: BLE001 - the simulation must go on
                 import traceback
                 traceback.print_exc()
+            finally:
+                with self.cv:
+                    self.busy = False
+                    self.cv.notify_all()
+
+    def settle(self, horizon, ceiling=60.0):
+        """Block until every timer due within `horizon` seconds of now has run (and what they
+        scheduled within that horizon too): GET /_test/settle. A test that asserts something
+        did NOT happen (the job stays Created, the pods keep no owner) waits for this event -
+        the operator has had its turn - instead of sleeping and hoping it was long enough."""
+        t = time.monotonic() + horizon
+        end = time.monotonic() + ceiling
+        with self.cv:
+            while (self.busy or (self.heap and self.heap[0][0] <= t)) and time.monotonic() < end:
+                self.cv.wait(0.05)
+            return not self.busy and not (self.heap and self.heap[0][0] <= t)
 
     def on_event(self, ev):
         """Store listener (runs under the store lock): only schedule work."""
