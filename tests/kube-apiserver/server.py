@@ -751,7 +751,10 @@ class App:
                     del self.tokens[t]
             if key == 'rotateToken' and u is not None:
                 self.add_user(u.name, None, u.groups, u.allow, u.deny, u.namespaces)
+        release = 'holdLateWorkers' in data and not data['holdLateWorkers']
         self.faults.update(data)
+        if release and self.sim is not None:
+            self.sim.kick_all()     # the held late workers' pods are created now
 
     def state(self):
         with self.store.lock:

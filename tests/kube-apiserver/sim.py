@@ -76,7 +76,9 @@ class Simulator:
     def start(self):
         self.s.listeners.append(self.on_event)
         threading.Thread(target=self.loop, name='sim', daemon=True).start()
-        # jobs that exist already (none at start, but keep it correct)
+        self.kick_all()     # jobs that exist already (none at start, but keep it correct)
+
+    def kick_all(self):
         for res in (R.JAXJOBS, R.TRAINJOBS):
             for o in self.s.list(res)[0]:
                 self.kick(res, o['metadata']['namespace'], o['metadata']['name'])
@@ -305,6 +307,8 @@ class Simulator:
             if pname in pods:
                 continue
             if i in late:
+                if self.app.faults.get('holdLateWorkers'):
+                    continue    # until the test removes the fault (apply_faults kicks every job)
                 due = st['late_due'].setdefault(i, time.monotonic() + late_delay)
                 if time.monotonic() < due:
                     self.kick(res, ns, name, due - time.monotonic() + 0.001)
