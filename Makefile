@@ -148,7 +148,7 @@ check-long:
 	JAXJOB_LONG=1 $(MAKE) check
 
 # The edit-compile loop: unit tests and the CLI suites that need no server.
-QUICK_SUITES := 10-unit 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \
+QUICK_SUITES := 10-unit 11-fixed-sleeps 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \
 	70-render-errors 70-render.sh 71-render-trainjob 86-errors
 check-quick: deps
 	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit

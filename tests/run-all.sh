@@ -129,8 +129,13 @@ mapfile -t order < <(for s in "${suites[@]}"; do echo "${last_time[$s]:-30} $s";
 cleanup() {
 	local p
 	for p in "${!pid_of[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
-	# interrupted: let the stopped suites' last writes land before removing
-	[ ${#pid_of[@]} -eq 0 ] || sleep 1
+	# interrupted: let the stopped suites end (their last writes land) before removing
+	local end=$((SECONDS + 5)) left=1
+	while [ "$left" ] && [ "$SECONDS" -lt "$end" ]; do
+		left=
+		for p in "${!pid_of[@]}"; do kill -0 -- "-$p" 2>/dev/null && left=1; done
+		[ -z "$left" ] || sleep 0.05	# sleep-ok: poll interval (until the suites' groups are gone)
+	done
 	rm -rf "$JAXJOB_TMP"
 }
 trap cleanup EXIT
@@ -175,7 +180,7 @@ finish() { # PID STATUS
 		printf '%s\n' "$left" >>"$JAXJOB_TMP/$s.err"
 		printf '%s\n' "$left" | sed "s/^ */# $s left running (stopped): /" >>"$JAXJOB_TMP/$s.note"
 		kill -TERM -- "-$p" 2>/dev/null
-		sleep 0.2
+		sleep 0.2	# sleep-ok: grace period between SIGTERM and SIGKILL of what a suite left
 		kill -KILL -- "-$p" 2>/dev/null
 	fi
 	echo "$rc" >"$JAXJOB_TMP/$s.rc"

@@ -115,7 +115,7 @@ class Faults:
             ms = self.d.get('delayMs')
             m = self.d.get('delayMatch')
         if ms and (not m or re.search(m, path)):
-            time.sleep(float(ms) / 1000.0)
+            time.sleep(float(ms) / 1000.0)  # sleep-ok: the delayMs fault itself (a slow server)
         self.hold(method, path)
 
     def hold(self, method, path):

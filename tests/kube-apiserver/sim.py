@@ -1005,7 +1005,7 @@ class Simulator:
                     return False
                 data = data[:limit - sent]
             if delay:
-                time.sleep(delay)
+                time.sleep(delay)  # sleep-ok: the logDelayMs fault itself (a slow log stream)
             h.write_chunk(data)
             sent += len(data)
             return limit is None or sent < limit
@@ -1031,6 +1031,6 @@ class Simulator:
                     # a kubelet notices the exit a while after the last line (fault logEofDelayMs)
                     eof = float(self.app.faults.get('logEofDelayMs') or 0) / 1000.0
                     if eof:
-                        time.sleep(eof)
+                        time.sleep(eof)  # sleep-ok: the logEofDelayMs fault itself (a kubelet that notices the exit late)
                     break
         h.end_stream()

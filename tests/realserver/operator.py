@@ -121,7 +121,7 @@ class Kube:
                 code, obj = 0, {}
             if STOP.is_set() or time.monotonic() > end:
                 return code, obj
-            time.sleep(0.3)
+            time.sleep(0.3)  # sleep-ok: retry backoff of the simulated operator (a real client backs off too)
 
     def watch(self, path, rv):
         """Yield (type, object) of one watch stream from rv; return when the server ends it."""
@@ -215,7 +215,7 @@ class Informer:
             except (OSError, http.client.HTTPException, ValueError) as e:
                 if not STOP.is_set():
                     say(f'watch {self.path}: {e.__class__.__name__}: {e}; reconnecting')
-                    time.sleep(0.5)
+                    time.sleep(0.5)  # sleep-ok: reconnect backoff of the simulated operator (a real informer backs off too)
 
     def start(self):
         threading.Thread(target=self.run, name='watch ' + self.path, daemon=True).start()

@@ -141,7 +141,7 @@ t0=$SECONDS
 kcp_kill_apiserver
 rev=$(etcdctl endpoint status -w json | "$KCP_PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["Status"]["header"]["revision"])')
 etcdctl compact "$rev" >/dev/null && etcdctl defrag >/dev/null || echo "etcd compaction failed" >&2
-d=$((t0 + 10 - SECONDS)); [ "$d" -gt 0 ] && sleep "$d"
+d=$((t0 + 10 - SECONDS)); [ "$d" -gt 0 ] && sleep "$d"	# sleep-ok: the outage length is the fault under test (apiserver down >= 10 s)
 kcp_start_apiserver || echo "the apiserver did not come back" >&2
 echo "# apiserver down for $((SECONDS - t0)) s (until ready again); etcd compacted at revision $rev"
 for n in rk rd rf cp; do
