@@ -18,6 +18,12 @@
 #   # run-all: after 20-launch-dry-run 21-trainjob-dry-run
 #   # run-all: after all
 # It then starts once those (or all others) have finished. A suite that
+# starts a real kube control plane (etcd, kube-apiserver, controller manager:
+# a few hundred MB and a core's worth of CPU while it settles) says
+#   # run-all: uses control-plane
+# and at most CONTROL_PLANES of those run at once (default 1 on <= 2 cores,
+# else 2): three control planes and the ASan suites on 2 cores starve each
+# other into timeouts that a quiet machine never shows. A suite that
 # says "# run-all: long" (minutes of CPU: 1,000-worker cells) runs only with
 # JAXJOB_LONG=1 (`make check-long`); otherwise it is one SKIP line saying so. The longest suites
 # of the previous run start first ($JAXJOB_BUILD/suite-times; on a first run
@@ -81,6 +87,8 @@ export PATH=$JAXJOB_TMP/bin:$PATH
 echo "# python: $py_note"
 jobs=${JOBS:-$(( $(nproc 2>/dev/null || echo 2) * 4 ))}
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+cp_max=${CONTROL_PLANES:-$( [ "$(nproc 2>/dev/null || echo 2)" -le 2 ] && echo 1 || echo 2)}
+[ "$cp_max" -ge 1 ] 2>/dev/null || cp_max=1
 t0=$(date +%s.%N)
 
 # --- which suites, in which order ------------------------------------------
@@ -101,7 +109,7 @@ if [ ${#suites[@]} -eq 0 ]; then
 	exit 1
 fi
 
-declare -A after=() state=() pid_of=() started=()
+declare -A after=() state=() pid_of=() started=() uses_cp=()
 times_file=$JAXJOB_BUILD/suite-times
 declare -A last_time=()
 for f in "$top/tests/suite-times" "$times_file"; do	# the machine's own times win
@@ -113,6 +121,7 @@ for f in "$top/tests/suite-times" "$times_file"; do	# the machine's own times wi
 done
 for s in "${suites[@]}"; do
 	after[$s]=$(sed -n 's/^# run-all: after //p' "$top/tests/suites/$s" | head -n 1)
+	grep -q '^# run-all: uses control-plane' "$top/tests/suites/$s" && uses_cp[$s]=1
 	state[$s]=pending
 	if [ -z "${JAXJOB_LONG:-}" ] && grep -q '^# run-all: long' "$top/tests/suites/$s"; then
 		# reported like a suite that ran and skipped, saying how to run it
@@ -141,8 +150,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-ready() { # SUITE: are the suites it runs after finished?
-	local dep s
+ready() { # SUITE: are the suites it runs after finished, is a control plane free?
+	local dep s n=0
+	if [ -n "${uses_cp[$1]:-}" ]; then
+		for s in "${!uses_cp[@]}"; do [ "${state[$s]}" = running ] && n=$((n + 1)); done
+		[ "$n" -lt "$cp_max" ] || return 1
+	fi
 	for dep in ${after[$1]}; do
 		if [ "$dep" = all ]; then
 			for s in "${suites[@]}"; do
@@ -273,6 +286,6 @@ if [ ${#failures[@]} -gt 0 ]; then
 fi
 mmss() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { s = b - a; printf "%dm%02ds", s / 60, s % 60 }'; }
 # JAXJOB_RUN_START (make check sets it before building): the whole run's time
-echo "# wall time $(mmss "${JAXJOB_RUN_START:-$t0}")${JAXJOB_RUN_START:+ (build and suites; suites $(mmss "$t0"))} with JOBS=$jobs on $(nproc 2>/dev/null || echo '?') cores"
+echo "# wall time $(mmss "${JAXJOB_RUN_START:-$t0}")${JAXJOB_RUN_START:+ (build and suites; suites $(mmss "$t0"))} with JOBS=$jobs CONTROL_PLANES=$cp_max on $(nproc 2>/dev/null || echo '?') cores"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

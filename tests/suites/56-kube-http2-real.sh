@@ -11,6 +11,7 @@
 # kubelet are realsrv's harness (tests/realserver/kcp.sh, operator.py); the
 # workers print the lines of a file (SIM_LOG_FILE) so completeness is exact.
 # Not timed.
+# run-all: uses control-plane
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 top=$JAXJOB_TOP
 . "$top/tests/realserver/kcp.sh"

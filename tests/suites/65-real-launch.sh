@@ -8,6 +8,7 @@
 # watch-driven launch makes the same requests however long the job runs, and the suite's time
 # budget is small; bench/realserver.sh runs the 60 s job). The scenarios run side by side on one
 # control plane (different jobs), then the assertions.
+# run-all: uses control-plane
 . "$JAXJOB_TOP/tests/suites/65-real.lib"
 real_start "real control plane launch scenarios"
 O=$T/outputs

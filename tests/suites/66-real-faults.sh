@@ -10,6 +10,7 @@
 #     answers the old resourceVersion with 410 Expired; the launch must re-list and end with the
 #     job's TRUE outcome and exit code, keep/delete the job per --delete-after, every log line once.
 # run-all: after 65-real-launch
+# run-all: uses control-plane
 # (one real control plane at a time: each costs a CPU for tens of seconds on a 2-core machine)
 . "$JAXJOB_TOP/tests/suites/65-real.lib"
 real_start "real control plane fault scenarios"
