@@ -20,10 +20,10 @@
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 cd "$JAXJOB_TOP" || exit 1
 
-# scripts and programs (not docs, not data): *.sh *.lib *.py *.c *.h *.lua
+# scripts and programs (not docs, not data): *.sh *.lib *.py *.c *.h *.lua and executables
 # and the suites themselves
 files=$(find tests -path tests/crd-corpus -prune -o -type f \
-	\( -name '*.sh' -o -name '*.lib' -o -name '*.py' -o -name '*.c' -o -name '*.h' -o -name '*.lua' \) -print |
+	\( -name '*.sh' -o -name '*.lib' -o -name '*.py' -o -name '*.c' -o -name '*.h' -o -name '*.lua' -o -perm -u+x \) -print |
 	sort)
 pattern='(^|[^A-Za-z0-9_.$-])sleep[[:space:]]+[0-9"$]|time\.sleep[[:space:]]*\(|asyncio\.sleep[[:space:]]*\(|(^|[^A-Za-z0-9_.])(u|nano)?sleep\('
 # this file names the patterns in its comments and code: not a sleep

@@ -167,7 +167,7 @@ fault '{"holdLateWorkers": true}'
 		--env SIM_LATE_WORKER=1 --env SIM_LATE_DELAY=0 -- python t.py
 )
 fault '{"holdLateWorkers": null}'
-cat "$KS/rot.token" >>"$SECRETS_LIST"
+{ tr -d '\n' <"$KS/rot.token"; echo; } | "$JAXJOB_TOP/tests/lib/append-locked" "$SECRETS_LIST"
 
 CELL_WHAT='slow log streams (300 ms before every line)'
 fault '{"logDelayMs": 300}'
