@@ -85,7 +85,7 @@ def wait_job(k, kind, ns, name, ceiling=60.0):
         j = k.call('GET', job_path(kind, ns, name), ok404=True)
         if j is not None:
             return j
-        time.sleep(0.05)
+        time.sleep(0.05)  # sleep-ok: the poll interval of the wait for the job to appear
     sys.exit(f'simkueue: {kind} {ns}/{name} did not appear within {ceiling:.0f}s')
 
 

@@ -9,9 +9,9 @@
 ks_start --crds kubeflow.org,trainer.kubeflow.org,kueue.x-k8s.io
 O=$T/outputs
 SK() { /usr/bin/python3 "$JAXJOB_TOP/tests/kueue/simkueue.py" --ks "$KS" "$@"; }
-# the label on the job only (launch creates such a job suspended, as Kueue's webhook would)
-QUEUED='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}}}'
-JOB="--image x/jax:1 --workers 2 --patch $QUEUED --queue-progress-every 1s"
+# --local-queue: the queue-name label on the job only; launch creates it suspended, as Kueue's
+# webhook would
+JOB="--image x/jax:1 --workers 2 --local-queue q --queue-progress-every 1s"
 
 SK setup team-a q cq >/dev/null || { echo "not ok - the simulated Kueue sets up its queues"; exit 1; }
 
@@ -104,15 +104,14 @@ expect 'a job suspended by a person (no queue label) is not Queued: --timeout ap
 	test $rc = 3 && ! grep -q "queued" $T/ps.err'
 
 # --- the preflight: the LocalQueue must exist (when it can be read) --------------------------
-MISSING='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"nosuch"}}}'
 expect_run 4 'a missing LocalQueue: exit 4 before the create' lq \
-	launch --name lq --image x/jax:1 --patch "$MISSING"
+	launch --name lq --image x/jax:1 --local-queue nosuch
 expect '... one error line naming the queue, the label and the fix; no job created' '
 	grep -qx "error: LocalQueue \"nosuch\" does not exist in namespace \"team-a\" (label kueue.x-k8s.io/queue-name): Kueue would hold the JAXJob for ever; create the LocalQueue or name an existing one" $T/lq.err &&
 	test "$(job_state lq)" = absent'
 ctl POST /_test/users '{"name": "nolq", "allow": ["* *"], "deny": ["get localqueues"]}' >/dev/null
 kubeconfig_as "$KS/nolq.token" "$T/nolq.kubeconfig"
-"$JAXJOB" launch --kubeconfig "$T/nolq.kubeconfig" --name nl --image x/jax:1 --patch "$MISSING" \
+"$JAXJOB" launch --kubeconfig "$T/nolq.kubeconfig" --name nl --image x/jax:1 --local-queue nosuch \
 	--queue-timeout 1s --on-cancel delete >"$T/nl.out" 2>"$T/nl.err" & BG_nl=$!
 SK hold team-a JAXJob nl nosuch >/dev/null
 wait "$BG_nl"; rc=$?
@@ -121,8 +120,7 @@ expect '... a LocalQueue that cannot be read: said, not checked, the job created
 	grep -q "created JAXJob team-a/nl" $T/nl.err && test $rc = 8'
 
 # --- a TrainJob (Kueue's supported path): queued, then admitted --------------------------------
-TQ='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}}}'
-bg_launch tq --api trainjob --name tq --image x/jax:1 --workers 2 --env SIM_LINES=2 --patch "$TQ" \
+bg_launch tq --api trainjob --name tq --image x/jax:1 --workers 2 --env SIM_LINES=2 --local-queue q \
 	--timeout 2s --queue-progress-every 1s --out-state="$O/tq/state"
 SK hold team-a TrainJob tq q >"$T/tq.wl"
 expect 'a TrainJob held by Kueue is Queued past its --timeout, with the pending reason' '
@@ -134,7 +132,7 @@ expect '... admitted, it runs and completes (exit 0); its Workload is named trai
 	grep -q "admitted by clusterQueue cq" $T/tq.err'
 
 # --- the fail-fast grace does not count queued time -----------------------------------------
-bg_launch ff --name ff --image sim/image-pull-error:1 --workers 1 --patch "$QUEUED" \
+bg_launch ff --name ff --image sim/image-pull-error:1 --workers 1 --local-queue q \
 	--queue-progress-every 1s --fail-fast-after 2s --out-state="$O/ff/state"
 SK hold team-a JAXJob ff q >/dev/null
 expect 'queued for longer than --fail-fast-after 2s: not stuck while queued' '

@@ -16,8 +16,7 @@ real_start "real control plane with Kueue"
 O=$T/outputs
 SK() { /usr/bin/python3 "$JAXJOB_TOP/tests/kueue/simkueue.py" --server "$KUBE_SERVER" --ca "$KUBE_CA" \
 	--token-file "$KUBE_TOKEN_FILE" "$@"; }
-QUEUED='{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"q"}}}'
-JOB="--image x/jax:1 --workers 2 --patch $QUEUED --queue-progress-every 1s"
+JOB="--image x/jax:1 --workers 2 --local-queue q --queue-progress-every 1s"
 
 # wait_line NAME REGEX [COUNT] / wait_out NAME REGEX: a bg launch's stderr / stdout (120 s ceiling)
 count_lines() { test "$(grep -cE "$2" "$T/$1.err")" -ge "${3:-1}"; }
@@ -79,7 +78,7 @@ rc_qa=$(rc_of qa)
 rc_qt=$(rc_of qt)
 rc_pr=$(rc_of pr)
 rc_nw=$(rc_of nw)
-launch --name lq --image x/jax:1 --patch '{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"nosuch"}}}' \
+launch --name lq --image x/jax:1 --local-queue nosuch \
 	>"$T/lq.out" 2>"$T/lq.err"; rc_lq=$?
 
 expect "queued longer than --timeout 3s: still queued, neither deleted nor failed ($qa_state)" '
