@@ -409,6 +409,10 @@ static void queue_check(struct launch_state *st)
 	else if (held && strcmp(why, st->q.why)) {	/* a new pending reason: say it now */
 		snprintf(st->q.why, sizeof(st->q.why), "%s", why);
 		say_queued(st);
+		if (st->q.ticker) {	/* and the next repeat a full period later */
+			kube_timer_cancel(st->q.ticker);
+			st->q.ticker = kube_timer_add(st->c, st->o->queue_every_s, on_queue_ticker, st);
+		}
 	}
 }
 
