@@ -7,7 +7,10 @@
 #                   build/asan/, run every suite in parallel; last line
 #                   "N passed, N failed, N skipped"
 #   make check-quick  the same build, only the unit and CLI suites (< 60 s)
-#   make check-long   make check plus the long suites (fuzzing, 1,000 workers)
+#   make check-long   make check plus the long suites (fuzzing, 1,000 workers,
+#                   the 200-run stall harness)
+#   make check-stress the timing-sensitive suites RUNS times beside LOAD busy
+#                   loops, one report line per run (tests/stress.sh)
 #   make demo       run the main job against the local test API server
 #   make fresh-check  `make demo` and `make check-quick` in a clean clone
 #                   inside a minimal Debian chroot (scripts/fresh-check.sh)
@@ -33,8 +36,8 @@ PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$
 # Goals that build C need the packages; the others install them first or
 # need none. A plain `make` on a machine without them says what to run
 # instead of failing on a missing header.
-NO_PKG_GOALS := deps check check-quick check-long demo fresh-check clean deploy deploy-check \
-	health-snippet image rootfs set-image
+NO_PKG_GOALS := deps check check-quick check-long check-stress demo fresh-check clean deploy \
+	deploy-check health-snippet image rootfs set-image
 ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v $(firstword $(CC)) >/dev/null 2>&1 && echo ok),ok)
 $(error missing build packages (compiler, pkg-config, -dev packages); run `make deps` (as root or with sudo) first, or `make demo` / `make check`, which install them)
@@ -119,7 +122,7 @@ $(BUILD)/obj/%.o: %.c
 # The front-end objects a unit suite tests (each suite of lib/ links lib alone).
 UNIT_APP_test_health        := health-checks/health_cmd
 UNIT_APP_test_launch_opts   = component/launch_opts $(UNIT_APP_test_launch_parts)
-UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs \
+UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs component/launch_stdout \
 			       component/launch_outputs component/launch_progress component/launch_metrics
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
@@ -160,8 +163,20 @@ check: deps
 check-long:
 	JAXJOB_LONG=1 $(MAKE) check
 
+# The timing-sensitive suites RUNS times (default 3) beside LOAD busy loops
+# (default 2), one report line per run (tests/stress.sh): finds the next
+# flaky test before CI does. STRESS=PATTERNS picks other suites.
+.PHONY: check-stress
+RUNS ?=
+LOAD ?=
+STRESS ?=
+check-stress: deps
+	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit
+	JAXJOB=$(CURDIR)/build/asan/jaxjob JAXJOB_BUILD=$(CURDIR)/build/asan $(if $(JOBS),JOBS=$(JOBS)) \
+		$(if $(RUNS),RUNS=$(RUNS)) $(if $(LOAD),LOAD=$(LOAD)) tests/stress.sh $(STRESS)
+
 # The edit-compile loop: unit tests and the CLI suites that need no server.
-QUICK_SUITES := 10-unit 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \
+QUICK_SUITES := 10-unit 11-fixed-sleeps 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \
 	70-render-errors 70-render.sh 71-render-trainjob 86-errors
 check-quick: deps
 	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit

@@ -233,6 +233,7 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 	}
 	md_row(out, "uid", jtree_get_string(r->job, "metadata.uid", NULL));
 	md_row(out, "cleanup", r->cleanup);
+	md_row(out, "log lines not written", r->logs_lost);
 	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
 	md_row(out, "exit code", tmp);
 	launch_metrics_summary(r->metrics, out);

@@ -833,8 +833,13 @@ int jobparams_check_used(const cJSON *params, const cJSON *used, const char *sou
 int jobparams_render(const cJSON *tmpl, const cJSON *params, const char *source,
 		     const char *const *known, cJSON **out, struct err *e)
 {
+	return jobparams_render_owned(cJSON_Duplicate(tmpl, 1), params, source, known, out, e);
+}
+
+int jobparams_render_owned(cJSON *doc, const cJSON *params, const char *source,
+			   const char *const *known, cJSON **out, struct err *e)
+{
 	cJSON *values = NULL, *used = cJSON_CreateObject();
-	cJSON *doc = cJSON_Duplicate(tmpl, 1);
 	int rc = jobparams_values(params, &values, e);
 	if (rc == 0) {
 		struct tmpl_ctx ctx = { .source = source, .values = values, .known = known,
