@@ -2,6 +2,7 @@
  * jtree.c - see jtree.h.
  */
 #include "jtree.h"
+#include "yj_scalar.h"
 
 #include <limits.h>
 #include <math.h>
@@ -360,6 +361,20 @@ static int json_number_syntax(const char *s, int *has_exp)
 	return *p == '\0';
 }
 
+/*
+ * Is `t` (the text yj_parse kept with a number) still the spelling of `v`?
+ * Read as the parser read it (yj_scalar.h: 0x1F, 0o17, 1_000, .inf), so a
+ * number changed after parsing never shows stale text.
+ */
+static int text_means(const char *t, double v)
+{
+	int b;
+	double d;
+	if (yj_resolve_plain(t, &b, &d) != SK_NUMBER)
+		return 0;
+	return d == v || (isnan(d) && isnan(v));
+}
+
 void jtree_number_text(const cJSON *n, int mode, struct buf *out)
 {
 	const char *t = n->valuestring;
@@ -371,7 +386,7 @@ void jtree_number_text(const cJSON *n, int mode, struct buf *out)
 	 * so only an integer past 2^53, which a double cannot hold, keeps its
 	 * digits. YAML keeps what was written unless YAML 1.1 would misread it.
 	 */
-	if (t && *t && strtod(t, NULL) == n->valuedouble &&
+	if (t && *t && text_means(t, n->valuedouble) &&
 	    (mode == JTREE_NUM_TEXT ||
 	     (json_number_syntax(t, &has_exp) && !has_exp &&
 	      (mode == JTREE_NUM_YAML || (big && !strchr(t, '.')))))) {
