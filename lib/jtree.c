@@ -404,6 +404,14 @@ static void json_string(struct buf *out, const char *s)
 {
 	buf_addch(out, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		size_t run = 0;	/* bytes that need no escape, copied at once */
+		while (p[run] >= 0x20 && p[run] != '"' && p[run] != '\\' && p[run] != 0xC0)
+			run++;
+		if (run) {
+			buf_add(out, p, run);
+			p += run - 1;
+			continue;
+		}
 		switch (*p) {
 		case '"': buf_adds(out, "\\\""); break;
 		case '\\': buf_adds(out, "\\\\"); break;
@@ -421,10 +429,7 @@ static void json_string(struct buf *out, const char *s)
 			buf_addch(out, (char)*p);
 			break;
 		default:
-			if (*p < 0x20)
-				buf_addf(out, "\\u%04x", *p);
-			else
-				buf_addch(out, (char)*p);
+			buf_addf(out, "\\u%04x", *p);
 		}
 	}
 	buf_addch(out, '"');
