@@ -115,6 +115,7 @@ static void job_seen(struct launch_state *st, const cJSON *obj)
 	if (!launch_judge(st->job, NULL) || st->draining)
 		return;
 	st->draining = 1;
+	st->decided_at = kube_now();
 	launch_workers_settle(st, job_failed(st));
 	if (launch_workers_drained(st) || st->o->log_drain_s <= 0)
 		launch_stop(st, END_FINISHED);
@@ -314,6 +315,9 @@ static void on_signal(void *ud, int signo)
 			st->end = END_SIGNAL;
 		break;
 	case RUN_DONE:
+		/* outcome decided: stop writing the last queued log lines
+		 * (launch_stdout_finish) and exit */
+		kube_loop_stop(st->c);
 		break;
 	}
 }

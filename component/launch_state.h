@@ -36,6 +36,7 @@
 #include "launch_opts.h"
 #include "launch_outputs.h"
 #include "launch_progress.h"
+#include "launch_stdout.h"
 
 /* Why the wait stopped. */
 enum launch_end {
@@ -125,6 +126,7 @@ struct launch_state {
 	struct launch_identity id;
 	struct launch_progress prog;
 	struct launch_metrics metrics;	/* training metrics from the worker logs */
+	struct launch_stdout out;	/* the workers' lines on stdout, never blocking */
 	double t0;
 
 	enum launch_phase_of_run phase;
@@ -164,6 +166,7 @@ struct launch_state {
 	struct launch_pod **pods;
 	int npods, cap_pods;
 	int draining;			/* terminal seen: waiting for log streams to end */
+	double decided_at;		/* kube_now() when the terminal state was seen */
 	struct kube_timer *cut_timer;	/* next look at quiet streams of exited workers */
 	int nfollows;			/* log streams open (at most LAUNCH_LOG_STREAMS_MAX) */
 	int pods_synced;		/* the pod watch delivered its first list */
@@ -230,9 +233,17 @@ void launch_access_rules_request(struct kube_request *rq, const char *ns);
 
 /* launch_cleanup.c: spoke */
 enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };
-/* Apply `action` to the job; returns a one-line note of what was done
- * (for outputs) in `note`. Never fails the run: problems are warnings. */
-void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
-		    struct buf *note);
+enum launch_cleanup_done {
+	CLEANUP_DONE,		/* done, or failed with a warning */
+	CLEANUP_CHANGED,	/* 409: the job is not the object st->job: look again */
+};
+/*
+ * Apply `action` to the job as st->job shows it (its uid and resourceVersion
+ * are the request's preconditions), retrying until `deadline` (kube_now()
+ * clock); a one-line note of what was done (for outputs) goes into `note`.
+ * Never fails the run: problems are warnings.
+ */
+int launch_cleanup(struct launch_state *st, enum launch_cleanup_action action, double deadline,
+		   struct buf *note);
 
 #endif

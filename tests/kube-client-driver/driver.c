@@ -181,7 +181,7 @@ struct follow {
 	int rv_regressed;
 	int timed_out;
 	struct err last_err;
-	int stop_on_success, stop_on_delete;
+	int stop_on_success, stop_on_delete, stop_on_sync;
 	struct kube_timer *guard;
 };
 
@@ -215,7 +215,11 @@ static void follow_state(void *ud, enum kube_watch_state st, const struct err *e
 	if (e)
 		f->last_err = *e;
 	switch (st) {
-	case KUBE_WATCH_SYNCED: f->synced++; break;
+	case KUBE_WATCH_SYNCED:
+		f->synced++;
+		if (f->stop_on_sync)
+			kube_loop_stop(f->c);
+		break;
 	case KUBE_WATCH_POLLING: f->polling++; break;
 	case KUBE_WATCH_RETRYING: f->retrying++; break;
 	case KUBE_WATCH_RESUMED: break;
@@ -258,6 +262,22 @@ static void run_loop(struct kube_client *c, struct follow *f)
 	}
 }
 
+/* watch_job, then run the loop until its first list is done (an event, not a
+ * pause): a scenario that creates the job afterwards sees every event of it on
+ * the watch. Created before that, on a busy machine the list could already show
+ * the job Succeeded, and the drops, 410s or polling under test never happen. */
+static struct kube_watch *watch_job_listed(struct kube_client *c, struct follow *f, const char *name)
+{
+	struct kube_watch *w = watch_job(c, f, name);
+	f->stop_on_sync = 1;
+	run_loop(c, f);
+	CHECK(f->synced == 1 && f->events == 0, "%s: listed before the create: %d syncs, %d events",
+	      name, f->synced, f->events);
+	f->stop_on_sync = 0;
+	f->guard = kube_timer_add(c, 40, guard_fired, f);
+	return w;
+}
+
 /* ---- scenarios ---------------------------------------------------------------- */
 
 static void s_config(void)
@@ -289,11 +309,39 @@ static void s_create_conflict_get(void)
 	      "same uid");
 	CHECK(label_of(got, "jaxjob.dev/launch-id") &&
 	      !strcmp(label_of(got, "jaxjob.dev/launch-id"), "id-kc-create"), "identity label");
-	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-create", KUBE_PROPAGATE_BACKGROUND, 0,
+	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-create", KUBE_PROPAGATE_BACKGROUND, NULL, 0,
 			  NULL, &e) == 0, "%s", e.msg);
 	cJSON_Delete(j);
 	cJSON_Delete(created);
 	cJSON_Delete(got);
+}
+
+/* A DELETE is conditional on the object it was decided on (issue 27). */
+static void s_delete_preconditions(void)
+{
+	cJSON *j = job("kc-precond", 1, "SIM_HANG=1");
+	cJSON *created = NULL, *got = NULL, *patch = cJSON_Parse("{\"metadata\":{\"annotations\":{\"x\":\"1\"}}}");
+	struct err e = ERR_INIT;
+	CHECK(kube_create(admin, &KUBE_JAXJOB, "team-a", j, 0, &created, &e) == 0, "%s", e.msg);
+	CHECK(kube_patch(admin, &KUBE_JAXJOB, "team-a", "kc-precond", KUBE_PATCH_MERGE, patch, 0, NULL,
+			 &e) == 0, "%s", e.msg);
+	struct kube_precond stale = { meta(created, "uid"), meta(created, "resourceVersion") };
+	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-precond", KUBE_PROPAGATE_BACKGROUND, &stale, 0,
+			  NULL, &e) == -1 && e.code == ERR_CONFLICT && e.http_status == 409,
+	      "a stale resourceVersion is refused with 409: %d %s", e.http_status, e.msg);
+	struct kube_precond other = { "00000000-0000-0000-0000-000000000000", NULL };
+	err_clear(&e);
+	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-precond", KUBE_PROPAGATE_BACKGROUND, &other, 0,
+			  NULL, &e) == -1 && e.code == ERR_CONFLICT, "another uid is refused: %s", e.msg);
+	err_clear(&e);
+	CHECK(kube_get(admin, &KUBE_JAXJOB, "team-a", "kc-precond", &got, &e) == 0, "still there: %s", e.msg);
+	struct kube_precond now = { meta(got, "uid"), meta(got, "resourceVersion") };
+	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-precond", KUBE_PROPAGATE_BACKGROUND, &now, 0,
+			  NULL, &e) == 0, "the object seen is deleted: %s", e.msg);
+	cJSON_Delete(j);
+	cJSON_Delete(created);
+	cJSON_Delete(got);
+	cJSON_Delete(patch);
 }
 
 static void s_dry_run(void)
@@ -555,11 +603,12 @@ static void s_token_revoked_and_rotated(void)
 	kube_client_free(ex);
 }
 
+/* Every event of the job comes on a watch of its own (dropped after one). */
 static void s_watch_dropped(void)
 {
 	faults("{\"watchDropAfter\":1}");
 	struct follow f = { .stop_on_success = 1 };
-	struct kube_watch *w = watch_job(admin, &f, "kc-drop");
+	struct kube_watch *w = watch_job_listed(admin, &f, "kc-drop");
 	create_job(admin, "kc-drop", 1, "SIM_DURATION=1.5");
 	run_loop(admin, &f);
 	kube_watch_stop(w);
@@ -580,7 +629,7 @@ static void s_watch_gone(void)
 {
 	struct follow f = { .stop_on_success = 1 };
 	faults("{\"watchGone\":1}");
-	struct kube_watch *w = watch_job(admin, &f, "kc-gone");
+	struct kube_watch *w = watch_job_listed(admin, &f, "kc-gone");
 	create_job(admin, "kc-gone", 1, "SIM_DURATION=1");
 	run_loop(admin, &f);
 	kube_watch_stop(w);
@@ -598,7 +647,7 @@ static void s_watch_polling(void)
 	write_kubeconfig("kc-nowatch", block);
 	struct kube_client *c = client_from("kc-nowatch");
 	struct follow f = { .stop_on_success = 1 };
-	struct kube_watch *w = watch_job(c, &f, "kc-poll");
+	struct kube_watch *w = watch_job_listed(c, &f, "kc-poll");
 	create_job(admin, "kc-poll", 1, "SIM_DURATION=1");
 	run_loop(c, &f);
 	kube_watch_stop(w);
@@ -830,7 +879,7 @@ static void delete_on_first_event(void *ud, enum kube_event_type t, const cJSON 
 		return;
 	d->started = 1;
 	struct kube_request rq;
-	kube_req_delete(&rq, &KUBE_JAXJOB, "team-a", "kc-delete", KUBE_PROPAGATE_FOREGROUND, 0);
+	kube_req_delete(&rq, &KUBE_JAXJOB, "team-a", "kc-delete", KUBE_PROPAGATE_FOREGROUND, NULL, 0);
 	kube_start(d->f.c, &rq, delete_done, d);
 	kube_request_free(&rq);
 	struct err e = ERR_INIT;
@@ -1006,6 +1055,7 @@ int main(int argc, char **argv)
 	static const struct scenario all[] = {
 		{ "config: kubeconfig with token and CA file, namespace from the context", s_config },
 		{ "create: 201 with the object, again 409 AlreadyExists, GET finds the same uid and label", s_create_conflict_get },
+		{ "delete: preconditions - a stale resourceVersion or another uid is 409, the object seen is deleted", s_delete_preconditions },
 		{ "create: server-side dry run returns the object and stores nothing", s_dry_run },
 		{ "create: 422 Invalid keeps the API message naming the field", s_invalid },
 		{ "get: a plain 404 on an unknown API group says the CRD is not installed", s_crd_missing },

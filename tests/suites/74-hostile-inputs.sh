@@ -206,10 +206,10 @@ while True:
     c, _ = s.accept(); conns.append(c)   # accept, never answer: the clone hangs
 EOF
 $PY "$W/sig/srv.py" "$W/sig/port" & SRV=$!
-for _ in $(seq 50); do [ -s "$W/sig/port" ] && break; sleep 0.1; done
+wait_until test -s "$W/sig/port"
 TMPDIR=$W/sig/tmp "$JAXJOB" render --repo "http://127.0.0.1:$(cat "$W/sig/port")/jobs.git" --revision main >"$W/sig/out" 2>"$W/sig/err" &
 P=$!
-for _ in $(seq 100); do [ -n "$(ls "$W/sig/tmp")" ] && break; sleep 0.1; done
+wait_until eval '[ -n "$(ls "$W/sig/tmp")" ]'
 during=$(ls "$W/sig/tmp")
 kill -TERM $P
 wait $P
