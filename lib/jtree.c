@@ -204,48 +204,6 @@ const cJSON **jtree_members(const cJSON *n, int sorted, size_t *count)
 	return v;
 }
 
-/* Relink the children of `obj` in key order (cJSON: head->prev is tail). */
-static void sort_one(cJSON *obj)
-{
-	size_t k;
-	/* the members are obj's own, so casting const away is sound */
-	cJSON **v = (cJSON **)jtree_members(obj, 1, &k);
-	for (size_t i = 0; i < k; i++) {
-		v[i]->next = i + 1 < k ? v[i + 1] : NULL;
-		v[i]->prev = v[i ? i - 1 : k - 1];
-	}
-	if (k)
-		obj->child = v[0];
-	free(v);
-}
-
-void jtree_sort_keys(cJSON *root)
-{
-	/* explicit worklist instead of recursion: any depth is fine */
-	cJSON **work = NULL;
-	size_t n = 0, cap = 0;
-	if (!root)
-		return;
-	work = xmalloc(16 * sizeof(*work));
-	cap = 16;
-	work[n++] = root;
-	while (n) {
-		cJSON *node = work[--n];
-		if (cJSON_IsObject(node))
-			sort_one(node);
-		for (cJSON *it = node->child; it; it = it->next) {
-			if (!cJSON_IsObject(it) && !cJSON_IsArray(it))
-				continue;
-			if (n == cap) {
-				cap *= 2;
-				work = xrealloc(work, cap * sizeof(*work));
-			}
-			work[n++] = it;
-		}
-	}
-	free(work);
-}
-
 static int objects_equal(const cJSON *a, const cJSON *b)
 {
 	size_t na, nb;

@@ -241,9 +241,6 @@ void kube_xfer_cancel(struct kube_xfer *x)
 
 static void xfer_free(struct kube_xfer *x)
 {
-	long n = 0;
-	if (!curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &n) && n > 0)
-		x->c->connects += n;
 	if (!x->finished && !x->dead)
 		curl_multi_remove_handle(x->c->multi, x->easy);
 	curl_easy_cleanup(x->easy);

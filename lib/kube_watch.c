@@ -247,11 +247,6 @@ void kube_watch_stop_all(struct kube_client *c)
 	}
 }
 
-const char *kube_watch_resource_version(const struct kube_watch *w)
-{
-	return w->rv.data;
-}
-
 /* ---- errors and backoff -------------------------------------------------- */
 
 static void resume_timer(void *ud)
