@@ -356,7 +356,7 @@ FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_BIN     := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_ALL))
 FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRC) $(APP_SRC)) \
 	$(FUZZ_BUILD)/obj/gen/templates_builtin.o
-FUZZ_WATCH_OBJ := $(patsubst %,$(FUZZ_BUILD)/obj/lib/%.o,buf digest err jtree kube_lines kube_status kube_watch)
+FUZZ_WATCH_OBJ := $(patsubst %,$(FUZZ_BUILD)/obj/lib/%.o,buf digest err jtree kube_lines kube_status kube_watch yj_scalar)
 .PHONY: fuzz-build
 
 fuzz-build: $(FUZZ_BIN)
@@ -394,7 +394,7 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_BUILD)/libjaxjob-fuzz.a
 REPLAY_DIR := $(BUILD)/fuzz-replay
 REPLAY_BIN := $(patsubst %,$(REPLAY_DIR)/fuzz_%,$(FUZZ_ALL))
 REPLAY_APP := $(call OBJ_OF,$(APP_SRC))
-REPLAY_WATCH_OBJ := $(patsubst %,$(BUILD)/obj/lib/%.o,buf digest err jtree kube_lines kube_status kube_watch)
+REPLAY_WATCH_OBJ := $(patsubst %,$(BUILD)/obj/lib/%.o,buf digest err jtree kube_lines kube_status kube_watch yj_scalar)
 # the targets are written for FUZZ_FLAGS (fewer warnings than WARN)
 REPLAY_CFLAGS = $(CFLAGS) -Iargocd-plugin -Ihealth-checks -Wno-strict-prototypes -Wno-format-nonliteral
 .PHONY: fuzz-replay

@@ -2,6 +2,7 @@
  * jtree.c - see jtree.h.
  */
 #include "jtree.h"
+#include "yj_scalar.h"
 
 #include <limits.h>
 #include <math.h>
@@ -318,6 +319,20 @@ static int json_number_syntax(const char *s, int *has_exp)
 	return *p == '\0';
 }
 
+/*
+ * Is `t` (the text yj_parse kept with a number) still the spelling of `v`?
+ * Read as the parser read it (yj_scalar.h: 0x1F, 0o17, 1_000, .inf), so a
+ * number changed after parsing never shows stale text.
+ */
+static int text_means(const char *t, double v)
+{
+	int b;
+	double d;
+	if (yj_resolve_plain(t, &b, &d) != SK_NUMBER)
+		return 0;
+	return d == v || (isnan(d) && isnan(v));
+}
+
 void jtree_number_text(const cJSON *n, int mode, struct buf *out)
 {
 	const char *t = n->valuestring;
@@ -329,7 +344,7 @@ void jtree_number_text(const cJSON *n, int mode, struct buf *out)
 	 * so only an integer past 2^53, which a double cannot hold, keeps its
 	 * digits. YAML keeps what was written unless YAML 1.1 would misread it.
 	 */
-	if (t && *t && strtod(t, NULL) == n->valuedouble &&
+	if (t && *t && text_means(t, n->valuedouble) &&
 	    (mode == JTREE_NUM_TEXT ||
 	     (json_number_syntax(t, &has_exp) && !has_exp &&
 	      (mode == JTREE_NUM_YAML || (big && !strchr(t, '.')))))) {
@@ -347,6 +362,14 @@ static void json_string(struct buf *out, const char *s)
 {
 	buf_addch(out, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		size_t run = 0;	/* bytes that need no escape, copied at once */
+		while (p[run] >= 0x20 && p[run] != '"' && p[run] != '\\' && p[run] != 0xC0)
+			run++;
+		if (run) {
+			buf_add(out, p, run);
+			p += run - 1;
+			continue;
+		}
 		switch (*p) {
 		case '"': buf_adds(out, "\\\""); break;
 		case '\\': buf_adds(out, "\\\\"); break;
@@ -364,10 +387,7 @@ static void json_string(struct buf *out, const char *s)
 			buf_addch(out, (char)*p);
 			break;
 		default:
-			if (*p < 0x20)
-				buf_addf(out, "\\u%04x", *p);
-			else
-				buf_addch(out, (char)*p);
+			buf_addf(out, "\\u%04x", *p);
 		}
 	}
 	buf_addch(out, '"');
