@@ -36,8 +36,8 @@ PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$
 # Goals that build C need the packages; the others install them first or
 # need none. A plain `make` on a machine without them says what to run
 # instead of failing on a missing header.
-NO_PKG_GOALS := deps check check-quick check-long check-stress demo fresh-check clean deploy deploy-check \
-	health-snippet image rootfs
+NO_PKG_GOALS := deps check check-quick check-long check-stress demo fresh-check clean deploy \
+	deploy-check health-snippet image rootfs set-image
 ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v $(firstword $(CC)) >/dev/null 2>&1 && echo ok),ok)
 $(error missing build packages (compiler, pkg-config, -dev packages); run `make deps` (as root or with sudo) first, or `make demo` / `make check`, which install them)
@@ -97,6 +97,19 @@ all: $(BUILD)/jaxjob
 $(BUILD)/jaxjob: $(MAIN_OBJ) $(APP_OBJ) $(BUILD)/libjaxjob.a
 	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The commit in `jaxjob --version`: HEAD (-dirty with uncommitted changes), or
+# JAXJOB_COMMIT=... where there is no .git (the image build passes REVISION).
+# The header is rewritten only when the commit changes, so a rebuild at the
+# same commit recompiles nothing.
+JAXJOB_COMMIT ?=
+COMMIT_H := $(BUILD)/gen/commit.h
+.PHONY: FORCE
+$(COMMIT_H): FORCE
+	@mkdir -p $(dir $@)
+	@scripts/commit-h.sh '$(JAXJOB_COMMIT)' >$@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@; }
+$(BUILD)/obj/jaxjob.o: $(COMMIT_H)
+$(BUILD)/obj/jaxjob.o: CFLAGS += -I$(BUILD)/gen
+
 # Rebuilt when the Makefile changes too, so no member outlives its source.
 $(BUILD)/libjaxjob.a: $(CORE_OBJ) Makefile
 	@rm -f $@
@@ -109,7 +122,7 @@ $(BUILD)/obj/%.o: %.c
 # The front-end objects a unit suite tests (each suite of lib/ links lib alone).
 UNIT_APP_test_health        := health-checks/health_cmd
 UNIT_APP_test_launch_opts   = component/launch_opts $(UNIT_APP_test_launch_parts)
-UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs \
+UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs component/launch_stdout \
 			       component/launch_outputs component/launch_progress component/launch_metrics
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
@@ -193,7 +206,12 @@ clean:
 #                 called with SAN=1); prints a size breakdown and the total
 #   make image    docker/podman build of Dockerfile where an engine works;
 #                 where none does it says so and exits 0 (IMAGE_REQUIRED=1:
-#                 exit 1 instead, for CI jobs that must produce the image)
+#                 exit 1 instead, for CI jobs that must produce the image).
+#                 IMAGE=registry.example.com/ml/jaxjob:1.2.3 names the image
+#                 (default jaxjob:<lib/version.h>); it first runs set-image
+#   make set-image  write IMAGE into every file that runs the image: the KFP
+#                 component, the Argo WorkflowTemplate, the KFP examples, the
+#                 Argo CD sidecar (and deploy/) (scripts/set-image.py)
 #   make deploy   regenerate deploy/ from argocd-plugin/, health-checks/,
 #                 component/ sources; the generated files are committed and
 #                 `make deploy-check` (run by tests/suites/80-deploy.sh) fails
@@ -202,7 +220,7 @@ JAXJOB_VERSION := $(shell sed -n 's/^\#define JAXJOB_VERSION "\(.*\)"/\1/p' lib/
 ROOTFS  ?= build/rootfs
 IMAGE   ?= jaxjob:$(JAXJOB_VERSION)
 IMAGE_REQUIRED ?=
-.PHONY: rootfs image deploy deploy-check
+.PHONY: rootfs image deploy deploy-check set-image
 
 # The image's binary is linked against libcurl and libgit2 built from Debian's
 # source for what jaxjob uses (scripts/build-slim-deps.sh, once, cached in
@@ -220,7 +238,10 @@ rootfs:
 		$(MAKE) SAN= BUILD=build all && scripts/mkrootfs.sh build/jaxjob $(ROOTFS); \
 	fi
 
-image:
+set-image:
+	python3 scripts/set-image.py '$(IMAGE)'
+
+image: set-image
 	@engine=; for e in docker podman; do \
 		if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then engine=$$e; break; fi; \
 	done; \
@@ -234,6 +255,18 @@ image:
 		--build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) \
 		--build-arg SOURCE=$$(git remote get-url origin 2>/dev/null || echo unknown) \
 		-t $(IMAGE) .
+
+# The pipeline component against the flag table (scripts/component-flags.py):
+# `make component` regenerates component/component.yaml's inputs and their
+# arguments from `jaxjob launch --help=json` (a new flag becomes an input),
+# `make component-check` (run by tests/suites/60-launch-component.sh) fails
+# when a flag is neither an input, an output, nor in component/absent-flags.yaml.
+.PHONY: component component-check
+component: $(BUILD)/jaxjob
+	python3 scripts/component-flags.py --jaxjob $(BUILD)/jaxjob
+
+component-check: $(BUILD)/jaxjob
+	python3 scripts/component-flags.py --check --jaxjob $(BUILD)/jaxjob
 
 deploy:
 	python3 deploy/generate.py

@@ -36,6 +36,7 @@
 #include "launch_opts.h"
 #include "launch_outputs.h"
 #include "launch_progress.h"
+#include "launch_stdout.h"
 
 /* Why the wait stopped. */
 enum launch_end {
@@ -125,6 +126,7 @@ struct launch_state {
 	struct launch_identity id;
 	struct launch_progress prog;
 	struct launch_metrics metrics;	/* training metrics from the worker logs */
+	struct launch_stdout out;	/* the workers' lines on stdout, never blocking */
 	double t0;
 
 	enum launch_phase_of_run phase;

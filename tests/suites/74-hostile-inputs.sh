@@ -120,11 +120,11 @@ $PY -c '
 big = "x" * (512 * 1024)
 print("apiVersion: kubeflow.org/v1\nkind: JAXJob\nmetadata: {name: a, annotations: {a: &a \"" + big + "\"}}\nstatus:\n  conditions:")
 for i in range(1500): print("  - {type: Running, status: \"True\", message: *a}")' >"$W/health-alias.yaml"
-hostile health-alias-bytes 'stdin:[0-9]+:[0-9]+: aliases expand to more than 4194304 bytes' "$W" "$W/health-alias.yaml" "$JAXJOB" health
+hostile health-alias-bytes 'standard input:[0-9]+:[0-9]+: aliases expand to more than 4194304 bytes' "$W" "$W/health-alias.yaml" "$JAXJOB" health
 $PY -c 'import sys; sys.stdout.write("a: \"" + "x" * (9 * 1024 * 1024) + "\"\n")' >"$W/health-big.yaml"
 hostile health-over-8MiB 'more than the limit of 8388608 bytes' "$W" "$W/health-big.yaml" "$JAXJOB" health
 $PY -c 'print("[" * 200000 + "]" * 200000)' >"$W/health-deep.json"
-hostile health-deep 'stdin:.*(deeper|nest)' "$W" "$W/health-deep.json" "$JAXJOB" health
+hostile health-deep 'standard input:.*(deeper|nest)' "$W" "$W/health-deep.json" "$JAXJOB" health
 
 # --- launch ------------------------------------------------------------------------
 $PY -c '
