@@ -163,11 +163,6 @@ void kube_client_set_retry(struct kube_client *c, double seconds)
 	c->retry_s = seconds;
 }
 
-double kube_client_retry(const struct kube_client *c)
-{
-	return c->retry_s;
-}
-
 void kube_client_set_unreachable_retry(struct kube_client *c, double seconds)
 {
 	c->unreachable_s = seconds;
@@ -180,17 +175,6 @@ void kube_client_on_retry(struct kube_client *c,
 {
 	c->on_retry = fn;
 	c->on_retry_ud = ud;
-}
-
-long kube_client_connections(const struct kube_client *c)
-{
-	long n = c->connects;
-	for (const struct kube_xfer *x = c->xfers; x; x = x->next) {
-		long k = 0;
-		if (!curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &k) && k > 0)
-			n += k;
-	}
-	return n;
 }
 
 void kube_client_set_trace(struct kube_client *c,

@@ -81,7 +81,6 @@ struct kube_client {
 	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);
 	void *on_retry_ud;
 	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
-	long connects;		/* connections opened, summed over finished transfers */
 	double deaf_s;		/* time spent dispatching (not listening), summed */
 	double dispatch_at;	/* start of the dispatch in progress, 0 outside one */
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */

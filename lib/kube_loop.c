@@ -241,9 +241,6 @@ void kube_xfer_cancel(struct kube_xfer *x)
 
 static void xfer_free(struct kube_xfer *x)
 {
-	long n = 0;
-	if (!curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &n) && n > 0)
-		x->c->connects += n;
 	if (!x->finished && !x->dead)
 		curl_multi_remove_handle(x->c->multi, x->easy);
 	curl_easy_cleanup(x->easy);
@@ -414,7 +411,9 @@ static void dispatch_xfers(struct kube_client *c)
 			x->paused = 0;
 			curl_easy_pause(x->easy, CURLPAUSE_CONT);
 		}
-		if (!x->dead && x->finished) {
+		/* a finished stream whose consumer holds its data (kube_log_hold_all)
+		 * ends once the data is taken, never with it */
+		if (!x->dead && x->finished && !(x->on_data && is_2xx(x->status) && x->in.len)) {
 			if (c->trace)
 				trace(x);
 			x->dead = 1;
