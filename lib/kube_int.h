@@ -10,7 +10,9 @@
  *                              inside curl; finished → on_done, then freed;
  *   kube_call  (kube_call.c)   a request with credentials and the retry
  *                              policy: one or more xfers, backoff timers;
- *   requests   (kube_client.c) get/create/patch/delete/list on calls;
+ *   requests   (kube_request.c) paths and request/response values, below
+ *              the calls; the blocking get/create/patch/delete/list on
+ *              calls, and the client itself, are kube_client.c's (on top);
  *   watches and logs           built on calls (kube_watch.c, kube_log.c).
  *
  * Deferred freeing: a cancelled xfer or timer is only marked dead and

@@ -295,6 +295,11 @@ static void run_timers(struct kube_client *c)
 	}
 }
 
+double kube_random(struct kube_client *c)
+{
+	return (double)rand_r(&c->rnd_state) / ((double)RAND_MAX + 1.0);
+}
+
 /* ---- signals ------------------------------------------------------------ */
 
 /*

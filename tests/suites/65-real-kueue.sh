@@ -5,7 +5,7 @@
 # --timeout then admitted; --queue-timeout; preempted mid-run, requeued, admitted again,
 # Succeeded; a missing LocalQueue; a Role without Workload read. Every step waits for the
 # launcher's line that answers the previous one.
-# run-all: after 66-real-faults
+# run-all: uses control-plane
 . "$JAXJOB_TOP/tests/suites/65-real.lib"
 KUEUE_CRDS=${JAXJOB_SHARED:+$JAXJOB_SHARED/reference/kueue/crds}
 if [ -z "$KUEUE_CRDS" ] || [ ! -d "$KUEUE_CRDS" ]; then
