@@ -181,9 +181,9 @@ int launch_kueue_start(struct launch_state *st, struct err *e)
 	if (!st->q.queue || st->deny.workloads || !st->uid || !*st->uid)
 		return 0;
 	buf_addf(&sel, "%s=%s", KUEUE_JOB_UID_LABEL, st->uid);
-	/* the Workload is made after the job: nothing older to list, but the
-	 * create's resourceVersion may predate it only by a little; a LIST
-	 * costs one request and covers a re-attach too */
+	/* after our own create the watch starts at the create's
+	 * resourceVersion (the hub's rule): Kueue makes the Workload after the
+	 * job, so no LIST is needed; a re-attach lists first */
 	st->q.watch = st->hub->watch(st, &KUEUE_WORKLOAD, sel.data, NULL, on_workload,
 				     on_workload_state, e);
 	buf_free(&sel);
