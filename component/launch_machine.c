@@ -308,14 +308,22 @@ double launch_queued_seconds(const struct launch_state *st)
 	return st->q.queued_s + (st->q.queued ? launch_now() - st->q.since : 0);
 }
 
+/* "queued 12m05s in NS/Q: why": this wait; after a preemption also the
+ * time queued in all (what --queue-timeout bounds). */
 static void say_queued(struct launch_state *st)
 {
-	struct buf d = BUF_INIT;
+	struct buf d = BUF_INIT, all = BUF_INIT;
 
-	launch_duration(&d, launch_queued_seconds(st));
-	launch_progress_note(&st->prog, "queued %s in %s/%s: %s", d.data, st->ns, st->q.queue,
-			     st->q.why);
+	launch_duration(&d, launch_now() - st->q.since);
+	if (st->q.admissions) {
+		buf_adds(&all, " (");
+		launch_duration(&all, launch_queued_seconds(st));
+		buf_adds(&all, " in all)");
+	}
+	launch_progress_note(&st->prog, "queued %s in %s/%s%s: %s", d.data, st->ns, st->q.queue,
+			     all.len ? all.data : "", st->q.why);
 	buf_free(&d);
+	buf_free(&all);
 }
 
 static void on_queue_ticker(void *ud)

@@ -71,7 +71,7 @@ wait_line pr "queued [0-9]+s in team-a/q" && SK admit team-a JAXJob pr cq
 wait_out pr "^\[worker-0\] step 1/6"; pr_ran=$?
 SK preempt team-a JAXJob pr
 wait_line pr "preempted, requeued"; pr_requeued=$?
-wait_line pr "queued [0-9]+s in team-a/q: Preempted" && SK admit team-a JAXJob pr cq
+wait_line pr "queued [0-9]+s in team-a/q \([0-9ms]+ in all\): Preempted" && SK admit team-a JAXJob pr cq
 # no Workload read
 wait_line nw "queued in team-a/q: waiting for Kueue to admit it" && SK admit team-a JAXJob nw cq
 rc_qa=$(rc_of qa)
