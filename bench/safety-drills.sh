@@ -51,8 +51,13 @@ echo "stall: $RUNS runs; exit codes:$(echo $codes | tr ' ' '\n' | sort | uniq -c
 echo "stall: SIGTERM -> exit ms, sorted:$(echo $times | tr ' ' '\n' | sort -n | tr '\n' ' ')"
 
 # ---- sweep
-blocked() {	# exactly SIGTERM and SIGINT: jaxjob.c's hold_signals has run
-	[ "$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)" = 0000000000004002 ]
+blocked() {
+	local k v n= b= c=
+	{ while read -r k v; do
+		case $k in Name:) n=$v ;; SigBlk:) b=$v ;; SigCgt:) c=$v ;; esac
+	done <"/proc/$1/status"; } 2>/dev/null || return 1
+	[ "$n" = jaxjob ] || return 1	# exec'd: no handler of the forking shell is left
+	[ "$b" = 0000000000004002 ] || { [ -n "$c" ] && [ $((0x$c & 0x4002)) = $((0x4002)) ]; }
 }
 declare -A seen=()
 n=0
