@@ -159,14 +159,6 @@ done
 # loader and the sanitizer runtime run, and they block every signal for moments: a mask with
 # these two bits among all the others is not ours), or, that window missed by a slow poll, when
 # both are caught (SigCgt: the run's handler, launch_run.c prepare)
-blocked() {
-	local k v n= b= c=
-	{ while read -r k v; do
-		case $k in Name:) n=$v ;; SigBlk:) b=$v ;; SigCgt:) c=$v ;; esac
-	done <"/proc/$1/status"; } 2>/dev/null || return 1
-	[ "$n" = jaxjob ] || return 1	# exec'd: no handler of the forking shell is left
-	[ "$b" = 0000000000004002 ] || { [ -n "$c" ] && [ $((0x$c & 0x4002)) = $((0x4002)) ]; }
-}
 if [ -n "${JAXJOB_LONG:-}" ]; then
 	delays=$(seq 0 500)
 else
@@ -180,7 +172,7 @@ for d in $delays; do
 		"$JAXJOB" launch --kubeconfig "$KCP_KUBECONFIG" --name "$name" --image x/jax:1 --workers 1 \
 			--env SIM_DURATION=30 --out-state "$O/$name.state" >/dev/null 2>"$T/$name.err" &
 		pid=$!
-		until blocked "$pid" || ! kill -0 "$pid" 2>/dev/null; do :; done
+		until jaxjob_begun "$pid" || ! kill -0 "$pid" 2>/dev/null; do :; done
 		# sleep-free: busy-wait on the clock from the event, in ms
 		t_end=$(( $(date +%s%N) / 1000000 + d ))
 		while [ $(( $(date +%s%N) / 1000000 )) -lt "$t_end" ]; do :; done
