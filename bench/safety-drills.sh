@@ -51,10 +51,8 @@ echo "stall: $RUNS runs; exit codes:$(echo $codes | tr ' ' '\n' | sort | uniq -c
 echo "stall: SIGTERM -> exit ms, sorted:$(echo $times | tr ' ' '\n' | sort -n | tr '\n' ' ')"
 
 # ---- sweep
-blocked() {
-	local m
-	m=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
-	[ -n "$m" ] && [ $((0x$m & 0x4002)) = $((0x4002)) ]
+blocked() {	# exactly SIGTERM and SIGINT: jaxjob.c's hold_signals has run
+	[ "$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)" = 0000000000004002 ]
 }
 declare -A seen=()
 n=0
