@@ -107,7 +107,8 @@ $(BUILD)/obj/%.o: %.c
 UNIT_APP_test_health        := health-checks/health_cmd
 UNIT_APP_test_launch_opts   = component/launch_opts $(UNIT_APP_test_launch_parts)
 UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs \
-			       component/launch_outputs component/launch_progress component/launch_metrics
+			       component/launch_outputs component/launch_progress component/launch_metrics \
+			       component/launch_failure
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
 UNIT_APP_OBJ = $(patsubst %,$(BUILD)/obj/%.o,$(UNIT_APP_$(1)))

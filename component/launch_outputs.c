@@ -16,6 +16,7 @@
 
 #include "jobapi.h"
 #include "jtree.h"
+#include "launch_failure.h"
 #include "launch_metrics.h"
 #include "yj.h"
 
@@ -236,6 +237,7 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
 	md_row(out, "exit code", tmp);
 	launch_metrics_summary(r->metrics, out);
+	launch_failure_summary(r->failure, r->message, out);
 }
 
 static void add_opt(struct buf *v, const char *s)
@@ -284,6 +286,13 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 		break;
 	case 12: launch_outputs_summary(r, v); break;
 	case 13: buf_addf(v, "%d", r->exit_code); break;
+	case 14:	/* a STRUCT output: "{}" when it did not fail */
+		if (r->failure)
+			yj_json_pretty(r->failure, v);
+		else
+			buf_adds(v, "{}");
+		break;
+	case 15: add_opt(v, r->failure_category); break;
 	}
 }
 
@@ -308,6 +317,7 @@ int launch_outputs_write(const struct launch_outputs *p, const struct launch_res
 		p->state, p->reason, p->message, p->job_json, p->manifest,
 		p->job_name, p->job_namespace, p->job_uid, p->start_time,
 		p->completion_time, p->duration, p->workers, p->summary, p->exit_code,
+		p->failure, p->failure_category,
 	};
 	struct buf v = BUF_INIT;
 	int rc = 0;

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "jtree.h"
+#include "launch_failure.h"
 #include "launch_outputs.h"
 #include "launch_run.h"
 #include "launch_state.h"
@@ -717,6 +718,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	struct buf note = BUF_INIT;
 	struct err e = ERR_INIT, me = ERR_INIT;
 	enum launch_cleanup_action action = CLEAN_NONE;
+	cJSON *failure = NULL;
 
 	memset(&st, 0, sizeof(st));
 	memset(&r, 0, sizeof(r));
@@ -728,6 +730,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	launch_progress_init(&st.prog, o->quiet ? NULL : stderr, st.t0);
 	if (launch_metrics_init(&st.metrics, &o->metrics, &st.prog, &me))	/* the parser checked */
 		fprintf(stderr, "warning: no training metrics: %s\n", me.msg);
+	st.diag = diag_new((int)o->failure_lines);
 	r.manifest = manifest;
 
 	if (prepare(&st, manifest, &r) == 0) {
@@ -746,6 +749,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 			if (st.end != END_FINISHED || !launch_judge_succeeded(st.job))
 				launch_workers_report(&st);
 			action = judge_end(&st, &r);
+			launch_failure_judge(st.diag, st.job, &r, &failure);
 			count_from_pods(&st, &r);
 			launch_workers_stop(&st);
 			launch_cleanup(&st, action, &note);
@@ -772,6 +776,8 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	if (!o->server_dry_run && launch_metrics_write(&st.metrics, &o->out, &r, &e))
 		fprintf(stderr, "warning: %s\n", e.msg);
 	launch_metrics_free(&st.metrics);
+	cJSON_Delete(failure);
+	diag_free(st.diag);
 	state_free(&st);
 	buf_free(&note);
 	return r.exit_code;

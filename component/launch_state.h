@@ -28,6 +28,7 @@
 
 #include <cJSON.h>
 
+#include "diagnose.h"
 #include "jobapi.h"
 #include "kube.h"
 #include "launch_identity.h"
@@ -125,6 +126,7 @@ struct launch_state {
 	struct launch_identity id;
 	struct launch_progress prog;
 	struct launch_metrics metrics;	/* training metrics from the worker logs */
+	struct diag *diag;		/* why it failed: fed pods, events, lines (lib/diagnose.h) */
 	double t0;
 
 	enum launch_phase_of_run phase;

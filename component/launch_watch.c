@@ -5,6 +5,14 @@
  * only way pod or Service creation failures show: the job just stays
  * Created).
  *
+ * The event watch selects the namespace's Warning events (type=Warning),
+ * not involvedObject.name: a field selector cannot say "the job or its
+ * pods", and the events about the worker pods (Evicted, Preempted,
+ * FailedMount, FailedScheduling, ...) feed the diagnosis (lib/diagnose.h);
+ * a second watch would cost one more connection per step. The price: the
+ * namespace's other Warning events are read and dropped here (diag_event()
+ * ignores pods that are not our workers).
+ *
  * It turns what the server says into reports to the hub (st->hub): the job
  * seen, deleted, absent from the first list, the watch failed for good; a
  * creation failure the API can never accept stops the wait at once, one
@@ -111,6 +119,13 @@ static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *e
 
 	if (type == KUBE_DELETED || !reason || !etype || strcmp(etype, "Warning") != 0)
 		return;
+	if (!strcmp(jtree_get_string(ev, "involvedObject.kind", ""), "Pod")) {
+		diag_event(st->diag, ev);	/* a worker's, or ignored */
+		return;
+	}
+	if (strcmp(jtree_get_string(ev, "involvedObject.kind", ""), st->kind) ||
+	    strcmp(jtree_get_string(ev, "involvedObject.name", ""), st->name))
+		return;	/* another object of the namespace */
 	if (!creation_failure(reason))
 		return;
 	/* the same failure again (the server counts repeats in one event, the
@@ -149,7 +164,7 @@ int launch_events_start(struct launch_state *st, struct err *e)
 
 	if (st->deny.events)	/* said before the create */
 		return 0;
-	buf_addf(&sel, "involvedObject.kind=%s,involvedObject.name=%s", st->kind, st->name);
+	buf_adds(&sel, "type=Warning");
 	st->event_watch = st->hub->watch(st, &KUBE_EVENT, NULL, sel.data, on_job_k8s_event,
 					 on_event_watch_state, e);
 	buf_free(&sel);

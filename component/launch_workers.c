@@ -202,8 +202,10 @@ static void on_line(void *ud, const char *line, size_t len, int truncated)
 	int fresh = !p->ls.skip;	/* not a line a resumed follow repeats */
 	(void)truncated;
 	launch_logstream_line(&p->ls, line, len, stdout);
-	if (fresh)
+	if (fresh) {
 		launch_metrics_line(&p->st->metrics, p->index, line, len);
+		diag_line(p->st->diag, p->index, line, len);	/* a bounded ring */
+	}
 }
 
 /*
@@ -249,6 +251,7 @@ static void follow(struct launch_pod *p)
 		/* a new container: new log, from its start */
 		launch_logstream_init(&p->ls, p->index, p->restarts);
 		p->drops = 0;
+		diag_container(st->diag, p->index);	/* its last lines start again */
 	}
 	if (p->done_restarts >= p->ls.restarts)
 		return;
@@ -331,6 +334,7 @@ static void pod_update(struct launch_state *st, const cJSON *pod)
 			 jtree_get_string(t, "reason", ""));
 	}
 	pod_stuck_state(p, pod, cs);
+	diag_pod(st->diag, p->index, pod, worker_container(st));
 	follow(p);
 	complete_from_tail(p);
 }

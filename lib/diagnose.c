@@ -219,7 +219,7 @@ static void disruption(struct diag_worker *w, const cJSON *pod)
 
 void diag_pod(struct diag *d, int index, const cJSON *pod, const char *container)
 {
-	struct diag_worker *w = worker(d, index);
+	struct diag_worker *w = d ? worker(d, index) : NULL;
 	const cJSON *cs = container_status(pod, container);
 	const cJSON *state = jtree_get(cs, "state"), *last = jtree_get(cs, "lastTerminationState");
 	const char *preason = jtree_get_string(pod, "status.reason", NULL);
@@ -270,6 +270,8 @@ void diag_event(struct diag *d, const cJSON *ev)
 	struct diag_worker *w;
 	enum diag_category hint = DIAG_NONE;
 
+	if (!d)
+		return;
 	if (!strcmp(kind, "Node") && !strcmp(reason, "OOMKilling") && name) {
 		if (d->noom < OOM_NODES_MAX)
 			copy(d->oom_nodes[d->noom++], sizeof(d->oom_nodes[0]), name);
@@ -304,7 +306,7 @@ void diag_event(struct diag *d, const cJSON *ev)
 
 void diag_container(struct diag *d, int index)
 {
-	struct diag_worker *w = worker(d, index);
+	struct diag_worker *w = d ? worker(d, index) : NULL;
 
 	if (w)
 		w->total = 0;
@@ -321,8 +323,11 @@ static void ring_put(struct diag_worker *w, size_t cap, const char *s, size_t n)
 
 void diag_line(struct diag *d, int index, const char *line, size_t len)
 {
-	struct diag_worker *w = index >= 0 && index < d->nw ? d->w[index] : NULL;
+	struct diag_worker *w;
 
+	if (!d)
+		return;
+	w = index >= 0 && index < d->nw ? d->w[index] : NULL;
 	if (!w && !(w = worker(d, index)))
 		return;
 	if (!w->ring)
@@ -388,9 +393,14 @@ static int has(const char *s, size_t n, const char *needle)
  *     "The following tasks are unhealthy (stopped sending heartbeats)";
  *   CheckBarrierTimeout(): "Barrier timed out. Id: ..." (DeadlineExceededError);
  *   RegisterTaskAsync(): "Coordination service has stopped. RegisterTask()".
- * jax.distributed.initialize() (jax-ml/jax cec06d1 jax/_src/distributed.py:165-173)
- * connects with init_timeout and raises the status as JaxRuntimeError, whose
- * text starts with the code: "DEADLINE_EXCEEDED: Barrier timed out" is what
+ * A surviving process then dies on its own with "Terminating process because
+ * the JAX distributed service detected fatal errors" followed by either of
+ * those or, when the coordinator (process 0) died, "Failed to send RPC to
+ * coordination service" (jax-ml/jax cec06d1 docs/fault_tolerance.rst:75-79
+ * and :110-114, with "Polled an error from coordination service" before).
+ * jax.distributed.initialize() (jax/_src/distributed.py:165-173) connects
+ * with init_timeout and raises the status as JaxRuntimeError, whose text
+ * starts with the code: "DEADLINE_EXCEEDED: Barrier timed out" is what
  * jax/experimental/array_serialization/serialization.py:254 and
  * jax/_src/test_multiprocess.py:457 match on.
  */
@@ -399,6 +409,9 @@ int diag_coordination_text(const char *line, size_t len)
 	static const char *const texts[] = {
 		"heartbeat timeout", "stopped sending heartbeats", "Barrier timed out",
 		"Coordination service has stopped", "DEADLINE_EXCEEDED",
+		"JAX distributed service detected fatal errors",
+		"Failed to send RPC to coordination service",
+		"Polled an error from coordination service",
 	};
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
 		if (has(line, len, texts[i]))

@@ -73,7 +73,8 @@ const char *diag_category_name(enum diag_category c);
 
 struct diag;
 
-/* `last_lines`: how many lines of the failing worker to report (1..500). */
+/* `last_lines`: how many lines of the failing worker to report (1..500).
+ * The observation functions accept d == NULL (no diagnosis) and do nothing. */
 struct diag *diag_new(int last_lines);
 void diag_free(struct diag *d);
 
