@@ -296,9 +296,14 @@ void diag_event(struct diag *d, const cJSON *ev)
 	 * problem; an eviction or preemption ends it either way */
 	if (w->ran && (hint == DIAG_CONFIG || hint == DIAG_SCHEDULING))
 		return;
-	w->hint = hint;
-	copy(w->reason, sizeof(w->reason), reason);
-	copy(w->message, sizeof(w->message), msg);
+	/* the pod's own words (CreateContainerConfigError, OOMKilled) say more
+	 * than the event's "Failed"; an eviction or preemption overrides them */
+	if (!w->failed || hint == DIAG_EVICTED || hint == DIAG_PREEMPTED) {
+		copy(w->reason, sizeof(w->reason), reason);
+		copy(w->message, sizeof(w->message), msg);
+	}
+	if (w->hint == DIAG_NONE || hint == DIAG_EVICTED || hint == DIAG_PREEMPTED)
+		w->hint = hint;
 	fail(d, w);
 }
 
@@ -664,9 +669,10 @@ void diag_headline(const struct diag_failure *f, struct buf *out)
 		buf_addf(out, ": %.300s", f->exception);
 	else if (f->exit_code < 0 && f->message)
 		buf_addf(out, ": %.300s", f->message);
+	/* after it in time; a failure without a time (cannot start) has company instead */
 	if (f->ncollateral)
-		buf_addf(out, "; %d worker%s failed after it", f->ncollateral,
-			 f->ncollateral > 1 ? "s" : "");
+		buf_addf(out, f->finished_at ? "; %d worker%s failed after it" :
+			 "; %d more worker%s failing", f->ncollateral, f->ncollateral > 1 ? "s" : "");
 }
 
 static void add_str_or_null(cJSON *o, const char *k, const char *v)

@@ -713,6 +713,7 @@ class Simulator:
         self.event(pod, 'Normal', 'Pulling', f'Pulling image "{img}"', component='kubelet', host=NODE,
                    field_path=f'spec.containers{{{main.get("name")}}}')
         if secret and not pull_err:     # the kubelet cannot build the container; it retries for ever
+            pod = copy.deepcopy(pod)    # the stored object is not ours to change in place
             for cs in pod['status']['containerStatuses']:
                 if cs['name'] == main.get('name'):
                     cs['state'] = {'waiting': {'reason': 'CreateContainerConfigError',

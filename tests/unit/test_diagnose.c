@@ -229,6 +229,14 @@ static void evicted_image_config_scheduling(void **state)
 	assert_int_equal(f.category, DIAG_CONFIG);
 	assert_string_equal(f.message, "secret \"hf-token\" not found");
 	diag_failure_free(&f);
+	/* the kubelet's event says less than the pod: the pod's reason stays */
+	cJSON *fe = cJSON_Parse("{\"involvedObject\":{\"kind\":\"Pod\",\"name\":\"j-worker-0\"},"
+				"\"reason\":\"Failed\",\"message\":\"Error: secret \\\"hf-token\\\" not found\"}");
+	diag_event(d, fe);
+	cJSON_Delete(fe);
+	assert_int_equal(diag_result(d, NULL, &f), 1);
+	assert_string_equal(f.reason, "CreateContainerConfigError");
+	diag_failure_free(&f);
 	diag_free(d);
 
 	/* an event about a pod that never started */
