@@ -3,13 +3,21 @@
  * is the hub): what happens to the job when we stop caring about it:
  * delete it (and wait until the server confirms), suspend it, or leave it.
  *
+ * Both are conditional on the object the decision was made on (st->job, as
+ * launch_ending.c looked at it): a DELETE carries DeleteOptions.preconditions
+ * {uid, resourceVersion}, a suspend patch carries metadata.resourceVersion.
+ * The server answers 409 when the job changed since; we report that to the
+ * ending (CLEANUP_CHANGED), which looks again and decides again - a job that
+ * succeeded meanwhile is reported Succeeded, not deleted as a cancelled one.
+ *
  * Deletion uses propagationPolicy=Foreground: the JAXJob object goes away
  * only after its pods did, so the DELETED event we wait for means the GPUs
  * are free, not merely that a garbage collection was requested. We wait for
  * that event on the job watch (or a 404; the hub sets delete_confirmed and
- * stops the loop), at most --delete-timeout seconds;
- * a pod's terminationGracePeriodSeconds (30 s by default) bounds how long
- * we may take after SIGTERM, hence the bound (default 20 s). A signal during
+ * stops the loop). Requests are retried with backoff and the wait lasts
+ * until the ending's deadline (--delete-timeout for the whole cleanup): a
+ * pod's terminationGracePeriodSeconds (30 s by default) bounds how long we
+ * may take after SIGTERM, hence the bound (default 20 s). A signal during
  * cleanup does not interrupt it, a second SIGTERM included (launch_machine.c
  * on_signal); the SIGTERM that ended the wait cannot cancel the DELETE
  * either (kube_loop_cancel_call() never outlives its call).
@@ -26,9 +34,8 @@
  */
 #include <string.h>
 
+#include "jtree.h"
 #include "launch_state.h"
-
-#define CLEANUP_RETRY_S 8.0
 
 static void on_delete_wait_over(void *ud)
 {
@@ -37,37 +44,54 @@ static void on_delete_wait_over(void *ud)
 	kube_loop_stop(st->c);
 }
 
-static void delete_job(struct launch_state *st, struct buf *note)
+/* Requests of the cleanup retry until the ending's deadline, at least 1 s. */
+static void retry_until(struct launch_state *st, double deadline)
+{
+	double left = deadline - kube_now();
+	kube_client_set_retry(st->c, left > 1 ? left : 1);
+}
+
+/* The object the decision was made on: its uid and resourceVersion. */
+static struct kube_precond seen(const struct launch_state *st)
+{
+	struct kube_precond p = {
+		st->uid && *st->uid ? st->uid : jtree_get_string(st->job, "metadata.uid", NULL),
+		jtree_get_string(st->job, "metadata.resourceVersion", NULL),
+	};
+	return p;
+}
+
+static int delete_job(struct launch_state *st, double deadline, struct buf *note)
 {
 	struct err e = ERR_INIT;
+	struct kube_precond pre = seen(st);
 	cJSON *answer = NULL;
 	int rc;
 
 	if (st->hub->job_watch(st, &e))
 		launch_progress_note(&st->prog, "warning: %s", e.msg);
 	err_clear(&e);
-	rc = kube_delete(st->c, st->res, st->ns, st->name, KUBE_PROPAGATE_FOREGROUND, 0,
+	retry_until(st, deadline);
+	rc = kube_delete(st->c, st->res, st->ns, st->name, KUBE_PROPAGATE_FOREGROUND, &pre, 0,
 			 &answer, &e);
+	cJSON_Delete(answer);
 	if (rc) {
+		if (e.code == ERR_CONFLICT)
+			return CLEANUP_CHANGED;
 		if (e.code == ERR_NOTFOUND) {
 			st->delete_confirmed = 1;
 			buf_addf(note, "already deleted");
-			cJSON_Delete(answer);
-			return;
+			return CLEANUP_DONE;
 		}
 		launch_progress_note(&st->prog, "warning: could not delete %s %s/%s: %s; the job "
 				     "is left as is", st->kind, st->ns, st->name, e.msg);
 		buf_addf(note, "delete failed: %s", e.msg);
-		cJSON_Delete(answer);
-		return;
+		return CLEANUP_DONE;
 	}
-	cJSON_Delete(answer);
 	st->delete_requested = 1;
 	launch_progress_note(&st->prog, "deleting %s %s/%s", st->kind, st->ns, st->name);
-	if (!st->delete_confirmed && st->job_watch) {
-		st->delete_timer = kube_timer_add(st->c, st->o->delete_wait_s > 0 ?
-						  st->o->delete_wait_s : 20,
-						  on_delete_wait_over, st);
+	if (!st->delete_confirmed && st->job_watch && deadline > kube_now()) {
+		st->delete_timer = kube_timer_add(st->c, deadline - kube_now(), on_delete_wait_over, st);
 		err_clear(&e);
 		st->in_delete_wait = 1;
 		while (!st->delete_confirmed && st->delete_timer && !st->job_watch_failed &&
@@ -85,43 +109,48 @@ static void delete_job(struct launch_state *st, struct buf *note)
 				     st->ns, st->name, st->o->delete_wait_s);
 		buf_addf(note, "deletion requested, not confirmed within %.0fs", st->o->delete_wait_s);
 	}
+	return CLEANUP_DONE;
 }
 
-static void suspend_job(struct launch_state *st, struct buf *note)
+static int suspend_job(struct launch_state *st, double deadline, struct buf *note)
 {
 	struct err e = ERR_INIT;
 	cJSON *patch = jobapi_suspend_patch(st->api, 1);
 	cJSON *answer = NULL;
+	const char *rv = seen(st).resource_version;
 	int rc;
 
+	/* optimistic concurrency: the server refuses (409) if the job changed */
+	if (rv)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(patch, "metadata"),
+					"resourceVersion", rv);
+	retry_until(st, deadline);
 	rc = kube_patch(st->c, st->res, st->ns, st->name, KUBE_PATCH_MERGE, patch, 0,
 			&answer, &e);
+	cJSON_Delete(patch);
+	if (rc && e.code == ERR_CONFLICT) {
+		cJSON_Delete(answer);
+		return CLEANUP_CHANGED;
+	}
 	if (rc) {
 		launch_progress_note(&st->prog, "warning: could not suspend %s/%s: %s",
 				     st->ns, st->name, e.msg);
 		buf_addf(note, "suspend failed: %s", e.msg);
-	} else {
-		launch_progress_note(&st->prog, "suspended %s %s/%s (resume: set its suspend "
-				     "flag back to false)", st->kind, st->ns, st->name);
-		buf_addf(note, "suspended");
-		cJSON_Delete(st->job);
-		st->job = answer;
-		answer = NULL;
+		cJSON_Delete(answer);
+		return CLEANUP_DONE;
 	}
-	cJSON_Delete(answer);
-	cJSON_Delete(patch);
+	launch_progress_note(&st->prog, "suspended %s %s/%s (resume: set its suspend "
+			     "flag back to false)", st->kind, st->ns, st->name);
+	buf_addf(note, "suspended");
+	cJSON_Delete(st->job);
+	st->job = answer;
+	return CLEANUP_DONE;
 }
 
-void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
-		    struct buf *note)
+int launch_cleanup(struct launch_state *st, enum launch_cleanup_action action, double deadline,
+		   struct buf *note)
 {
 	st->phase = RUN_CLEANING;
-	/*
-	 * After SIGTERM the kubelet kills us terminationGracePeriodSeconds
-	 * (30 s by default) later: keep each request's retries short so the
-	 * delete gets its turn.
-	 */
-	kube_client_set_retry(st->c, CLEANUP_RETRY_S);
 	if (action != CLEAN_NONE && kube_err_tls_untrusted(&st->end_err)) {
 		/* every request would fail the same way: do not pretend to try */
 		launch_progress_note(&st->prog, "warning: cannot %s %s %s/%s: the API server's "
@@ -130,7 +159,7 @@ void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
 				     action == CLEAN_DELETE ? "delete" : "suspend", st->kind, st->ns,
 				     st->name, action == CLEAN_DELETE ? "delete" : "suspend");
 		buf_addf(note, "cleanup impossible (TLS verification failed): job left as is");
-		return;
+		return CLEANUP_DONE;
 	}
 	/* what SelfSubjectAccessReview said cannot be done (warned before the create) */
 	if (action == CLEAN_SUSPEND && st->deny.patch_job) {
@@ -151,10 +180,9 @@ void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
 	case CLEAN_NONE:
 		break;
 	case CLEAN_DELETE:
-		delete_job(st, note);
-		break;
+		return delete_job(st, deadline, note);
 	case CLEAN_SUSPEND:
-		suspend_job(st, note);
-		break;
+		return suspend_job(st, deadline, note);
 	}
+	return CLEANUP_DONE;
 }

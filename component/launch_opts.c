@@ -92,7 +92,7 @@ static const struct run_flag run_flags[] = {
 	{ "fail-fast-after", "DURATION", "waiting and cleanup", RF_DURATION, OFF(fail_fast_s), NULL,
 	  "fail when the job cannot start (image pull error, unschedulable) for this long: exit 7 (default 5m; 0 = never)" },
 	{ "delete-timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(delete_wait_s), NULL,
-	  "how long to wait for a deletion to be confirmed (default 20s: with the 8 s request retries it fits in the pod's 30 s termination grace period)" },
+	  "how long the cleanup may take: the look at the job, the delete or suspend (retried) and the wait for its confirmation (default 20s: it fits in the pod's 30 s termination grace period)" },
 	{ "log-drain", "DURATION", "waiting and cleanup", RF_DURATION, OFF(log_drain_s), NULL,
 	  "after the job finished, how long to wait for the workers' log streams to end (a stream "
 	  "cut by an outage reconnects with backoff); a worker whose log is still incomplete then "

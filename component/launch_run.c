@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "jtree.h"
+#include "launch_ending.h"
 #include "launch_failure.h"
 #include "launch_outputs.h"
 #include "launch_run.h"
@@ -458,169 +459,6 @@ static int create_or_adopt(struct launch_state *st, struct launch_result *r)
 	return -1;
 }
 
-/* ---- the ending ------------------------------------------------------------ */
-
-static int launch_judge_succeeded(const cJSON *job)
-{
-	int ok = 0;
-	launch_judge(job, &ok);
-	return ok;
-}
-
-static const cJSON *condition(const cJSON *job, const char *type)
-{
-	const cJSON *c;
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(
-				      cJSON_GetObjectItemCaseSensitive(job, "status"), "conditions")) {
-		const char *t = jtree_get_string(c, "type", NULL);
-		const char *s = jtree_get_string(c, "status", NULL);
-		if (t && s && strcmp(t, type) == 0 && strcmp(s, "True") == 0)
-			return c;
-	}
-	return NULL;
-}
-
-static enum launch_cleanup_action on_cancel_action(const struct launch_opts *o)
-{
-	switch (o->on_cancel) {
-	case CANCEL_DELETE: return CLEAN_DELETE;
-	case CANCEL_SUSPEND: return CLEAN_SUSPEND;
-	case CANCEL_LEAVE: return CLEAN_NONE;
-	}
-	return CLEAN_DELETE;
-}
-
-/*
- * No destructive action on a stale view. The wait ended without seeing the
- * job finish (timeout, signal, stuck, a watch that failed) - but our view may
- * be stale: a watch stuck behind an outage or a restarted API server, a
- * terminal event still in flight. Before the cancel policy deletes or
- * suspends anything, look at the job itself (one GET, retried for at most
- * RECHECK_RETRY_S so that after SIGTERM the cleanup keeps its share of the
- * grace period). If the server says it has finished, that is the outcome:
- * its exit code and outputs, and --delete-after instead of --on-cancel.
- */
-#define RECHECK_RETRY_S 3.0
-
-static void recheck_before_cancel(struct launch_state *st)
-{
-	struct err e = ERR_INIT;
-	cJSON *fresh = NULL;
-	const char *uid;
-	int ok = 0;
-
-	if (!st->job || !st->name || kube_err_tls_untrusted(&st->end_err))
-		return;
-	if (st->end != END_TIMEOUT && st->end != END_SIGNAL && st->end != END_STUCK &&
-	    st->end != END_API && st->end != END_NONE)
-		return;
-	st->phase = RUN_CLEANING;	/* a further signal must not cancel this look */
-	kube_client_set_retry(st->c, RECHECK_RETRY_S);
-	if (kube_get(st->c, st->res, st->ns, st->name, &fresh, &e)) {
-		if (e.code != ERR_NOTFOUND)
-			launch_progress_note(&st->prog, "warning: could not look at %s %s/%s before "
-					     "acting on it: %s", st->kind, st->ns, st->name, e.msg);
-		cJSON_Delete(fresh);
-		return;
-	}
-	uid = jtree_get_string(fresh, "metadata.uid", NULL);
-	if (st->uid && *st->uid && uid && strcmp(uid, st->uid) != 0) {
-		cJSON_Delete(fresh);	/* re-created by someone else: not ours */
-		return;
-	}
-	cJSON_Delete(st->job);
-	st->job = fresh;
-	if (!launch_judge(st->job, &ok))
-		return;
-	launch_progress_note(&st->prog, "%s %s/%s had already %s (seen now, the watch was behind): "
-			     "that is the outcome; not cancelling it", st->kind, st->ns, st->name,
-			     ok ? "succeeded" : "failed");
-	st->end = END_FINISHED;
-}
-
-/* Fill the result from why the wait ended; return what cleanup to apply. */
-static enum launch_cleanup_action judge_end(struct launch_state *st, struct launch_result *r)
-{
-	const char *phase = launch_phase_of(st->job);
-	const cJSON *c = condition(st->job, phase);
-	int succeeded = 0;
-
-	switch (st->end) {
-	case END_FINISHED:
-		launch_judge(st->job, &succeeded);
-		if (succeeded) {
-			launch_result_set(r, "Succeeded", EXIT_SUCCEEDED,
-					  jtree_get_string(c, "reason", NULL), "%s",
-					  jtree_get_string(c, "message", ""));
-			return st->o->delete_after == DELETE_NEVER ? CLEAN_NONE : CLEAN_DELETE;
-		}
-		launch_result_set(r, "Failed", EXIT_JOB_FAILED, jtree_get_string(c, "reason", NULL),
-				  "%s", jtree_get_string(c, "message", ""));
-		return st->o->delete_after == DELETE_ALWAYS ? CLEAN_DELETE : CLEAN_NONE;
-	case END_TIMEOUT:
-		launch_result_set(r, "Timeout", EXIT_TIMEOUT, "Timeout",
-				  "--timeout of %.0fs reached while the job was %s",
-				  st->o->timeout_s, phase);
-		return on_cancel_action(st->o);
-	case END_SIGNAL:
-		launch_result_set(r, "Cancelled", EXIT_CANCELLED, "Cancelled",
-				  "cancelled by signal %d while the job was %s", st->signo,
-				  st->job ? phase : "being created");
-		return st->job ? on_cancel_action(st->o) : CLEAN_NONE;
-	case END_DELETED:
-		launch_result_set(r, "Deleted", EXIT_JOB_LOST, "Deleted",
-				  "%s %s/%s was deleted by someone else while it was %s",
-				  st->kind, st->ns, st->name, phase);
-		return CLEAN_NONE;
-	case END_STUCK:
-		if (st->stuck_permanent)
-			launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason, "%s",
-					  st->stuck_msg);
-		else
-			launch_result_set(r, "Stuck", EXIT_STUCK, st->stuck_reason,
-					  "%s (for more than %.0fs)", st->stuck_msg,
-					  st->o->fail_fast_s);
-		return on_cancel_action(st->o);
-	case END_API:
-	case END_NONE:
-		launch_result_set(r, "Error", EXIT_API_ERROR,
-				  st->end_err.reason[0] ? st->end_err.reason : "WatchFailed",
-				  "lost track of %s %s/%s: %s", st->kind, st->ns, st->name,
-				  st->end_err.msg[0] ? st->end_err.msg : "the watch ended");
-		return on_cancel_action(st->o);
-	}
-	return CLEAN_NONE;
-}
-
-static void report(struct launch_state *st, const struct launch_result *r)
-{
-	if (r->exit_code == EXIT_API_ERROR || r->exit_code == EXIT_BAD_INPUT) {
-		fprintf(stderr, "error: %s\n", r->message);
-		return;
-	}
-	if (st->o->quiet)
-		return;
-	/* "Timeout: --timeout of 60s reached", never "Timeout: Timeout: ..." */
-	int same = !strcmp(r->reason, r->state);
-	launch_progress_note(&st->prog, "%s%s%s%s%s (exit %d)", r->state,
-			     r->reason[0] && !same ? ": " : "", same ? "" : r->reason,
-			     r->message[0] ? ": " : "", r->message, r->exit_code);
-}
-
-/* A TrainJob's status counts child Jobs, not pods: count the pods we saw. */
-static void count_from_pods(const struct launch_state *st, struct launch_result *r)
-{
-	struct launch_workers w;
-
-	if (!st->job || launch_workers_of(st->job, &w) || !st->npods)
-		return;
-	launch_workers_count(st, &w);
-	r->pod_counts = 1;
-	r->counted.active = w.active;
-	r->counted.succeeded = w.succeeded;
-	r->counted.failed = w.failed;
-}
-
 /* ---- server-side dry run --------------------------------------------------- */
 
 static int server_dry_run(struct launch_state *st, struct launch_result *r)
@@ -717,7 +555,6 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	struct launch_result r;
 	struct buf note = BUF_INIT;
 	struct err e = ERR_INIT, me = ERR_INIT;
-	enum launch_cleanup_action action = CLEAN_NONE;
 	cJSON *failure = NULL;
 
 	memset(&st, 0, sizeof(st));
@@ -744,15 +581,8 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 				st.end_err = e;
 			}
 			launch_wait_done(&st);
-			recheck_before_cancel(&st);
-			launch_drain_report(&st);
-			if (st.end != END_FINISHED || !launch_judge_succeeded(st.job))
-				launch_workers_report(&st);
-			action = judge_end(&st, &r);
-			launch_failure_judge(st.diag, st.job, &r, &failure);
-			count_from_pods(&st, &r);
-			launch_workers_stop(&st);
-			launch_cleanup(&st, action, &note);
+			launch_ending(&st, &r, &note);
+			launch_failure_judge(st.diag, st.job, &r, &failure);	/* why, first */
 		}
 	}
 	st.phase = RUN_DONE;
@@ -761,7 +591,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	r.now = wall_now();
 	r.metrics = st.metrics.m;
 	launch_metrics_end(&st.metrics);
-	report(&st, &r);
+	launch_ending_report(&st, &r);
 	/*
 	 * From here on the outcome is decided and written: hold SIGTERM/SIGINT
 	 * back for good (state_free restores their default action), so a late

@@ -232,9 +232,17 @@ void launch_access_rules_request(struct kube_request *rq, const char *ns);
 
 /* launch_cleanup.c: spoke */
 enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };
-/* Apply `action` to the job; returns a one-line note of what was done
- * (for outputs) in `note`. Never fails the run: problems are warnings. */
-void launch_cleanup(struct launch_state *st, enum launch_cleanup_action action,
-		    struct buf *note);
+enum launch_cleanup_done {
+	CLEANUP_DONE,		/* done, or failed with a warning */
+	CLEANUP_CHANGED,	/* 409: the job is not the object st->job: look again */
+};
+/*
+ * Apply `action` to the job as st->job shows it (its uid and resourceVersion
+ * are the request's preconditions), retrying until `deadline` (kube_now()
+ * clock); a one-line note of what was done (for outputs) goes into `note`.
+ * Never fails the run: problems are warnings.
+ */
+int launch_cleanup(struct launch_state *st, enum launch_cleanup_action action, double deadline,
+		   struct buf *note);
 
 #endif

@@ -278,7 +278,7 @@ void kube_req_get(struct kube_request *rq, const struct kube_resource *r,
 
 void kube_req_delete(struct kube_request *rq, const struct kube_resource *r,
 		     const char *ns, const char *name, enum kube_propagation p,
-		     unsigned flags)
+		     const struct kube_precond *pre, unsigned flags)
 {
 	static const char *const policy[] = { NULL, "Background", "Foreground", "Orphan" };
 	kube_request_init(rq, KUBE_DELETE, "delete");
@@ -287,6 +287,19 @@ void kube_req_delete(struct kube_request *rq, const struct kube_resource *r,
 		kube_query(&rq->path, "propagationPolicy", policy[p]);
 	add_flags(&rq->path, flags);
 	kube_describe(&rq->what, r, name);
+	if (pre && (pre->uid || pre->resource_version)) {
+		cJSON *opts = cJSON_CreateObject();
+		cJSON *pc = cJSON_AddObjectToObject(opts, "preconditions");
+		cJSON_AddStringToObject(opts, "apiVersion", "v1");
+		cJSON_AddStringToObject(opts, "kind", "DeleteOptions");
+		if (pre->uid)
+			cJSON_AddStringToObject(pc, "uid", pre->uid);
+		if (pre->resource_version)
+			cJSON_AddStringToObject(pc, "resourceVersion", pre->resource_version);
+		yj_json_canonical(opts, &rq->body);
+		rq->content_type = "application/json";
+		cJSON_Delete(opts);
+	}
 }
 
 void kube_req_patch(struct kube_request *rq, const struct kube_resource *r,
@@ -355,11 +368,11 @@ int kube_get(struct kube_client *c, const struct kube_resource *r, const char *n
 }
 
 int kube_delete(struct kube_client *c, const struct kube_resource *r, const char *ns,
-		const char *name, enum kube_propagation p, unsigned flags,
-		cJSON **out, struct err *e)
+		const char *name, enum kube_propagation p, const struct kube_precond *pre,
+		unsigned flags, cJSON **out, struct err *e)
 {
 	struct kube_request rq;
-	kube_req_delete(&rq, r, ns, name, p, flags);
+	kube_req_delete(&rq, r, ns, name, p, pre, flags);
 	return run(c, &rq, out, e);
 }
 

@@ -190,9 +190,21 @@ void kube_req_create(struct kube_request *rq, const struct kube_resource *r,
 		     const char *ns, const cJSON *obj, unsigned flags);
 void kube_req_get(struct kube_request *rq, const struct kube_resource *r,
 		  const char *ns, const char *name);
+/*
+ * What a destructive request is conditional on: the object the decision was
+ * made on. The server refuses the request with 409 Conflict when the object
+ * is no longer that one (a DELETE's DeleteOptions.preconditions; a patch's
+ * metadata.resourceVersion, optimistic concurrency). Either may be NULL.
+ */
+struct kube_precond {
+	const char *uid;
+	const char *resource_version;
+};
+
+/* `pre` (may be NULL: unconditional) goes into the DeleteOptions body. */
 void kube_req_delete(struct kube_request *rq, const struct kube_resource *r,
 		     const char *ns, const char *name, enum kube_propagation p,
-		     unsigned flags);
+		     const struct kube_precond *pre, unsigned flags);
 void kube_req_patch(struct kube_request *rq, const struct kube_resource *r,
 		    const char *ns, const char *name, enum kube_patch_type t,
 		    const cJSON *patch, unsigned flags);
@@ -240,8 +252,8 @@ int kube_get(struct kube_client *c, const struct kube_resource *r, const char *n
 	     const char *name, cJSON **out, struct err *e);
 /* *out (may be NULL) = the server's answer: the object being deleted or a Status. */
 int kube_delete(struct kube_client *c, const struct kube_resource *r, const char *ns,
-		const char *name, enum kube_propagation p, unsigned flags,
-		cJSON **out, struct err *e);
+		const char *name, enum kube_propagation p, const struct kube_precond *pre,
+		unsigned flags, cJSON **out, struct err *e);
 int kube_patch(struct kube_client *c, const struct kube_resource *r, const char *ns,
 	       const char *name, enum kube_patch_type t, const cJSON *patch,
 	       unsigned flags, cJSON **out, struct err *e);

@@ -46,11 +46,11 @@ list=${JAXJOB_SECRETS_LIST:-${JAXJOB_TMP:+$JAXJOB_TMP/secrets.list}}
 if [ -n "$list" ]; then
 	for f in "$dir"/*.token; do
 		[ -s "$f" ] && tr -d '\n' <"$f" && echo
-	done >>"$list"
+	done | "$(dirname "$0")/../lib/append-locked" "$list"
 	for f in "$dir"/*.key "$dir"/admin.crt "$dir"/nobody.crt; do
 		[ -s "$f" ] || continue
 		grep -v -- '-----' "$f" | awk 'length($0) >= 40'
 		base64 -w0 <"$f" | cut -c 1-60
 		echo
-	done >>"$list"
+	done | "$(dirname "$0")/../lib/append-locked" "$list"
 fi

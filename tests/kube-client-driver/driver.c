@@ -289,11 +289,39 @@ static void s_create_conflict_get(void)
 	      "same uid");
 	CHECK(label_of(got, "jaxjob.dev/launch-id") &&
 	      !strcmp(label_of(got, "jaxjob.dev/launch-id"), "id-kc-create"), "identity label");
-	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-create", KUBE_PROPAGATE_BACKGROUND, 0,
+	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-create", KUBE_PROPAGATE_BACKGROUND, NULL, 0,
 			  NULL, &e) == 0, "%s", e.msg);
 	cJSON_Delete(j);
 	cJSON_Delete(created);
 	cJSON_Delete(got);
+}
+
+/* A DELETE is conditional on the object it was decided on (issue 27). */
+static void s_delete_preconditions(void)
+{
+	cJSON *j = job("kc-precond", 1, "SIM_HANG=1");
+	cJSON *created = NULL, *got = NULL, *patch = cJSON_Parse("{\"metadata\":{\"annotations\":{\"x\":\"1\"}}}");
+	struct err e = ERR_INIT;
+	CHECK(kube_create(admin, &KUBE_JAXJOB, "team-a", j, 0, &created, &e) == 0, "%s", e.msg);
+	CHECK(kube_patch(admin, &KUBE_JAXJOB, "team-a", "kc-precond", KUBE_PATCH_MERGE, patch, 0, NULL,
+			 &e) == 0, "%s", e.msg);
+	struct kube_precond stale = { meta(created, "uid"), meta(created, "resourceVersion") };
+	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-precond", KUBE_PROPAGATE_BACKGROUND, &stale, 0,
+			  NULL, &e) == -1 && e.code == ERR_CONFLICT && e.http_status == 409,
+	      "a stale resourceVersion is refused with 409: %d %s", e.http_status, e.msg);
+	struct kube_precond other = { "00000000-0000-0000-0000-000000000000", NULL };
+	err_clear(&e);
+	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-precond", KUBE_PROPAGATE_BACKGROUND, &other, 0,
+			  NULL, &e) == -1 && e.code == ERR_CONFLICT, "another uid is refused: %s", e.msg);
+	err_clear(&e);
+	CHECK(kube_get(admin, &KUBE_JAXJOB, "team-a", "kc-precond", &got, &e) == 0, "still there: %s", e.msg);
+	struct kube_precond now = { meta(got, "uid"), meta(got, "resourceVersion") };
+	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-precond", KUBE_PROPAGATE_BACKGROUND, &now, 0,
+			  NULL, &e) == 0, "the object seen is deleted: %s", e.msg);
+	cJSON_Delete(j);
+	cJSON_Delete(created);
+	cJSON_Delete(got);
+	cJSON_Delete(patch);
 }
 
 static void s_dry_run(void)
@@ -830,7 +858,7 @@ static void delete_on_first_event(void *ud, enum kube_event_type t, const cJSON 
 		return;
 	d->started = 1;
 	struct kube_request rq;
-	kube_req_delete(&rq, &KUBE_JAXJOB, "team-a", "kc-delete", KUBE_PROPAGATE_FOREGROUND, 0);
+	kube_req_delete(&rq, &KUBE_JAXJOB, "team-a", "kc-delete", KUBE_PROPAGATE_FOREGROUND, NULL, 0);
 	kube_start(d->f.c, &rq, delete_done, d);
 	kube_request_free(&rq);
 	struct err e = ERR_INIT;
@@ -1006,6 +1034,7 @@ int main(int argc, char **argv)
 	static const struct scenario all[] = {
 		{ "config: kubeconfig with token and CA file, namespace from the context", s_config },
 		{ "create: 201 with the object, again 409 AlreadyExists, GET finds the same uid and label", s_create_conflict_get },
+		{ "delete: preconditions - a stale resourceVersion or another uid is 409, the object seen is deleted", s_delete_preconditions },
 		{ "create: server-side dry run returns the object and stores nothing", s_dry_run },
 		{ "create: 422 Invalid keeps the API message naming the field", s_invalid },
 		{ "get: a plain 404 on an unknown API group says the CRD is not installed", s_crd_missing },

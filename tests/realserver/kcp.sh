@@ -166,19 +166,19 @@ kcp_register_secrets() {
 	[ -n "$list" ] || return 0
 	for f in "$KCP_DIR"/*.token; do
 		[ -s "$f" ] && tr -d '\n' <"$f" && echo
-	done >>"$list"
+	done | "$KCP_HERE/../lib/append-locked" "$list"
 	for f in "$KCP_DIR"/pki/*.key "$KCP_DIR"/pki/*.crt; do
 		[ -s "$f" ] || continue
 		case $f in */ca.crt) continue ;; esac	# the CA certificate is public
 		grep -v -- '-----' "$f" | awk 'length($0) >= 40'
 		base64 -w0 <"$f" | cut -c 1-60
 		echo
-	done >>"$list"
+	done | "$KCP_HERE/../lib/append-locked" "$list"
 }
 
 kcp_secret() { # FILE: a token minted by a test
 	local list=${JAXJOB_SECRETS_LIST:-${JAXJOB_TMP:+$JAXJOB_TMP/secrets.list}}
-	[ -n "$list" ] && { tr -d '\n' <"$1"; echo; } >>"$list"
+	[ -n "$list" ] && { tr -d '\n' <"$1"; echo; } | "$KCP_HERE/../lib/append-locked" "$list"
 }
 
 kcp_kill_apiserver() {

@@ -162,7 +162,7 @@ print(sum(1 for r in json.load(sys.stdin) if r["user"] == "rot" and r.get("code"
 	cell token-rotated 0 Succeeded kept rotate -- --workers 2 --env SIM_LINES=3 --env SIM_DURATION=3 \
 		--env SIM_LATE_WORKER=1 --env SIM_LATE_DELAY=2.5 -- python t.py
 )
-cat "$KS/rot.token" >>"$SECRETS_LIST"
+{ tr -d '\n' <"$KS/rot.token"; echo; } | "$JAXJOB_TOP/tests/lib/append-locked" "$SECRETS_LIST"
 
 CELL_WHAT='slow log streams (300 ms before every line)'
 fault '{"logDelayMs": 300}'

@@ -65,13 +65,20 @@ static void builders_set_method_body_type_and_query(void **state)
 	assert_string_equal(rq.what.data, "jaxjobs.kubeflow.org \"m\"");
 	kube_request_free(&rq);
 
-	kube_req_delete(&rq, &KUBE_JAXJOB, "team-a", "m", KUBE_PROPAGATE_FOREGROUND, 0);
+	kube_req_delete(&rq, &KUBE_JAXJOB, "team-a", "m", KUBE_PROPAGATE_FOREGROUND, NULL, 0);
 	assert_int_equal(rq.method, KUBE_DELETE);
 	assert_string_equal(rq.path.data,
 			    "/apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/m?propagationPolicy=Foreground");
 	assert_int_equal(rq.body.len, 0);
 	kube_request_free(&rq);
-	kube_req_delete(&rq, &KUBE_JAXJOB, "team-a", "m", KUBE_PROPAGATE_DEFAULT, 0);
+	/* conditional on the object seen: DeleteOptions.preconditions in the body */
+	struct kube_precond pre = { "u-1", "42" };
+	kube_req_delete(&rq, &KUBE_JAXJOB, "team-a", "m", KUBE_PROPAGATE_FOREGROUND, &pre, 0);
+	assert_string_equal(rq.content_type, "application/json");
+	assert_string_equal(rq.body.data, "{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\","
+			    "\"preconditions\":{\"resourceVersion\":\"42\",\"uid\":\"u-1\"}}");
+	kube_request_free(&rq);
+	kube_req_delete(&rq, &KUBE_JAXJOB, "team-a", "m", KUBE_PROPAGATE_DEFAULT, NULL, 0);
 	assert_string_equal(rq.path.data, "/apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/m");
 	kube_request_free(&rq);
 
