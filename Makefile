@@ -265,8 +265,12 @@ unit: $(KUBE_DRIVER)
 # metrics_line() alone over a log file, for callgrind (SCAN_ONLY=1
 # bench/metrics.sh); a release build like the rest of bench/.
 .PHONY: bench-driver
-bench-driver: $(BUILD)/bench/metrics-driver
+bench-driver: $(BUILD)/bench/metrics-driver $(BUILD)/bench/diagnose-driver
 $(BUILD)/bench/metrics-driver: bench/metrics_driver.c $(BUILD)/libjaxjob.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(BUILD)/libjaxjob.a $(LDLIBS)
+# diag_line() over generated lines, with and without a diagnosis (bench/diagnose.sh)
+$(BUILD)/bench/diagnose-driver: bench/diagnose_driver.c $(BUILD)/libjaxjob.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(BUILD)/libjaxjob.a $(LDLIBS)
 
