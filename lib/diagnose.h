@@ -68,8 +68,11 @@ const char *diag_category_name(enum diag_category c);
 #define DIAG_LAST_LINES_DEFAULT 20
 #define DIAG_LAST_LINES_MAX 500
 /* Ring bytes kept per worker for n last lines: room for lines of ~256
- * bytes, at least 4 KiB so a traceback above a few short lines still fits. */
-#define DIAG_RING_BYTES(n) ((n) * 256 < 4096 ? 4096 : (size_t)(n) * 256)
+ * bytes, at least 4 KiB so a traceback above a few short lines still fits,
+ * at most 32 KiB so that memory stays bounded at 1,000 workers (32 MB) even
+ * with many lines asked for: then fewer, longer lines may be all it has. */
+#define DIAG_RING_BYTES(n) ((n) * 256 < 4096 ? 4096 : (n) * 256 > 32768 ? 32768 : \
+			    (size_t)(n) * 256)
 
 struct diag;
 
