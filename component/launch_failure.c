@@ -53,7 +53,9 @@ void launch_failure_judge(struct diag *d, const cJSON *job, struct launch_result
 	r->failure = *failure;
 	r->failure_category = diag_category_name(f.category);
 	diag_headline(&f, &head);
-	if (r->exit_code == EXIT_JOB_FAILED || r->exit_code == EXIT_STUCK)
+	if (r->exit_code == EXIT_STUCK)	/* fail-fast's message names the stuck worker already */
+		buf_adds(&msg, r->message);
+	else if (r->exit_code == EXIT_JOB_FAILED)
 		buf_addf(&msg, "%s%s%s", head.data, r->message[0] ? " - " : "",
 			 r->message);	/* the cause first */
 	else	/* timeout, cancel, deletion: what ended the wait, and what came before */

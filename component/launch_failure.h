@@ -21,8 +21,8 @@ struct diag;
  * After the ending is judged (r's state, exit code and message set): when
  * the run did not succeed and the diagnosis names a cause, fill
  * r->failure and r->failure_category and rewrite r->message to say it - first
- * for a failed or stuck job, after what ended the wait for a timeout, a
- * cancel or a deletion. `d` may be NULL (no diagnosis).
+ * for a failed job, after what ended the wait for a timeout, a cancel or a
+ * deletion; a stuck job's message names the stuck worker already. `d` may be NULL (no diagnosis).
  */
 void launch_failure_judge(struct diag *d, const cJSON *job, struct launch_result *r,
 			  cJSON **failure);
