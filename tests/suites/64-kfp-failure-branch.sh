@@ -5,6 +5,7 @@
 # KFP's parsing rules) against the Kubernetes API test server, and the branch the IR's
 # dsl.If/Elif/Else conditions pick from the collected failure_category is the right one:
 # oom -> more-memory, application -> file-bug, success ("") -> evaluate, else page-oncall.
+# The Argo WorkflowTemplate's train step gives the same two output parameters.
 . "$JAXJOB_TOP/tests/suites/60-launch.lib"
 cd "$JAXJOB_TOP" || exit 1
 ENGINE="/usr/bin/python3 $JAXJOB_TOP/tests/kfp-argo/engine.py"
@@ -52,3 +53,17 @@ expect 'a success: failure {} and failure_category empty, the branch that runs i
 step ev 'input.env={"SIM_FAIL_WORKER":"1","SIM_EXIT":"137","SIM_FAILURE":"evict"}'
 expect 'an eviction: failure_category evicted, the branch that runs is page-oncall' \
 	'test "$(branch ev)" = page-oncall && grep -q "\"failure_category\": \"evicted\"" "$T/ev.json"'
+
+# ---- the same outputs as Argo's wait container reads them (examples/argo/workflowtemplate.yaml)
+sed 's/^      - spmd_mnist_classifier_fromscratch.py$/      - SIM_FAIL_WORKER=0 SIM_EXIT=137 SIM_FAILURE=oom/' \
+	examples/argo/workflowtemplate.yaml >"$T/wt-oom.yaml"
+mapfile -d '' a < <($ENGINE argo-argv "$T/wt-oom.yaml" train "$T/a1" workflow.uid=66666666-ffff \
+	workflow.name=jax-train-fffff workflow.parameters.workers=2)
+a[0]=$JAXJOB
+HOSTNAME=a1-pod "${a[@]}" >"$T/a1.out" 2>"$T/a1.err"
+expect 'Argo: the train template'"'"'s failure and failure-category output parameters say oom, worker 0, exit 137' \
+	"$ENGINE argo-collect '$T/wt-oom.yaml' train '$T/a1' >'$T/a1.json' && /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = json.loads(d[\"failure\"])
+assert d[\"failure-category\"] == \"oom\" and f[\"worker\"] == 0 and f[\"exit_code\"] == 137, d' '$T/a1.json'"
