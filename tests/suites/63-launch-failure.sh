@@ -83,6 +83,13 @@ expect 'timeout: the message says what ended the wait and that a worker had alre
 	test "$(cat "$O/tmo/category")" = config'
 
 # shellcheck disable=SC2046
+expect_run 1 'a TrainJob whose worker raises: the job fails' tj \
+	launch --api trainjob --name tj --image x/jax:1 --workers 2 --env SIM_FAIL_WORKER=1 --env SIM_EXIT=1 \
+	--env SIM_FAILURE=traceback $(fouts tj) -- python train.py
+expect 'trainjob: worker-1 through the JobSet labels, application, the exception' \
+	'check tj 1 application 1 "^ValueError" "ValueError: loss is NaN at step 3 (worker 1)"'
+
+# shellcheck disable=SC2046
 expect_run 0 'a job that succeeds' fine \
 	launch --name fine --image x/jax:1 --workers 2 $(fouts fine) -- python train.py
 expect 'success: --out-failure is {}, the category empty, no "Why it failed"' '
