@@ -5,16 +5,7 @@
 . "$JAXJOB_TOP/tests/suites/60-launch.lib"
 ks_start
 
-PY=/usr/bin/python3
-CHECK="$JAXJOB_TOP/tests/tools/failure_check.py"
-O=$T/o
-# fouts NAME: the failure outputs of a run, under $O/NAME
-fouts() {
-	printf -- '--out-%s=%s ' failure "$O/$1/failure" failure-category "$O/$1/category" \
-		message "$O/$1/message" summary "$O/$1/summary" state "$O/$1/state"
-}
-# check NAME WORKER CATEGORY EXIT LAST_LINE_REGEX [EXCEPTION]
-check() { "$PY" "$CHECK" "$O/$1" "${@:2}"; }
+. "$JAXJOB_TOP/tests/suites/failure.lib"
 
 # shellcheck disable=SC2046
 expect_run 1 'a worker killed by the kernel for memory: the job fails' oom \

@@ -10,14 +10,7 @@
 # (one real control plane at a time: each costs a CPU for tens of seconds on a 2-core machine)
 . "$JAXJOB_TOP/tests/suites/65-real.lib"
 real_start "real control plane: why a job failed"
-PY=/usr/bin/python3
-CHECK="$JAXJOB_TOP/tests/tools/failure_check.py"
-O=$T/o
-fouts() {
-	printf -- '--out-%s=%s ' failure "$O/$1/failure" failure-category "$O/$1/category" \
-		message "$O/$1/message" summary "$O/$1/summary" state "$O/$1/state"
-}
-check() { "$PY" "$CHECK" "$O/$1" "${@:2}"; }
+. "$JAXJOB_TOP/tests/suites/failure.lib"
 SECRET_ENV='[{"name":"HF_TOKEN","valueFrom":{"secretKeyRef":{"name":"hf-token","key":"token"}}}]'
 
 # shellcheck disable=SC2046
