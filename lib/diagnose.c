@@ -24,6 +24,7 @@ struct diag_worker {
 	int restarts;
 	int ran;			/* the container ran or exited at least once */
 	int failed;			/* it failed, or cannot start */
+	int past;			/* it failed once, and was restarted since */
 	enum diag_category hint;	/* what the pod's reason or an event says */
 	int exit_code, signal;		/* exit_code -1: never exited */
 	char reason[64];
@@ -132,7 +133,8 @@ static void fail(struct diag *d, struct diag_worker *w)
 	w->failed = 1;
 }
 
-/* A terminated container state (state.terminated or lastTerminationState). */
+/* A terminated container state (state.terminated, or lastState.terminated:
+ * the JSON name of the API's LastTerminationState). */
 static void terminated(struct diag *d, struct diag_worker *w, const cJSON *t)
 {
 	int code = (int)jtree_get_int(t, "exitCode", 0);
@@ -221,7 +223,7 @@ void diag_pod(struct diag *d, int index, const cJSON *pod, const char *container
 {
 	struct diag_worker *w = d ? worker(d, index) : NULL;
 	const cJSON *cs = container_status(pod, container);
-	const cJSON *state = jtree_get(cs, "state"), *last = jtree_get(cs, "lastTerminationState");
+	const cJSON *state = jtree_get(cs, "state"), *last = jtree_get(cs, "lastState");
 	const char *preason = jtree_get_string(pod, "status.reason", NULL);
 	const char *phase = jtree_get_string(pod, "status.phase", "");
 
@@ -233,7 +235,8 @@ void diag_pod(struct diag *d, int index, const cJSON *pod, const char *container
 	if (jtree_get(state, "terminated"))
 		terminated(d, w, jtree_get(state, "terminated"));
 	else if (jtree_get(state, "running"))
-		w->ran = 1, w->failed = 0;	/* running again after a restart */
+		/* running again after a restart: not failed now, but it did */
+		w->past |= w->failed, w->ran = 1, w->failed = 0;
 	else if (jtree_get(state, "waiting"))
 		waiting(d, w, jtree_get(state, "waiting"), last);
 	disruption(w, pod);
@@ -588,10 +591,16 @@ int diag_result(const struct diag *d, const char *job_message, struct diag_failu
 	memset(f, 0, sizeof(*f));
 	f->index = -1;
 	f->exit_code = -1;
+	/* a job that failed on its deadline or backoff limit while its workers
+	 * were restarting: the workers that failed before are the cause */
+	int past = jc != DIAG_NONE;
+	for (int i = 0; past && i < d->nw; i++)
+		if (d->w[i] && d->w[i]->failed)
+			past = 0;
 	for (int i = 0; i < d->nw; i++) {
 		const char **lines = NULL;
 		size_t *lens = NULL;
-		if (!d->w[i] || !d->w[i]->failed)
+		if (!d->w[i] || !(d->w[i]->failed || (past && d->w[i]->past)))
 			continue;
 		c[n].index = i;
 		c[n].w = d->w[i];
@@ -618,7 +627,7 @@ int diag_result(const struct diag *d, const char *job_message, struct diag_failu
 	 * own (an exception); a backoff limit only when nothing says more */
 	if (jc == DIAG_DEADLINE && (!n || !f->exception))
 		f->category = DIAG_DEADLINE;
-	else if (jc == DIAG_BACKOFF && (!n || f->category == DIAG_UNKNOWN))
+	else if (jc == DIAG_BACKOFF && (!n || past || f->category == DIAG_UNKNOWN))
 		f->category = DIAG_BACKOFF;
 	if (!n && jc == DIAG_NONE)
 		return 0;
@@ -653,8 +662,10 @@ void diag_headline(const struct diag_failure *f, struct buf *out)
 {
 	if (f->category == DIAG_NONE)
 		return;
-	if (f->index < 0) {
-		buf_addf(out, "%s: %s", f->reason, diag_category_name(f->category));
+	if (f->index < 0) {	/* the job's own limit, no worker to name */
+		buf_adds(out, f->category == DIAG_DEADLINE ? "the job ran past its deadline "
+			 "(activeDeadlineSeconds)" : f->category == DIAG_BACKOFF ?
+			 "the job reached its backoff limit (backoffLimit)" : f->reason);
 		return;
 	}
 	buf_addf(out, "worker-%d %s", f->index, f->reason);

@@ -11,7 +11,7 @@
  *
  * Observations:
  *   diag_pod()      a worker pod object (containerStatuses state.terminated,
- *                   lastTerminationState, waiting reasons, status.reason
+ *                   lastState.terminated, waiting reasons, status.reason
  *                   Evicted/DeadlineExceeded, the DisruptionTarget condition,
  *                   PodScheduled=False, spec.nodeName)
  *   diag_event()    a core/v1 Event (Evicted, Preempted, FailedScheduling,

@@ -74,6 +74,21 @@ expect 'timeout: the message says what ended the wait and that a worker had alre
 	test "$(cat "$O/tmo/category")" = config'
 
 # shellcheck disable=SC2046
+expect_run 1 'activeDeadlineSeconds passes while the workers run: the job fails' dl \
+	launch --name dl --image x/jax:1 --workers 2 --active-deadline-seconds 1 --env SIM_HANG=1 \
+	$(fouts dl) -- python train.py
+expect 'deadline: category deadline, the message says so first' '
+	test "$(cat "$O/dl/category")" = deadline &&
+	grep -q "^the job ran past its deadline (activeDeadlineSeconds) - " "$O/dl/message"'
+# shellcheck disable=SC2046
+expect_run 1 'a worker that keeps crashing past backoffLimit: the job fails' bo \
+	launch --name bo --image x/jax:1 --workers 2 --restart-policy OnFailure --backoff-limit 1 \
+	--env SIM_FAIL_WORKER=1 --env SIM_RESTART=5 --env SIM_RESTART_EXIT=2 $(fouts bo) -- python train.py
+expect 'backoff: category backoff, the crashing worker named with its exit code' '
+	test "$(cat "$O/bo/category")" = backoff &&
+	"$PY" -c "import json,sys; f=json.load(open(sys.argv[1])); assert f[\"worker\"] == 1 and f[\"exit_code\"] == 2, f" "$O/bo/failure"'
+
+# shellcheck disable=SC2046
 expect_run 1 'a TrainJob whose worker raises: the job fails' tj \
 	launch --api trainjob --name tj --image x/jax:1 --workers 2 --env SIM_FAIL_WORKER=1 --env SIM_EXIT=1 \
 	--env SIM_FAILURE=traceback $(fouts tj) -- python train.py

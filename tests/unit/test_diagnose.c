@@ -300,7 +300,7 @@ static void restart_then_failure_reports_the_last_container(void **state)
 
 	pod(d, 0, "{\"running\":{}}", NULL);
 	line(d, 0, "first run");
-	pod(d, 0, "{\"waiting\":{\"reason\":\"CrashLoopBackOff\"}},\"lastTerminationState\":"
+	pod(d, 0, "{\"waiting\":{\"reason\":\"CrashLoopBackOff\"}},\"lastState\":"
 	    "{\"terminated\":{\"exitCode\":137,\"reason\":\"Error\",\"finishedAt\":"
 	    "\"2026-11-26T12:00:01Z\"}}", NULL);
 	pod(d, 0, "{\"running\":{}}", NULL);	/* it runs again: not failed now */
@@ -365,6 +365,22 @@ static void deadline_backoff_and_success(void **state)
 	assert_int_equal(diag_result(d, "Job j has failed because it has reached the specified "
 				     "backoff limit", &f), 1);
 	assert_int_equal(f.category, DIAG_APPLICATION);	/* the worker says more */
+	diag_failure_free(&f);
+	diag_free(d);
+
+	/* the limit hit while the worker was restarting: it is named, category backoff */
+	d = diag_new(20);
+	pod(d, 1, "{\"waiting\":{\"reason\":\"CrashLoopBackOff\"}},\"lastState\":"
+	    "{\"terminated\":{\"exitCode\":2,\"reason\":\"Error\",\"finishedAt\":"
+	    "\"2026-11-26T12:00:01Z\"}}", NULL);
+	pod(d, 1, "{\"running\":{}}", NULL);
+	assert_int_equal(diag_result(d, "Job j has failed because it has reached the specified "
+				     "backoff limit", &f), 1);
+	assert_int_equal(f.category, DIAG_BACKOFF);
+	assert_int_equal(f.index, 1);
+	assert_int_equal(f.exit_code, 2);
+	diag_failure_free(&f);
+	assert_int_equal(diag_result(d, NULL, &f), 0);	/* not failed now, nothing else says so */
 	diag_failure_free(&f);
 	diag_free(d);
 
