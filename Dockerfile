@@ -1,8 +1,9 @@
 # Dockerfile - the jaxjob image: one binary, the libraries it links, CA
 # certificates, /etc/passwd, /tmp. Nothing else (no shell, no package manager).
 #
-#   make image                       (passes VERSION and REVISION)
-#   docker build -t jaxjob:0.1.0 .
+#   make image IMAGE=registry.example.com/ml/jaxjob:1.2.3   (passes VERSION and REVISION,
+#                                    and writes IMAGE into the files that run it)
+#   docker build --build-arg REVISION=$(git rev-parse HEAD) -t jaxjob:0.1.0 .
 #
 # The build stage runs exactly what `make rootfs` runs on a developer machine,
 # so build/rootfs here is the tree tests/suites/80-rootfs.sh verifies with
@@ -25,21 +26,22 @@ COPY scripts/build-slim-deps.sh scripts/build-slim-deps.sh
 ENV JAXJOB_SLIM_DIR=/opt/jaxjob-slim
 RUN scripts/build-slim-deps.sh
 COPY . .
-RUN make rootfs
+# the build context has no .git: the commit `jaxjob --version` prints comes in
+ARG REVISION=unknown
+RUN make rootfs JAXJOB_COMMIT=${REVISION}
 
 FROM scratch
 ARG VERSION=0.1.0
 ARG REVISION=unknown
-# No canonical public URL or LICENSE file yet: both are build arguments (make
-# image passes `git remote get-url origin`); set them when publishing.
+# No canonical public URL yet: a build argument (make image passes `git remote
+# get-url origin`); set it when publishing. The licence is LICENSE's: Apache-2.0.
 ARG SOURCE=unknown
-ARG LICENSES=NOASSERTION
 LABEL org.opencontainers.image.title="jaxjob" \
       org.opencontainers.image.description="Kubeflow JAXJobs in pipelines and GitOps: pipeline step (jaxjob launch), Argo CD config management plugin (jaxjob render), health judge (jaxjob health)" \
       org.opencontainers.image.source="${SOURCE}" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.licenses="${LICENSES}"
+      org.opencontainers.image.licenses="Apache-2.0"
 COPY --from=build /src/build/rootfs/ /
 USER 65532:65532
 WORKDIR /tmp

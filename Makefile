@@ -7,7 +7,10 @@
 #                   build/asan/, run every suite in parallel; last line
 #                   "N passed, N failed, N skipped"
 #   make check-quick  the same build, only the unit and CLI suites (< 60 s)
-#   make check-long   make check plus the long suites (fuzzing, 1,000 workers)
+#   make check-long   make check plus the long suites (fuzzing, 1,000 workers,
+#                   the 200-run stall harness)
+#   make check-stress the timing-sensitive suites RUNS times beside LOAD busy
+#                   loops, one report line per run (tests/stress.sh)
 #   make demo       run the main job against the local test API server
 #   make fresh-check  `make demo` and `make check-quick` in a clean clone
 #                   inside a minimal Debian chroot (scripts/fresh-check.sh)
@@ -33,8 +36,8 @@ PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$
 # Goals that build C need the packages; the others install them first or
 # need none. A plain `make` on a machine without them says what to run
 # instead of failing on a missing header.
-NO_PKG_GOALS := deps check check-quick check-long demo fresh-check clean deploy deploy-check \
-	health-snippet image rootfs
+NO_PKG_GOALS := deps check check-quick check-long check-stress demo fresh-check clean deploy \
+	deploy-check health-snippet image rootfs set-image
 ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v $(firstword $(CC)) >/dev/null 2>&1 && echo ok),ok)
 $(error missing build packages (compiler, pkg-config, -dev packages); run `make deps` (as root or with sudo) first, or `make demo` / `make check`, which install them)
@@ -94,6 +97,19 @@ all: $(BUILD)/jaxjob
 $(BUILD)/jaxjob: $(MAIN_OBJ) $(APP_OBJ) $(BUILD)/libjaxjob.a
 	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The commit in `jaxjob --version`: HEAD (-dirty with uncommitted changes), or
+# JAXJOB_COMMIT=... where there is no .git (the image build passes REVISION).
+# The header is rewritten only when the commit changes, so a rebuild at the
+# same commit recompiles nothing.
+JAXJOB_COMMIT ?=
+COMMIT_H := $(BUILD)/gen/commit.h
+.PHONY: FORCE
+$(COMMIT_H): FORCE
+	@mkdir -p $(dir $@)
+	@scripts/commit-h.sh '$(JAXJOB_COMMIT)' >$@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@; }
+$(BUILD)/obj/jaxjob.o: $(COMMIT_H)
+$(BUILD)/obj/jaxjob.o: CFLAGS += -I$(BUILD)/gen
+
 # Rebuilt when the Makefile changes too, so no member outlives its source.
 $(BUILD)/libjaxjob.a: $(CORE_OBJ) Makefile
 	@rm -f $@
@@ -106,7 +122,7 @@ $(BUILD)/obj/%.o: %.c
 # The front-end objects a unit suite tests (each suite of lib/ links lib alone).
 UNIT_APP_test_health        := health-checks/health_cmd
 UNIT_APP_test_launch_opts   = component/launch_opts $(UNIT_APP_test_launch_parts)
-UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs \
+UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs component/launch_stdout \
 			       component/launch_outputs component/launch_progress component/launch_metrics \
 			       component/launch_failure
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
@@ -148,8 +164,20 @@ check: deps
 check-long:
 	JAXJOB_LONG=1 $(MAKE) check
 
+# The timing-sensitive suites RUNS times (default 3) beside LOAD busy loops
+# (default 2), one report line per run (tests/stress.sh): finds the next
+# flaky test before CI does. STRESS=PATTERNS picks other suites.
+.PHONY: check-stress
+RUNS ?=
+LOAD ?=
+STRESS ?=
+check-stress: deps
+	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit
+	JAXJOB=$(CURDIR)/build/asan/jaxjob JAXJOB_BUILD=$(CURDIR)/build/asan $(if $(JOBS),JOBS=$(JOBS)) \
+		$(if $(RUNS),RUNS=$(RUNS)) $(if $(LOAD),LOAD=$(LOAD)) tests/stress.sh $(STRESS)
+
 # The edit-compile loop: unit tests and the CLI suites that need no server.
-QUICK_SUITES := 10-unit 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \
+QUICK_SUITES := 10-unit 11-fixed-sleeps 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \
 	70-render-errors 70-render.sh 71-render-trainjob 86-errors
 check-quick: deps
 	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit
@@ -179,7 +207,12 @@ clean:
 #                 called with SAN=1); prints a size breakdown and the total
 #   make image    docker/podman build of Dockerfile where an engine works;
 #                 where none does it says so and exits 0 (IMAGE_REQUIRED=1:
-#                 exit 1 instead, for CI jobs that must produce the image)
+#                 exit 1 instead, for CI jobs that must produce the image).
+#                 IMAGE=registry.example.com/ml/jaxjob:1.2.3 names the image
+#                 (default jaxjob:<lib/version.h>); it first runs set-image
+#   make set-image  write IMAGE into every file that runs the image: the KFP
+#                 component, the Argo WorkflowTemplate, the KFP examples, the
+#                 Argo CD sidecar (and deploy/) (scripts/set-image.py)
 #   make deploy   regenerate deploy/ from argocd-plugin/, health-checks/,
 #                 component/ sources; the generated files are committed and
 #                 `make deploy-check` (run by tests/suites/80-deploy.sh) fails
@@ -188,7 +221,7 @@ JAXJOB_VERSION := $(shell sed -n 's/^\#define JAXJOB_VERSION "\(.*\)"/\1/p' lib/
 ROOTFS  ?= build/rootfs
 IMAGE   ?= jaxjob:$(JAXJOB_VERSION)
 IMAGE_REQUIRED ?=
-.PHONY: rootfs image deploy deploy-check
+.PHONY: rootfs image deploy deploy-check set-image
 
 # The image's binary is linked against libcurl and libgit2 built from Debian's
 # source for what jaxjob uses (scripts/build-slim-deps.sh, once, cached in
@@ -206,7 +239,10 @@ rootfs:
 		$(MAKE) SAN= BUILD=build all && scripts/mkrootfs.sh build/jaxjob $(ROOTFS); \
 	fi
 
-image:
+set-image:
+	python3 scripts/set-image.py '$(IMAGE)'
+
+image: set-image
 	@engine=; for e in docker podman; do \
 		if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then engine=$$e; break; fi; \
 	done; \
@@ -220,6 +256,18 @@ image:
 		--build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) \
 		--build-arg SOURCE=$$(git remote get-url origin 2>/dev/null || echo unknown) \
 		-t $(IMAGE) .
+
+# The pipeline component against the flag table (scripts/component-flags.py):
+# `make component` regenerates component/component.yaml's inputs and their
+# arguments from `jaxjob launch --help=json` (a new flag becomes an input),
+# `make component-check` (run by tests/suites/60-launch-component.sh) fails
+# when a flag is neither an input, an output, nor in component/absent-flags.yaml.
+.PHONY: component component-check
+component: $(BUILD)/jaxjob
+	python3 scripts/component-flags.py --jaxjob $(BUILD)/jaxjob
+
+component-check: $(BUILD)/jaxjob
+	python3 scripts/component-flags.py --check --jaxjob $(BUILD)/jaxjob
 
 deploy:
 	python3 deploy/generate.py

@@ -5,6 +5,7 @@
  *   jaxjob render   Argo CD config management plugin: Git repo -> manifests
  *   jaxjob health   judge JAXJob/TrainJob objects like the Argo CD Lua check
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,16 +17,18 @@
 #include "lib/err.h"
 #include "lib/suggest.h"
 #include "lib/version.h"
+#include "commit.h"		/* $(BUILD)/gen/commit.h: JAXJOB_COMMIT (Makefile) */
 
 /* The roles, in the order `jaxjob help` lists them. */
 static const struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
+	int holds_signals;	/* handles SIGTERM/SIGINT itself (see main) */
 } commands[] = {
-	{ "launch", cmd_launch, "create a JAXJob, stream its workers' logs, wait for it to finish" },
-	{ "render", cmd_render, "render JAXJob manifests from a repository (Argo CD plugin)" },
-	{ "health", cmd_health, "judge JAXJob/TrainJob objects (Healthy, Progressing, Degraded, ...)" },
+	{ "launch", cmd_launch, "create a JAXJob, stream its workers' logs, wait for it to finish", 1 },
+	{ "render", cmd_render, "render JAXJob manifests from a repository (Argo CD plugin)", 0 },
+	{ "health", cmd_health, "judge JAXJob/TrainJob objects (Healthy, Progressing, Degraded, ...)", 0 },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -80,7 +83,19 @@ int main(int argc, char **argv)
 	/* cJSON's allocations fail like ours: one error line, exit 2 (buf.c) */
 	static cJSON_Hooks hooks = { xmalloc, free };
 	const struct command *c;
+	sigset_t hold, before;
 
+	/*
+	 * SIGTERM/SIGINT are held back from the first instruction. A pipeline
+	 * step can be told to stop at any moment, its first milliseconds
+	 * included; launch acts on the signal as soon as its run can (a cancel
+	 * with outputs written, exit 5, launch_run.c) instead of dying with 143
+	 * and nothing said. The other roles get the default action back below.
+	 */
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGTERM);
+	sigaddset(&hold, SIGINT);
+	sigprocmask(SIG_BLOCK, &hold, &before);
 	cJSON_InitHooks(&hooks);
 	if (argc < 2) {
 		usage(stderr);
@@ -88,7 +103,7 @@ int main(int argc, char **argv)
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-		printf("jaxjob %s\n", JAXJOB_VERSION);
+		printf("jaxjob %s (commit %s)\n", JAXJOB_VERSION, JAXJOB_COMMIT);
 		return 0;
 	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
@@ -102,5 +117,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	c = find_command(cmd);
+	if (c && c->holds_signals)
+		/* a closed stdout is an event to handle (stop following logs),
+		 * not a reason to die (launch_stdout.c) */
+		signal(SIGPIPE, SIG_IGN);
+	else
+		sigprocmask(SIG_SETMASK, &before, NULL);
 	return c ? c->fn(argc - 1, argv + 1) : unknown_command(cmd);
 }

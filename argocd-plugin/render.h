@@ -59,8 +59,10 @@ struct render_job {
 	char *tmpl;		/* repository-relative template, NULL = built-in */
 	const struct jobapi *api;	/* JAXJob or TrainJob (static descriptor) */
 	int hash_name;		/* nameSuffix: hash */
-	cJSON *manifest;	/* plain input, then the rendered manifest */
+	cJSON *manifest;	/* plain input, then the rendered manifest (freed once emitted) */
 	char *final_name;	/* name after the suffix */
+	char *ns;		/* the rendered job's namespace, or NULL */
+	char *yaml;		/* the rendered job as YAML, without "---" */
 	char spec_hash[65];
 };
 
@@ -114,7 +116,10 @@ int render_params_announce(const struct render_set *s, struct buf *out,
 
 /*
  * Render every job (templates read from `src`), validate, hash-name and
- * stamp them; refuse duplicate names; sort by namespace and name.
+ * stamp them; refuse duplicate names; sort by namespace and name. Each job
+ * is kept as its YAML text (`yaml`, `ns`): its trees (`doc`, `params`,
+ * `manifest`) are freed as soon as it is emitted, so a repository of
+ * 10,000 jobs holds 10,000 short texts, not 10,000 trees.
  */
 int render_jobs(struct render_set *s, struct gitsrc *src, const struct render_env *env,
 		struct err *e);

@@ -17,20 +17,18 @@
  */
 #include <string.h>
 
-#include "jaxjob.h"
 #include "render.h"
 
 static int cmp_key(const struct render_job *a, const struct render_job *b)
 {
-	const char *na = jaxjob_namespace(a->manifest), *nb = jaxjob_namespace(b->manifest);
-	int c = strcmp(na ? na : "", nb ? nb : "");
+	int c = strcmp(a->ns ? a->ns : "", b->ns ? b->ns : "");
 	return c ? c : strcmp(a->name, b->name);
 }
 
 static void line(struct buf *out, const char *verb, const struct render_job *j,
 		 const char *old_name)
 {
-	const char *ns = jaxjob_namespace(j->manifest);
+	const char *ns = j->ns;
 	buf_addf(out, "%-7s %s%s", verb, ns ? ns : "", ns ? "/" : "");
 	if (old_name)
 		buf_addf(out, "%s -> ", old_name);

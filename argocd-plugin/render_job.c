@@ -48,18 +48,53 @@ struct tmpl_cache {
 };
 
 /*
+ * Put member `m` back into `obj` after `before` (NULL: first), as it was
+ * before cJSON_DetachItemViaPointer(). By hand: Debian's cJSON 1.7.15
+ * (1.7.15-1+deb12u4) refuses cJSON_InsertItemInArray() on an object, and
+ * the item would leak. cJSON keeps head->prev pointing at the tail.
+ */
+static void put_back(cJSON *obj, cJSON *before, cJSON *m)
+{
+	if (!before) {
+		m->next = obj->child;
+		m->prev = obj->child ? obj->child->prev : m;
+		if (obj->child)
+			obj->child->prev = m;
+		obj->child = m;
+		return;
+	}
+	m->prev = before;
+	m->next = before->next;
+	if (before->next)
+		before->next->prev = m;
+	else
+		obj->child->prev = m;
+	before->next = m;
+}
+
+/*
  * sha256 of the canonical JSON of .spec without the suspend flag:
  * suspending or resuming a job (by hand or by Kueue) must act on the
- * running job, not start a new one.
+ * running job, not start a new one. The flag is taken out of the manifest
+ * for the hash and put back where it was (what jobapi_drop_suspend() would
+ * delete from a copy; copying the spec of every job cost more than hashing
+ * it).
  */
-static void spec_hash(const struct jobapi *api, const cJSON *manifest, char hex[65])
+static void spec_hash(const struct jobapi *api, cJSON *manifest, char hex[65])
 {
-	cJSON *job = cJSON_CreateObject();
-	cJSON_AddItemToObject(job, "spec",
-			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(manifest, "spec"), 1));
-	jobapi_drop_suspend(api, job);
-	jtree_sha256_hex(cJSON_GetObjectItemCaseSensitive(job, "spec"), hex);
-	cJSON_Delete(job);
+	cJSON *parent = manifest, *flag = NULL, *before = NULL;
+	const char *const *k = api->suspend_path;
+	for (; parent && k[1]; k++)
+		parent = cJSON_IsObject(parent) ? cJSON_GetObjectItemCaseSensitive(parent, *k) : NULL;
+	if (cJSON_IsObject(parent))
+		flag = cJSON_GetObjectItemCaseSensitive(parent, *k);
+	if (flag) {
+		before = flag == parent->child ? NULL : flag->prev;
+		cJSON_DetachItemViaPointer(parent, flag);
+	}
+	jtree_sha256_hex(cJSON_GetObjectItemCaseSensitive(manifest, "spec"), hex);
+	if (flag)
+		put_back(parent, before, flag);
 }
 
 /*
@@ -188,8 +223,7 @@ static int finish(struct render_job *j, const struct render_env *env, struct err
 static int cmp_rendered(const void *a, const void *b)
 {
 	const struct render_job *x = a, *y = b;
-	const char *nx = jaxjob_namespace(x->manifest), *ny = jaxjob_namespace(y->manifest);
-	int c = strcmp(nx ? nx : "", ny ? ny : "");
+	int c = strcmp(x->ns ? x->ns : "", y->ns ? y->ns : "");
 	if (c == 0)
 		c = strcmp(x->name, y->name);
 	if (c == 0)
@@ -204,8 +238,7 @@ static int check_duplicates(struct render_set *s, struct err *e)
 {
 	for (size_t k = 1; k < s->n; k++) {
 		const struct render_job *a = &s->v[k - 1], *b = &s->v[k];
-		const char *na = jaxjob_namespace(a->manifest), *nb = jaxjob_namespace(b->manifest);
-		if (strcmp(na ? na : "", nb ? nb : "") || strcmp(a->name, b->name))
+		if (strcmp(a->ns ? a->ns : "", b->ns ? b->ns : "") || strcmp(a->name, b->name))
 			continue;
 		err_set(e, ERR_INPUT, "name: %s is also the name of a job in %s (document %d); job names must be unique per namespace, rename one",
 			a->name, a->file, a->index + 1);
@@ -262,6 +295,26 @@ static int build(struct render_job *j, struct tmpl_cache *c, struct gitsrc *src,
 	return rc;
 }
 
+/*
+ * Keep the built job as text and free its trees while they are still in
+ * the cache: the output is the same bytes render_emit() would have made
+ * from the tree, and memory stays proportional to the output.
+ */
+static int keep_as_text(struct render_job *j, struct err *e)
+{
+	struct buf y = BUF_INIT;
+	const char *ns = jaxjob_namespace(j->manifest);
+	if (yj_emit(j->manifest, YJ_SORT_KEYS, &y, e))
+		return -1;
+	j->ns = ns ? xstrdup(ns) : NULL;
+	j->yaml = buf_detach(&y, NULL);
+	cJSON_Delete(j->manifest);
+	cJSON_Delete(j->doc);
+	cJSON_Delete(j->params);
+	j->manifest = j->doc = j->params = NULL;
+	return 0;
+}
+
 int render_jobs(struct render_set *s, struct gitsrc *src, const struct render_env *env,
 		struct err *e)
 {
@@ -275,7 +328,7 @@ int render_jobs(struct render_set *s, struct gitsrc *src, const struct render_en
 	int rc = 0;
 	for (size_t k = 0; rc == 0 && k < s->n; k++) {
 		struct render_job *j = &s->v[k];
-		if (build(j, &c, src, env, e))
+		if (build(j, &c, src, env, e) || keep_as_text(j, e))
 			rc = render_job_err(j, e);
 	}
 	cJSON_Delete(c.trees);
@@ -289,10 +342,10 @@ int render_jobs(struct render_set *s, struct gitsrc *src, const struct render_en
 
 int render_emit(const struct render_set *s, struct buf *out, struct err *e)
 {
+	(void)e;	/* every job was emitted by render_jobs() */
 	for (size_t k = 0; k < s->n; k++) {
 		buf_adds(out, "---\n");
-		if (yj_emit(s->v[k].manifest, YJ_SORT_KEYS, out, e))
-			return render_job_err(&s->v[k], e);
+		buf_adds(out, s->v[k].yaml);
 	}
 	return 0;
 }

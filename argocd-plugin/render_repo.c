@@ -41,6 +41,8 @@ void render_set_free(struct render_set *s)
 		free(j->name);
 		free(j->tmpl);
 		free(j->final_name);
+		free(j->ns);
+		free(j->yaml);
 		cJSON_Delete(j->doc);
 		cJSON_Delete(j->params);
 		cJSON_Delete(j->manifest);
@@ -269,9 +271,17 @@ int render_repo_load(struct gitsrc *src, const char *app, struct render_set *out
 	struct gitsrc_paths files = GITSRC_PATHS_INIT;
 	struct loader l = { src, cJSON_CreateObject(), out };
 	int rc = gitsrc_list(src, app, &files, e);
-	for (size_t i = 0; rc == 0 && i < files.n; i++)
-		if (is_job_file(files.v[i]))
+	for (size_t i = 0; rc == 0 && i < files.n; i++) {
+		size_t n = strlen(files.v[i]);
+		if (files.v[i][n - 1] == '/') {	/* a directory */
+			files.v[i][n - 1] = '\0';
+			if (is_job_file(files.v[i]))
+				rc = err_set(e, ERR_INPUT, "'%s' is a directory, not a job file; rename it (a *%s entry is read, never skipped)",
+					     files.v[i], RENDER_JOB_SUFFIX);
+		} else if (is_job_file(files.v[i])) {
 			rc = load_file(&l, files.v[i], e);
+		}
+	}
 	if (rc == 0 && out->n == 0)
 		rc = err_set(e, ERR_INPUT, "no job files (*%s) under %s; add one, or point the Application at the right path (an empty render would prune every job)",
 			     RENDER_JOB_SUFFIX, *app ? app : "the application directory");

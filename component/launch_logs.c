@@ -15,7 +15,7 @@ void launch_logstream_init(struct launch_logstream *s, int index, int restarts)
 }
 
 void launch_logstream_line(struct launch_logstream *s, const char *line, size_t len,
-			   FILE *out)
+			   struct launch_stdout *out)
 {
 	struct buf b = BUF_INIT;
 
@@ -26,8 +26,7 @@ void launch_logstream_line(struct launch_logstream *s, const char *line, size_t 
 	buf_addf(&b, "[worker-%d] ", s->index);
 	buf_add(&b, line, len);
 	buf_addch(&b, '\n');
-	fwrite(b.data, 1, b.len, out);
-	fflush(out);
+	launch_stdout_line(out, s->index, b.data, b.len);
 	buf_free(&b);
 	s->printed++;
 }

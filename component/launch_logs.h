@@ -4,8 +4,9 @@
  *
  * One struct launch_logstream per followed container: a pod's worker index
  * and the restartCount of the container we follow. kube_log.h delivers
- * complete lines; they are written with their prefix in one fwrite each, so
- * lines of different workers interleave only at line boundaries.
+ * complete lines; they are queued with their prefix as whole lines
+ * (launch_stdout.h), so lines of different workers interleave only at line
+ * boundaries, and a stdout nobody reads never blocks the loop.
  *
  * Exactly once across a dropped follow: a log follow can end with an error
  * while the container still runs (API server restart, proxy timeout,
@@ -25,7 +26,8 @@
 #define JAXJOB_LAUNCH_LOGS_H
 
 #include <stddef.h>
-#include <stdio.h>
+
+#include "launch_stdout.h"
 
 struct launch_logstream {
 	int index;		/* worker index (replica-index label) */
@@ -38,7 +40,7 @@ void launch_logstream_init(struct launch_logstream *s, int index, int restarts);
 
 /* One complete line (without '\n'): printed with "[worker-N] " unless skipped. */
 void launch_logstream_line(struct launch_logstream *s, const char *line, size_t len,
-			   FILE *out);
+			   struct launch_stdout *out);
 
 /* The follow dropped; the next follow starts at the log's beginning again. */
 void launch_logstream_resume(struct launch_logstream *s);

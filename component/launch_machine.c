@@ -314,6 +314,9 @@ static void on_signal(void *ud, int signo)
 			st->end = END_SIGNAL;
 		break;
 	case RUN_DONE:
+		/* outcome decided: stop writing the last queued log lines
+		 * (launch_stdout_finish) and exit */
+		kube_loop_stop(st->c);
 		break;
 	}
 }

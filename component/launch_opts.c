@@ -68,6 +68,12 @@ static const struct run_flag run_flags[] = {
 	  "TrainJob on a training runtime), auto (what the cluster serves; jaxjob when both) "
 	  "(default jaxjob)" },
 
+	{ "launch-args", "JSON", "template", RF_SPECIAL, 0, NULL,
+	  "more options as a JSON list of words, read where it stands, e.g. "
+	  "'[\"--queue=research\", \"--toleration\", \"gpu:NoSchedule\"]': every option through one "
+	  "value, for engines that pass one value per argument (an Argo parameter); "
+	  "empty or [] = none" },
+
 	{ "dry-run", NULL, "what to do", RF_BOOL, OFF(dry_run), NULL,
 	  "print the job that would be created and exit; touch no cluster" },
 	{ "server-dry-run", NULL, "what to do", RF_BOOL, OFF(server_dry_run), NULL,
@@ -166,7 +172,8 @@ static const struct run_flag run_flags[] = {
 	  "(repeatable; or several in one value, one per line, blank lines ignored); NAME step "
 	  "(or a --metric-step name) is the step counter" },
 	{ "metric-step", "NAME", "training metrics", RF_SPECIAL, 0, NULL,
-	  "another key that counts steps, besides step, global_step, iteration, iter (repeatable)" },
+	  "another key that counts steps, besides step, global_step, iteration, iter (repeatable, "
+	  "or a JSON list of names)" },
 	{ "metrics-from", "WHICH", "training metrics", RF_ENUM, MET(from), metrics_from_names,
 	  "whose lines count: first (worker 0), any (all workers, one series), all (a series per "
 	  "worker, NAME@N) (default first)" },
@@ -305,6 +312,61 @@ static int parse_count(const char *flag, const char *s, double lo, double hi, do
 	return 0;
 }
 
+/*
+ * A JSON list of strings from --FLAG (what KFP's launcher makes of a
+ * JsonArray input: json.Marshal of the list, backend/src/v2/component/
+ * launcher_v2.go:1139-1163), kept in o->owned so that its strings outlive
+ * the call; NULL with `e` set if it is not one.
+ */
+static const cJSON *word_list(struct launch_opts *o, const char *flag, const char *v,
+			      struct err *e)
+{
+	cJSON *doc = NULL, *it;
+	char what[64];
+
+	snprintf(what, sizeof(what), "--%s", flag);
+	if (yj_parse_one(v, strlen(v), what, &doc, e) < 0) {
+		char why[ERR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		err_set(e, ERR_INPUT, "--%s must be a JSON list of strings such as "
+			"[\"a\", \"b\"] (%s)", flag, why);
+		return NULL;
+	}
+	if (!cJSON_IsArray(doc)) {
+		cJSON_Delete(doc);
+		err_set(e, ERR_INPUT, "--%s must be a JSON list of strings, got \"%.80s\"", flag, v);
+		return NULL;
+	}
+	cJSON_ArrayForEach(it, doc) {
+		if (!cJSON_IsString(it)) {
+			cJSON_Delete(doc);
+			err_set(e, ERR_INPUT, "--%s must be a JSON list of strings; quote every "
+				"item, e.g. [\"--workers\", \"4\"]", flag);
+			return NULL;
+		}
+	}
+	if (!o->owned)
+		o->owned = cJSON_CreateArray();
+	cJSON_AddItemToArray(o->owned, doc);
+	return doc;
+}
+
+static int set_metrics_flag(struct launch_opts *o, const char *flag, const char *v,
+			    struct err *e);
+
+/* --metric-step '["update", "it"]': each name as if given alone. */
+static int metric_step_list(struct launch_opts *o, const char *v, struct err *e)
+{
+	const cJSON *list = word_list(o, "metric-step", v, e), *it;
+
+	if (!list)
+		return -1;
+	cJSON_ArrayForEach(it, list)
+		if (set_metrics_flag(o, "metric-step", it->valuestring, e) < 0)
+			return -1;
+	return 0;
+}
+
 static int set_metrics_flag(struct launch_opts *o, const char *flag, const char *v,
 			    struct err *e)
 {
@@ -314,6 +376,8 @@ static int set_metrics_flag(struct launch_opts *o, const char *flag, const char 
 		return parse_count(flag, v, 1, 1e15, &m->total_steps, e);
 	if (!strcmp(flag, "metrics-points"))
 		return parse_count(flag, v, 10, 5000, &m->points, e);
+	if (!strcmp(flag, "metric-step") && v[0] == '[')
+		return metric_step_list(o, v, e);
 	if (!strcmp(flag, "metric-step")) {
 		if (m->nsteps == LAUNCH_METRIC_STEPS_MAX)
 			return err_set(e, ERR_INPUT, "too many --metric-step names (at most %d)",
@@ -336,6 +400,8 @@ static int set_metrics_flag(struct launch_opts *o, const char *flag, const char 
 	m->patterns[m->npatterns++] = v;
 	return 0;
 }
+
+static int launch_args(struct launch_opts *o, const char *v, struct err *e);
 
 static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const char *v,
 			struct err *e)
@@ -366,6 +432,8 @@ static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const c
 		memcpy(base, &n, sizeof(n));
 		return 0;
 	case RF_SPECIAL:
+		if (!strcmp(f->flag, "launch-args"))
+			return launch_args(o, v, e);
 		if (!strcmp(f->flag, "param"))
 			return jobparams_set_user(o->params, v, e);
 		if (!strcmp(f->flag, "patch"))
@@ -496,6 +564,80 @@ static void print_help(void)
 		     "  -h, --help                      this help\n");
 	fwrite(h.data, 1, h.len, stdout);
 	buf_free(&h);
+}
+
+/*
+ * --help=json: every option as {flag, param, kind, metavar, group, help,
+ * repeatable, choices, default}, from the same tables as the help, so that
+ * scripts/component-flags.py can hold the pipeline component and the
+ * WorkflowTemplate against them. kind: string, int, bool, enum, quantity,
+ * list, map, objlist (job parameters); duration, object, param (run flags).
+ */
+static const char *run_flag_kind(const struct run_flag *f)
+{
+	static const char *const kinds[] = {
+		[RF_STR] = "string", [RF_OPTSTR] = "string", [RF_BOOL] = "bool",
+		[RF_DURATION] = "duration", [RF_ENUM] = "enum", [RF_SPECIAL] = "string",
+	};
+	if (f->kind != RF_SPECIAL)
+		return kinds[f->kind];
+	if (!strcmp(f->flag, "patch"))
+		return "object";
+	if (!strcmp(f->flag, "param"))
+		return "param";
+	if (!strcmp(f->flag, "launch-args") || !strcmp(f->flag, "metric-step"))
+		return "list";
+	if (!strcmp(f->flag, "total-steps") || !strcmp(f->flag, "metrics-points"))
+		return "int";
+	return "string";	/* --metric: NAME=REGEX lines */
+}
+
+static cJSON *help_item(const char *flag, const char *param, const char *kind,
+			const char *metavar, const char *group, const char *help, int repeatable,
+			const char *const *choices, const char *def)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "flag", flag);
+	cJSON_AddItemToObject(o, "param", param ? cJSON_CreateString(param) : cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "kind", kind);
+	cJSON_AddItemToObject(o, "metavar", metavar ? cJSON_CreateString(metavar) :
+			      cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "group", group);
+	cJSON_AddStringToObject(o, "help", help);
+	cJSON_AddBoolToObject(o, "repeatable", repeatable);
+	cJSON *c = choices ? cJSON_CreateArray() : cJSON_CreateNull();
+	for (size_t i = 0; choices && choices[i]; i++)
+		cJSON_AddItemToArray(c, cJSON_CreateString(choices[i]));
+	cJSON_AddItemToObject(o, "choices", c);
+	cJSON *d = def ? cJSON_Parse(def) : NULL;
+	cJSON_AddItemToObject(o, "default", d ? d : cJSON_CreateNull());
+	return o;
+}
+
+static void print_help_json(void)
+{
+	static const char *const jp_kinds[] = {
+		[JP_STRING] = "string", [JP_INT] = "int", [JP_BOOL] = "bool", [JP_ENUM] = "enum",
+		[JP_QUANTITY] = "quantity", [JP_LIST] = "list", [JP_MAP] = "map",
+		[JP_OBJLIST] = "objlist",
+	};
+	cJSON *all = cJSON_CreateArray();
+	for (const struct jobparam *p = jobparams_all(); p->name; p++)
+		cJSON_AddItemToArray(all, help_item(p->flag, p->name, jp_kinds[p->type], p->metavar,
+						    p->group, p->help, p->type >= JP_LIST,
+						    p->choices, p->def));
+	for (const struct run_flag *f = run_flags; f->flag; f++)
+		cJSON_AddItemToArray(all, help_item(f->flag, NULL, run_flag_kind(f), f->metavar,
+						    f->group, f->help,
+						    !strcmp(f->flag, "param") || !strcmp(f->flag, "metric") ||
+						    !strcmp(f->flag, "metric-step"),
+						    f->kind == RF_ENUM ? f->choices : NULL, NULL));
+	char *text = cJSON_Print(all);
+	if (!text)
+		abort();
+	puts(text);
+	free(text);
+	cJSON_Delete(all);
 }
 
 /* ---- parsing --------------------------------------------------------------- */
@@ -703,13 +845,17 @@ int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *
 	return rc;
 }
 
-static int parse_args(struct launch_opts *o, int argc, char **argv, struct err *e)
+/* The words argv[first..argc-1]: options, then "--" and the command. */
+static int parse_words(struct launch_opts *o, int argc, char **argv, int first, struct err *e)
 {
-	set_defaults(o);
-	for (int i = 1; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		const char *arg = argv[i];
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			print_help();
+			return 1;
+		}
+		if (!strcmp(arg, "--help=json")) {
+			print_help_json();
 			return 1;
 		}
 		if (!strcmp(arg, "--")) {
@@ -720,9 +866,59 @@ static int parse_args(struct launch_opts *o, int argc, char **argv, struct err *
 		if (arg[0] != '-' || !arg[1])
 			return err_set(e, ERR_INPUT, "unexpected argument \"%s\"; put the command after "
 				       "--, e.g. jaxjob launch ... -- python train.py", arg);
-		if (parse_option(o, argc, argv, &i, e) < 0)
-			return -1;
+		int rc = parse_option(o, argc, argv, &i, e);
+		if (rc != 0)
+			return rc;
 	}
+	return 0;
+}
+
+/*
+ * --launch-args '["--queue=q", "--", "python", "train.py"]': the words as if
+ * they stood here. Not nested (one level is all an engine needs, and a
+ * list cannot then grow by itself); "" and [] add nothing, so a workflow
+ * parameter left at its default passes through.
+ */
+static int launch_args(struct launch_opts *o, const char *v, struct err *e)
+{
+	const cJSON *list, *it;
+	char **words;
+	int n = 0, rc;
+
+	if (!*v)
+		return 0;
+	list = word_list(o, "launch-args", v, e);
+	if (!list)
+		return -1;
+	words = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*words));
+	if (!words)
+		abort();
+	cJSON_ArrayForEach(it, list) {
+		if (!strncmp(it->valuestring, "--launch-args", 13)) {
+			free(words);
+			return err_set(e, ERR_INPUT, "--launch-args inside --launch-args; put all "
+				       "the options in one list");
+		}
+		if (!strcmp(it->valuestring, "-h") || !strncmp(it->valuestring, "--help", 6)) {
+			free(words);
+			return err_set(e, ERR_INPUT, "--launch-args holds %s; run jaxjob launch "
+				       "--help", it->valuestring);
+		}
+		words[n++] = it->valuestring;
+	}
+	rc = parse_words(o, n, words, 0, e);
+	free(words);
+	return rc;
+}
+
+static int parse_args(struct launch_opts *o, int argc, char **argv, struct err *e)
+{
+	int rc;
+
+	set_defaults(o);
+	rc = parse_words(o, argc, argv, 1, e);
+	if (rc != 0)
+		return rc;
 	return finish_identity(o, e);
 }
 
@@ -730,6 +926,8 @@ void launch_opts_free(struct launch_opts *o)
 {
 	cJSON_Delete(o->params);
 	cJSON_Delete(o->patch);
+	cJSON_Delete(o->owned);
 	o->params = NULL;
 	o->patch = NULL;
+	o->owned = NULL;
 }

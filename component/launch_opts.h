@@ -112,11 +112,16 @@ struct launch_opts {
 
 	struct launch_outputs out;
 	struct launch_metrics_opts metrics;
+
+	/* JSON lists parsed from --launch-args and --metric-step: the words
+	 * above may point into them, so they live as long as the options */
+	cJSON *owned;
 };
 
 /*
  * Parse argv (argv[0] is "launch"). Returns 0 and fills `o`; on --help prints
- * the help on stdout and returns 1; on bad input returns -1 with `e` set
+ * the help on stdout and returns 1 (--help=json: every option as a JSON
+ * list, for the scripts that check the pipeline component against it); on bad input returns -1 with `e` set
  * (the caller prints it and exits 2).
  */
 int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *e);

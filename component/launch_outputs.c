@@ -234,6 +234,7 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 	}
 	md_row(out, "uid", jtree_get_string(r->job, "metadata.uid", NULL));
 	md_row(out, "cleanup", r->cleanup);
+	md_row(out, "log lines not written", r->logs_lost);
 	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
 	md_row(out, "exit code", tmp);
 	launch_metrics_summary(r->metrics, out);
@@ -274,10 +275,9 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 	case 7: add_opt(v, jtree_get_string(r->job, "metadata.uid", NULL)); break;
 	case 8: add_opt(v, jtree_get_string(r->job, "status.startTime", NULL)); break;
 	case 9: add_opt(v, jtree_get_string(r->job, "status.completionTime", NULL)); break;
-	case 10:
+	case 10:	/* a NUMBER_DOUBLE output: KFP cannot parse an empty file */
 		d = duration_of(r);
-		if (d >= 0)
-			buf_addf(v, "%.3f", d);
+		buf_addf(v, "%.3f", d >= 0 ? d : 0.0);
 		break;
 	case 11:
 		workers_of(r, &w);

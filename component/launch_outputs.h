@@ -42,6 +42,8 @@ struct launch_result {
 	const cJSON *manifest;	/* the object we created (or meant to), or NULL */
 	const char *ns;		/* namespace, when no job object says it */
 	const char *cleanup;	/* what cleanup did ("deleted", "suspended"), or NULL */
+	const char *logs_lost;	/* worker log lines never written to stdout, per
+				 * worker ("worker-0: 12 lines"), or NULL */
 	int pod_counts;		/* use `counted` for the worker counts: the job's
 				 * status has none (TrainJob counts child Jobs) */
 	struct launch_workers_counted {

@@ -21,6 +21,7 @@
  * including API errors, timeouts and cancellations.
  */
 #include <signal.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,6 +488,7 @@ static int server_dry_run(struct launch_state *st, struct launch_result *r)
 
 static void state_free(struct launch_state *st)
 {
+	launch_stdout_free(&st->out);	/* before the client it watches with */
 	launch_workers_stop(st);
 	kube_watch_stop(st->job_watch);
 	kube_watch_stop(st->event_watch);
@@ -531,6 +533,7 @@ static int prepare(struct launch_state *st, const cJSON *manifest, struct launch
 	st->name = name && *name ? xstrdup(name) : NULL;
 	if (connect_client(st, r))
 		return -1;
+	launch_stdout_attach(&st->out, st->c, &st->prog);
 	r->ns = st->ns;
 	if (launch_identity_derive_task(st->o->identity, &st->o->task, st->ns, st->name, &st->id,
 					&e)) {
@@ -553,7 +556,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 {
 	struct launch_state st;
 	struct launch_result r;
-	struct buf note = BUF_INIT;
+	struct buf note = BUF_INIT, lost = BUF_INIT;
 	struct err e = ERR_INIT, me = ERR_INIT;
 	cJSON *failure = NULL;
 
@@ -564,6 +567,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	launch_machine_init(&st);
 	st.t0 = launch_now();
 	signals_blocked(1);
+	launch_stdout_init(&st.out, STDOUT_FILENO);
 	launch_progress_init(&st.prog, o->quiet ? NULL : stderr, st.t0);
 	if (launch_metrics_init(&st.metrics, &o->metrics, &st.prog, &me))	/* the parser checked */
 		fprintf(stderr, "warning: no training metrics: %s\n", me.msg);
@@ -586,6 +590,15 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 		}
 	}
 	st.phase = RUN_DONE;
+	/* the lines still queued for a slow stdout, within --log-drain; none
+	 * after a signal: the grace period was the cleanup's */
+	launch_stdout_finish(&st.out, st.signo ? 0 : o->log_drain_s, &st.signo);
+	if (launch_stdout_lost(&st.out, &lost)) {
+		launch_progress_note(&st.prog, "warning: worker log lines not written to stdout (%s): %s",
+				     st.out.closed ? "it was closed" : "it was not read in time",
+				     lost.data);
+		r.logs_lost = lost.data;
+	}
 	r.job = st.job;
 	r.cleanup = note.len ? note.data : NULL;
 	r.now = wall_now();
@@ -610,5 +623,6 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	diag_free(st.diag);
 	state_free(&st);
 	buf_free(&note);
+	buf_free(&lost);
 	return r.exit_code;
 }

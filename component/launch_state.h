@@ -37,6 +37,7 @@
 #include "launch_opts.h"
 #include "launch_outputs.h"
 #include "launch_progress.h"
+#include "launch_stdout.h"
 
 /* Why the wait stopped. */
 enum launch_end {
@@ -127,6 +128,7 @@ struct launch_state {
 	struct launch_progress prog;
 	struct launch_metrics metrics;	/* training metrics from the worker logs */
 	struct diag *diag;		/* why it failed: fed pods, events, lines (lib/diagnose.h) */
+	struct launch_stdout out;	/* the workers' lines on stdout, never blocking */
 	double t0;
 
 	enum launch_phase_of_run phase;

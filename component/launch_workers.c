@@ -201,7 +201,7 @@ static void on_line(void *ud, const char *line, size_t len, int truncated)
 	struct launch_pod *p = ud;
 	int fresh = !p->ls.skip;	/* not a line a resumed follow repeats */
 	(void)truncated;
-	launch_logstream_line(&p->ls, line, len, stdout);
+	launch_logstream_line(&p->ls, line, len, &p->st->out);
 	if (fresh) {
 		launch_metrics_line(&p->st->metrics, p->index, line, len);
 		diag_line(p->st->diag, p->index, line, len);	/* a bounded ring */

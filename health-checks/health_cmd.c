@@ -182,7 +182,7 @@ static const char *meta_str(const cJSON *obj, const char *key)
 	return v && *v ? v : NULL;
 }
 
-/* One text line; control characters in messages become spaces. */
+/* One text line; control characters in messages (NUL too: YJ_NUL) become spaces. */
 static void print_text(const cJSON *obj, const struct health_result *r, struct buf *out)
 {
 	const char *ns = meta_str(obj, "namespace"), *name = meta_str(obj, "name");
@@ -194,7 +194,9 @@ static void print_text(const cJSON *obj, const struct health_result *r, struct b
 		buf_adds(out, ": ");
 		for (size_t i = 0; i < r->message.len; i++) {
 			unsigned char c = (unsigned char)r->message.data[i];
-			buf_addch(out, c < 0x20 || c == 0x7f ? ' ' : (char)c);
+			if (!strncmp(r->message.data + i, YJ_NUL, 2))
+				i++;
+			buf_addch(out, c < 0x20 || c == 0x7f || c == 0xC0 ? ' ' : (char)c);
 		}
 	}
 	buf_addch(out, '\n');
@@ -271,9 +273,9 @@ int cmd_health(int argc, char **argv)
 		fprintf(stderr, "error: %s\n", e.msg);
 		return 2;
 	}
-	src = strcmp(o.file, "-") ? o.file : "stdin";
-	if (buf_read_file(&in, o.file, YJ_MAX_INPUT, &e) < 0 ||
-	    yj_parse_stream(in.data, in.len, src, &docs, &e) < 0)
+	src = strcmp(o.file, "-") ? o.file : "standard input";
+	if (buf_read_input(&in, o.file, YJ_MAX_INPUT, &e) < 0 ||
+	    yj_parse_stream_flags(in.data, in.len, src, YJ_KEEP_NUL, &docs, &e) < 0)
 		goto fail;
 	cJSON_ArrayForEach(d, docs)
 		if (collect(d, src, ++idx, 0, &l, &e) < 0)

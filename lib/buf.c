@@ -183,54 +183,119 @@ char *buf_detach(struct buf *b, size_t *len_out)
 	return p;
 }
 
-int buf_read_file(struct buf *out, const char *path, size_t max, struct err *e)
+/* ---- the one reader of input files ------------------------------------ */
+
+/* What a non-regular file is, for the message; NULL for a regular file. */
+static const char *not_regular(mode_t m)
 {
-	int is_stdin = strcmp(path, "-") == 0;
-	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(e, ERR_IO, "cannot open %s: %s", path, strerror(errno));
-	const char *name = is_stdin ? "<stdin>" : path;
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return err_set(e, ERR_IO, "cannot read %s: it is a directory", name);
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uintmax_t)st.st_size > max) {
-		if (!is_stdin)
-			close(fd);
-		return err_set(e, ERR_LIMIT,
-			       "%s: file is %jd bytes, more than the limit of %zu bytes (%zu MiB); split it",
-			       name, (intmax_t)st.st_size, max, max >> 20);
-	}
+	if (S_ISREG(m))
+		return NULL;
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO (named pipe)";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	return "not a regular file";
+}
+
+int buf_check_regular(unsigned int mode, const char *name, struct err *e)
+{
+	const char *what = not_regular((mode_t)mode);
+	if (!what)
+		return 0;
+	return err_set(e, ERR_INPUT, "%s is %s, not a regular file; give a regular file", name, what);
+}
+
+/*
+ * Read fd to its end, at most max bytes; `out` is left as it was on failure.
+ * `hint`: the expected size (a regular file's), so that a small file costs
+ * one allocation of its size, not 64 KiB.
+ */
+static int read_all(struct buf *out, int fd, const char *name, size_t max, size_t hint,
+		    struct err *e)
+{
 	size_t start = out->len;
 	for (;;) {
-		buf_grow(out, 65536);
+		buf_grow(out, hint ? hint + 1 : 65536);
+		hint = 0;
 		size_t room = out->cap - out->len - 1;
 		ssize_t r = read(fd, out->data + out->len, room);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
 			int saved = errno;
-			if (!is_stdin)
-				close(fd);
 			buf_truncate(out, start);
 			return err_set(e, ERR_IO, "cannot read %s: %s", name, strerror(saved));
 		}
 		if (r == 0)
-			break;
+			return 0;
 		out->len += (size_t)r;
 		out->data[out->len] = '\0';
 		if (out->len - start > max) {
-			if (!is_stdin)
-				close(fd);
 			buf_truncate(out, start);
-			return err_set(e, ERR_LIMIT,
-				       "%s: input is more than the limit of %zu bytes (%zu MiB); split it",
+			return err_set(e, ERR_LIMIT, "%s is more than the limit of %zu bytes (%zu MiB); split it or shrink it",
 				       name, max, max >> 20);
 		}
 	}
-	if (!is_stdin)
-		close(fd);
-	return 0;
+}
+
+static int too_big(const char *name, const struct stat *st, size_t max, struct err *e)
+{
+	if ((uintmax_t)st->st_size <= max)
+		return 0;
+	return err_set(e, ERR_LIMIT, "%s is %jd bytes, more than the limit of %zu bytes (%zu MiB); split it or shrink it",
+		       name, (intmax_t)st->st_size, max, max >> 20);
+}
+
+int buf_read_fd(struct buf *out, int fd, const char *name, size_t max, struct err *e)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return err_set(e, ERR_IO, "cannot read %s: %s", name, strerror(errno));
+	if (buf_check_regular(st.st_mode, name, e))
+		return -1;
+	if (too_big(name, &st, max, e))
+		return -1;
+	return read_all(out, fd, name, max, (size_t)st.st_size, e);
+}
+
+int buf_read_file(struct buf *out, const char *path, size_t max, struct err *e)
+{
+	struct stat st;
+	/*
+	 * stat() first: a device is never opened (opening one can act) and a
+	 * FIFO never waited on. Then O_NONBLOCK, so that a FIFO put in the
+	 * file's place between the two calls cannot block the open either;
+	 * buf_read_fd() checks the opened file again.
+	 */
+	if (stat(path, &st))
+		return err_set(e, ERR_IO, "cannot open %s: %s", path, strerror(errno));
+	if (buf_check_regular(st.st_mode, path, e))
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return err_set(e, ERR_IO, "cannot open %s: %s", path, strerror(errno));
+	int rc = buf_read_fd(out, fd, path, max, e);
+	close(fd);
+	return rc;
+}
+
+int buf_read_input(struct buf *out, const char *path, size_t max, struct err *e)
+{
+	struct stat st;
+	if (strcmp(path, "-"))
+		return buf_read_file(out, path, max, e);
+	/* standard input: a pipe or a terminal is read as it comes (that is what it is for) */
+	if (fstat(STDIN_FILENO, &st))
+		return err_set(e, ERR_IO, "cannot read standard input: %s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return err_set(e, ERR_INPUT, "standard input is a directory; give a file or a pipe");
+	if (S_ISREG(st.st_mode) && too_big("standard input", &st, max, e))
+		return -1;
+	return read_all(out, STDIN_FILENO, "standard input", max, 0, e);
 }

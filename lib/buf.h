@@ -53,13 +53,42 @@ char *buf_detach(struct buf *b, size_t *len_out);
 
 struct err;
 /*
- * Append a whole file to `out` (git's strbuf_read_file); "-" is stdin. A file
- * of more than `max` bytes is ERR_LIMIT with its name and the limit, a
- * directory or unreadable file ERR_IO; `out` is left as it was on any
- * failure.
+ * The one reader of input files (every file a command reads: templates,
+ * patches, kubeconfigs and the files they name, job files, defaults, health
+ * input). Appends the whole file to `out` (git's strbuf_read_file); `out`
+ * is left as it was on any failure.
+ *
+ * Only a regular file is read, after symbolic links: a directory, FIFO,
+ * socket or device is ERR_INPUT naming what it is, and is never waited on
+ * (stat first, then open with O_NONBLOCK, then fstat again). A file of more
+ * than `max` bytes is ERR_LIMIT naming its size and the limit; a missing or
+ * unreadable file ERR_IO. "-" is a file named "-".
  */
 int buf_read_file(struct buf *out, const char *path, size_t max,
 		  struct err *e);
+
+/*
+ * buf_read_file(), except that "-" is standard input, for the commands that
+ * document it: read as it comes (a pipe, a terminal or a file), bounded by
+ * `max`, named "standard input" in messages.
+ */
+int buf_read_input(struct buf *out, const char *path, size_t max,
+		   struct err *e);
+
+/*
+ * 0 when `mode` (a stat st_mode) is a regular file's; else -1 and
+ * ERR_INPUT "NAME is a FIFO (named pipe), not a regular file; ...": the
+ * readers' one wording, for a caller that checks before it opens.
+ */
+int buf_check_regular(unsigned int mode, const char *name, struct err *e);
+
+/*
+ * The same checks and bound for a file the caller opened itself (with
+ * O_NONBLOCK, as gitsrc.c opens a repository's files); `name` is how
+ * messages name it. The caller closes fd.
+ */
+int buf_read_fd(struct buf *out, int fd, const char *name, size_t max,
+		struct err *e);
 
 /*
  * Out of memory: print one `error:` line and _exit(2) (buf.c). For the

@@ -81,18 +81,24 @@ void gitsrc_free(struct gitsrc *s);
 const char *gitsrc_commit(const struct gitsrc *s);
 
 /*
- * Every file under `dir` ("" for the whole repository), recursively, as
- * repository-relative paths, sorted. `.git` is skipped; symbolic links are
- * listed like files but never descended into (no loops, no escapes while
- * walking). Fails if `dir` is missing or not a directory.
+ * Every entry under `dir` ("" for the whole repository), recursively, as
+ * repository-relative paths, sorted. A directory is listed as "path/" (the
+ * trailing slash marks it) and descended into; every other entry is listed
+ * whatever it is - a file, a symbolic link (never descended into: no loops,
+ * no escapes while walking), a FIFO, a socket - so that a caller looking
+ * for its files by name sees one of the wrong kind and can refuse it
+ * (gitsrc_read() does) instead of never knowing. `.git` is skipped. Fails
+ * if `dir` is missing or not a directory.
  */
 int gitsrc_list(struct gitsrc *s, const char *dir, struct gitsrc_paths *out,
 		struct err *e);
 
 /*
  * Read the regular file at `path` into `out` (appended). Fails with
- * ERR_INPUT when the path or a symlink on it leaves the repository, ERR_LIMIT
- * when the file is larger than `max` bytes, ERR_NOTFOUND when it is missing.
+ * ERR_INPUT when the path or a symlink on it leaves the repository or it is
+ * not a regular file (a directory, FIFO, socket or device: named, never
+ * waited on; buf_read_fd()), ERR_LIMIT when the file is larger than `max`
+ * bytes, ERR_NOTFOUND when it is missing.
  */
 int gitsrc_read(struct gitsrc *s, const char *path, size_t max,
 		struct buf *out, struct err *e);

@@ -17,10 +17,9 @@ int job_build(const struct job_build *b, cJSON **out, struct err *e)
 	if (b->load(b->ud, &job, &source, e) < 0)
 		return -1;
 	if (b->params) {
-		cJSON *tmpl = job;
+		cJSON *tmpl = job;	/* load() gave us our own copy: render it in place */
 		job = NULL;
-		int rc = jobparams_render(tmpl, b->params, source, b->known, &job, e);
-		cJSON_Delete(tmpl);
+		int rc = jobparams_render_owned(tmpl, b->params, source, b->known, &job, e);
 		if (rc < 0)
 			return -1;
 	}

@@ -87,6 +87,17 @@ static int check_resource_name(const char *what, const char *s, struct err *e)
 	return 0;
 }
 
+/*
+ * A Kueue LocalQueue name goes into a label value: an object name (DNS-1123
+ * subdomain) that also fits a label value's 63 characters.
+ */
+static int check_local_queue(const char *what, const char *s, struct err *e)
+{
+	if (k8s_check_subdomain(what, s, e) < 0 || k8s_check_label_value(what, s, e) < 0)
+		return -1;
+	return 0;
+}
+
 /* ---- the table ------------------------------------------------------------- */
 
 static const char *const restart_policies[] = { "Never", "OnFailure", "Always", "ExitCode", NULL };
@@ -105,7 +116,8 @@ static const struct jobparam table[] = {
 	  .group = "job", .help = "namespace of the job", .check = k8s_check_dns1123_label),
 	P(.name = "labels", .flag = "label", .type = JP_MAP, .metavar = "KEY=VALUE",
 	  .group = "job", .help = "label of the job and of its pods (repeatable)",
-	  .check = k8s_check_label_value, .check_key = k8s_check_qualified_name),
+	  .check = k8s_check_label_value, .check_key = k8s_check_qualified_name,
+	  .feeds = "job-labels"),
 	P(.name = "annotations", .flag = "annotation", .type = JP_MAP, .metavar = "KEY=VALUE",
 	  .group = "job", .help = "annotation of the job (repeatable)",
 	  .check = check_any, .check_key = k8s_check_qualified_name),
@@ -201,8 +213,15 @@ static const struct jobparam table[] = {
 	P(.name = "suspend", .flag = "suspend", .type = JP_BOOL, .metavar = "BOOL",
 	  .group = "run policy", .help = "create the job suspended (no pods until resumed)"),
 
+	P(.name = "local-queue", .flag = "local-queue", .type = JP_STRING, .metavar = "NAME",
+	  .group = "scheduling",
+	  .help = "Kueue: the LocalQueue to submit to, as the label kueue.x-k8s.io/queue-name "
+		  "on the job (never on its pods)",
+	  .check = check_local_queue, .feeds = "job-labels"),
 	P(.name = "queue", .flag = "queue", .type = JP_STRING, .metavar = "NAME",
-	  .group = "scheduling", .help = "gang-scheduling queue (schedulingPolicy.queue)",
+	  .group = "scheduling",
+	  .help = "JAXJob: the Volcano queue of the gang-scheduling PodGroup "
+		  "(runPolicy.schedulingPolicy.queue); for Kueue use local-queue (--local-queue)",
 	  .check = check_nonempty),
 	P(.name = "min-available", .flag = "min-available", .type = JP_INT, .metavar = "N",
 	  .group = "scheduling", .help = "gang scheduling: workers that must start together",
@@ -623,6 +642,9 @@ static int check_user_name(const char *name, struct err *e)
 	if (!strcmp(name, "resources"))
 		return err_set(e, ERR_INPUT, "param resources is derived from cpu, memory, "
 			       "gpus-per-worker and extended-resources; set those");
+	if (!strcmp(name, "job-labels"))
+		return err_set(e, ERR_INPUT, "param job-labels is derived from labels and "
+			       "local-queue; set those");
 	buf_addf(&ph, "((%s))", name);
 	ok = strlen(name) <= TMPL_NAME_MAX && tmpl_is_placeholder(ph.data, got, &optional) &&
 	     !optional && !strcmp(got, name);
@@ -721,9 +743,38 @@ static int resources_of(const cJSON *params, cJSON **out, struct err *e)
 	return 0;
 }
 
+/*
+ * The job's own labels: `labels` plus Kueue's queue-name label from
+ * local-queue. Kueue reads that label on the job; on pods (with Kueue's pod
+ * integration on) it would queue every pod on its own, so the templates put
+ * job-labels on metadata and plain labels on the pod templates. null when
+ * neither is set.
+ */
+#define KUEUE_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+
+static int job_labels_of(const cJSON *params, cJSON **out, struct err *e)
+{
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(params, "labels");
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(params, "local-queue");
+	const cJSON *had = cJSON_GetObjectItemCaseSensitive(labels, KUEUE_QUEUE_LABEL);
+
+	if (!labels && !q) {
+		*out = cJSON_CreateNull();
+		return 0;
+	}
+	if (q && cJSON_IsString(had) && strcmp(had->valuestring, q->valuestring))
+		return err_set(e, ERR_INPUT, "labels set %s=%s and local-queue %s; keep "
+			       "local-queue only", KUEUE_QUEUE_LABEL, had->valuestring,
+			       q->valuestring);
+	*out = labels ? cJSON_Duplicate(labels, 1) : cJSON_CreateObject();
+	if (q && !had)
+		cJSON_AddStringToObject(*out, KUEUE_QUEUE_LABEL, q->valuestring);
+	return 0;
+}
+
 int jobparams_values(const cJSON *params, cJSON **values_out, struct err *e)
 {
-	cJSON *values = cJSON_CreateObject(), *res = NULL, *it;
+	cJSON *values = cJSON_CreateObject(), *res = NULL, *jl = NULL, *it;
 	*values_out = NULL;
 	for (const struct jobparam *p = table; p->name; p++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, p->name);
@@ -738,11 +789,13 @@ int jobparams_values(const cJSON *params, cJSON **values_out, struct err *e)
 			out = cJSON_CreateNull();
 		cJSON_AddItemToObject(values, p->name, out);
 	}
-	if (resources_of(params, &res, e) < 0) {
+	if (resources_of(params, &res, e) < 0 || job_labels_of(params, &jl, e) < 0) {
+		cJSON_Delete(res);
 		cJSON_Delete(values);
 		return -1;
 	}
 	cJSON_AddItemToObject(values, "resources", res);
+	cJSON_AddItemToObject(values, "job-labels", jl);
 	cJSON_ArrayForEach(it, params)
 		if (!cJSON_GetObjectItemCaseSensitive(values, it->string))
 			cJSON_AddItemToObject(values, it->string, cJSON_Duplicate(it, 1));
@@ -780,8 +833,13 @@ int jobparams_check_used(const cJSON *params, const cJSON *used, const char *sou
 int jobparams_render(const cJSON *tmpl, const cJSON *params, const char *source,
 		     const char *const *known, cJSON **out, struct err *e)
 {
+	return jobparams_render_owned(cJSON_Duplicate(tmpl, 1), params, source, known, out, e);
+}
+
+int jobparams_render_owned(cJSON *doc, const cJSON *params, const char *source,
+			   const char *const *known, cJSON **out, struct err *e)
+{
 	cJSON *values = NULL, *used = cJSON_CreateObject();
-	cJSON *doc = cJSON_Duplicate(tmpl, 1);
 	int rc = jobparams_values(params, &values, e);
 	if (rc == 0) {
 		struct tmpl_ctx ctx = { .source = source, .values = values, .known = known,

@@ -143,4 +143,11 @@ int jobparams_check_used(const cJSON *params, const cJSON *used, const char *sou
 int jobparams_render(const cJSON *tmpl, const cJSON *params, const char *source,
 		     const char *const *known, cJSON **out, struct err *e);
 
+/*
+ * jobparams_render() on a template the caller hands over (no copy: the build
+ * path already holds one per job); on failure `tmpl` is freed too.
+ */
+int jobparams_render_owned(cJSON *tmpl, const cJSON *params, const char *source,
+			   const char *const *known, cJSON **out, struct err *e);
+
 #endif

@@ -397,6 +397,14 @@ static void json_string(struct buf *out, const char *s)
 		case '\n': buf_adds(out, "\\n"); break;
 		case '\r': buf_adds(out, "\\r"); break;
 		case '\t': buf_adds(out, "\\t"); break;
+		case 0xC0:	/* YJ_NUL (yj.h: YJ_KEEP_NUL), never valid UTF-8 otherwise */
+			if (p[1] == 0x80) {
+				buf_adds(out, "\\u0000");
+				p++;
+				break;
+			}
+			buf_addch(out, (char)*p);
+			break;
 		default:
 			if (*p < 0x20)
 				buf_addf(out, "\\u%04x", *p);

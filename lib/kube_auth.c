@@ -299,6 +299,21 @@ static int spawn(const struct kube_config *cfg, int *out_fd, pid_t *pid_out, str
 	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	pid_t pid = fork();
 	if (pid == 0) {
+		/*
+		 * The plugin starts as any program does: default dispositions
+		 * (a handler of ours would write into our signal pipe; SIGPIPE
+		 * may be ignored by the caller) and nothing blocked (launch
+		 * holds SIGTERM/SIGINT back, and a held mask survives exec).
+		 */
+		struct sigaction dfl;
+		sigset_t none;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigaction(SIGTERM, &dfl, NULL);
+		sigaction(SIGINT, &dfl, NULL);
+		sigaction(SIGPIPE, &dfl, NULL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		dup2(fds[1], 1);

@@ -126,6 +126,7 @@ struct kube_client *kube_client_new(struct kube_config *cfg, struct err *e)
 		return NULL;
 	}
 	struct kube_client *c = xcalloc(1, sizeof(*c));
+	c->out_fd = -1;
 	c->multi = curl_multi_init();
 	if (!c->multi) {
 		free(c);

@@ -26,6 +26,13 @@ static int file_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Something is there (a FIFO or a directory too): read it, and let the reader refuse it. */
+static int present(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
 /* ---- merging --------------------------------------------------------- */
 
 static const cJSON *find_named(const cJSON *arr, const char *name)
@@ -370,7 +377,7 @@ static int merge_env_list(cJSON *merged, const char *list, struct buf *source, s
 	int found = 0, rc = 0;
 	for (char *save = NULL, *p = strtok_r(copy, ":", &save); p && !rc;
 	     p = strtok_r(NULL, ":", &save)) {
-		if (!file_exists(p))
+		if (!present(p))	/* missing: skipped, as kubectl does */
 			continue;
 		rc = merge_file(merged, p, e);
 		buf_addf(source, "%s%s", found++ ? ":" : "", p);
@@ -464,7 +471,7 @@ int kube_config_load(const struct kube_config_opts *opts, struct kube_config *cf
 		return load_in_cluster(opts, sa_dir, cfg, e);
 	} else {
 		buf_addf(&source, "%s/.kube/config", home ? home : "");
-		rc = file_exists(source.data) ? merge_file(merged, source.data, e)
+		rc = present(source.data) ? merge_file(merged, source.data, e)
 			: err_set(e, ERR_CONFIG, "no cluster configuration: pass --kubeconfig, set "
 				  "KUBECONFIG, or run in a pod with a service account (%s not found)",
 				  source.data);

@@ -91,6 +91,11 @@ struct kube_client {
 	int cancel_requested;	/* kube_loop_cancel_call(): only while blocking */
 	kube_signal_fn *on_signal;
 	void *signal_ud;
+	int out_fd;			/* kube_loop_watch_writable(), -1 none */
+	kube_fd_fn *out_fn;
+	void *out_ud;
+	int hold_logs;			/* kube_log_hold_all() */
+	double hold_at;			/* kube_now() when the hold began, 0 none */
 	struct kube_watch *watches;	/* to stop them at free */
 	struct kube_log *logs;
 	struct kube_call *calls;

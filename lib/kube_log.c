@@ -96,6 +96,8 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 static size_t on_data(void *ud, const char *data, size_t len)
 {
 	struct kube_log *l = ud;
+	if (l->c->hold_logs)
+		return 0;	/* left in the transfer's buffer, paused past its bound */
 	l->last = kube_now();
 	l->deaf_at = kube_loop_deaf(l->c);
 	l->busy++;
@@ -193,6 +195,19 @@ void kube_log_stop(struct kube_log *l)
  * in the socket (or its transfer is paused) - that is not the server being
  * done with it, so the loop's deaf time since the last data is left out.
  */
+void kube_log_hold_all(struct kube_client *c, int hold)
+{
+	if (!hold == !c->hold_logs)
+		return;
+	c->hold_logs = hold;
+	if (hold) {
+		c->hold_at = kube_now();
+	} else {
+		c->deaf_s += kube_now() - c->hold_at;
+		c->hold_at = 0;
+	}
+}
+
 double kube_log_idle(const struct kube_log *l)
 {
 	if (l->last <= 0)

@@ -67,6 +67,16 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 /* Stop and free; on_end is not called. NULL is accepted. */
 void kube_log_stop(struct kube_log *l);
 
+/*
+ * Hold every log stream of the client (hold = 1) or let them go on (0): a
+ * held stream's data waits in its transfer, which curl pauses past a small
+ * bound (HTTP/2 flow control, or the TCP window, stops the server), while
+ * watches, requests, timers and signals go on. For a consumer that cannot
+ * take lines now (launch: stdout not being read). The time held counts as
+ * the loop's deaf time: a held stream is not quiet (kube_log_idle).
+ */
+void kube_log_hold_all(struct kube_client *c, int hold);
+
 /* Seconds the stream has been quiet since it last delivered data, counting
  * only time the loop was listening (a slow stdout's blocked writes are not
  * the server's silence); -1 before it delivered any (still connecting,

@@ -453,9 +453,13 @@ int kube_loop_step(struct kube_client *c, double max_wait_s, struct err *e)
 		wait = nt - kube_now();
 	if (wait < 0)
 		wait = 0;
-	struct curl_waitfd extra = { sig_client == c ? sig_pipe[0] : -1, CURL_WAIT_POLLIN, 0 };
-	CURLMcode mc = curl_multi_poll(c->multi, &extra, extra.fd >= 0 ? 1 : 0,
-				       (int)(wait * 1000 + 0.999), NULL);
+	struct curl_waitfd extra[2];
+	unsigned nextra = 0;
+	if (sig_client == c)
+		extra[nextra++] = (struct curl_waitfd){ sig_pipe[0], CURL_WAIT_POLLIN, 0 };
+	if (c->out_fn && c->out_fd >= 0)
+		extra[nextra++] = (struct curl_waitfd){ c->out_fd, CURL_WAIT_POLLOUT, 0 };
+	CURLMcode mc = curl_multi_poll(c->multi, extra, nextra, (int)(wait * 1000 + 0.999), NULL);
 	int running;
 	if (mc == CURLM_OK)
 		mc = curl_multi_perform(c->multi, &running);
@@ -464,6 +468,10 @@ int kube_loop_step(struct kube_client *c, double max_wait_s, struct err *e)
 	c->driving++;
 	c->dispatch_at = kube_now();
 	collect_done(c);
+	/* every step, not only on POLLOUT: a pipe whose reader is gone polls
+	 * as an error curl does not report, and the write tells EPIPE */
+	if (c->out_fn && c->out_fd >= 0)
+		c->out_fn(c->out_ud);
 	dispatch_xfers(c);
 	run_timers(c);
 	run_signals(c);
@@ -486,7 +494,16 @@ int kube_loop_poke(struct kube_client *c, struct err *e)
 
 double kube_loop_deaf(const struct kube_client *c)
 {
-	return c->deaf_s + (c->dispatch_at > 0 ? kube_now() - c->dispatch_at : 0);
+	/* held log streams (kube_log_hold_all) are not listened to either */
+	return c->deaf_s + (c->dispatch_at > 0 ? kube_now() - c->dispatch_at : 0) +
+	       (c->hold_at > 0 ? kube_now() - c->hold_at : 0);
+}
+
+void kube_loop_watch_writable(struct kube_client *c, int fd, kube_fd_fn *fn, void *ud)
+{
+	c->out_fd = fn ? fd : -1;
+	c->out_fn = fd >= 0 ? fn : NULL;
+	c->out_ud = ud;
 }
 
 static int idle(const struct kube_client *c)

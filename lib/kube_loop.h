@@ -86,6 +86,20 @@ struct kube_timer *kube_timer_add(struct kube_client *c, double after_s,
 /* Cancel a pending timer. NULL is accepted. Not after it fired. */
 void kube_timer_cancel(struct kube_timer *t);
 
+/* ---- a file descriptor to write ------------------------------------------ */
+
+typedef void kube_fd_fn(void *ud);
+
+/*
+ * Call `fn(ud)` from every step of the loop while `fd` is set: the poll also
+ * wakes for `fd` becoming writable, and the call comes before the step's
+ * stream data is dispatched (a writer that releases held log streams there,
+ * kube_log_hold_all(), gets their data in the same step). The callback
+ * tries a non-blocking write and stops the watch (fd < 0) once it has
+ * nothing left to write. One such fd per client: launch's stdout.
+ */
+void kube_loop_watch_writable(struct kube_client *c, int fd, kube_fd_fn *fn, void *ud);
+
 /* ---- signals ------------------------------------------------------------- */
 
 typedef void kube_signal_fn(void *ud, int signo);

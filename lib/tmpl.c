@@ -9,6 +9,7 @@
  * which is how optional values prune whole blocks.
  */
 #include "tmpl.h"
+#include "smap.h"
 #include "jtree.h"
 
 #include <math.h>
@@ -34,6 +35,12 @@ struct walk {
 	struct frame *st;
 	size_t depth, cap;
 	size_t bytes;		/* put in by substitutions, against TMPL_MAX_BYTES */
+	/*
+	 * ctx->values and ctx->used by name: a template has a few dozen
+	 * placeholders and the values about seventy members, looked up per
+	 * placeholder per job (cJSON objects are lists).
+	 */
+	struct smap values, used;
 };
 
 /* ---- placeholder syntax ------------------------------------------------ */
@@ -167,21 +174,25 @@ static int fail(const struct walk *w, const char *fmt, ...)
 /* ---- substitution ------------------------------------------------------ */
 
 /* The value for `name`, NULL if absent; errors for unknown/required names. */
-static int lookup(const struct walk *w, const char *name, int optional, const cJSON **out)
+static int lookup(struct walk *w, const char *name, int optional, const cJSON **out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(w->ctx->values, name);
-	if (w->ctx->used && !cJSON_GetObjectItemCaseSensitive(w->ctx->used, name))
-		cJSON_AddTrueToObject(w->ctx->used, name);
+	const cJSON *v = smap_get(&w->values, name);
+	int known = v || is_known(w->ctx, name);	/* a value makes it known */
+	if (w->ctx->used && !smap_get(&w->used, name)) {
+		cJSON *seen = cJSON_AddTrueToObject(w->ctx->used, name);
+		if (seen)
+			smap_put(&w->used, seen->string, seen);
+	}
 	/*
 	 * An optional name nobody defines is a user template's own optional
 	 * value that was not given: absent. (A typo there is caught when the
 	 * user sets the real parameter: jobparams_check_used() reports it.)
 	 */
-	if (optional && !is_known(w->ctx, name)) {
+	if (optional && !known) {
 		*out = NULL;
 		return 0;
 	}
-	if (!is_known(w->ctx, name)) {
+	if (!known) {
 		const char *near = closest(w->ctx, name);
 		if (near)
 			return fail(w, "unknown placeholder ((%s)); did you mean ((%s))?", name, near);
@@ -361,13 +372,24 @@ static int step(struct walk *w)
 	return 0;
 }
 
+/* Index an object's members by name; the first of duplicate keys wins, as in cJSON. */
+static void index_members(struct smap *m, const cJSON *obj)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, obj)
+		if (it->string && !smap_get(m, it->string))
+			smap_put(m, it->string, (void *)it);
+}
+
 int tmpl_render(cJSON *tree, const struct tmpl_ctx *ctx, struct err *e)
 {
-	struct walk w = { ctx, e, NULL, 0, 0, 0 };
+	struct walk w = { ctx, e, NULL, 0, 0, 0, { 0 }, { 0 } };
 	int rc = 0;
 	if (!cJSON_IsObject(tree))
 		return err_set(e, ERR_INPUT, "%s: the template must be a YAML mapping",
 			       ctx->source ? ctx->source : "template");
+	index_members(&w.values, ctx->values);
+	index_members(&w.used, ctx->used);
 	push(&w, tree);
 	while (w.depth > 0 && rc == 0) {
 		if (w.st[w.depth - 1].next)
@@ -376,6 +398,8 @@ int tmpl_render(cJSON *tree, const struct tmpl_ctx *ctx, struct err *e)
 			pop(&w);
 	}
 	free(w.st);
+	smap_free(&w.values);
+	smap_free(&w.used);
 	return rc;
 }
 
@@ -428,7 +452,7 @@ int tmpl_load(const char *path, cJSON **out, const char **source_out, struct err
 		*source_out = path;
 	if (buf_read_file(&text, path, YJ_MAX_INPUT, e) < 0) {
 		buf_free(&text);
-		return -1;
+		return err_prefix(e, "template");
 	}
 	int rc = tmpl_parse(text.data, text.len, path, out, e);
 	buf_free(&text);

@@ -335,8 +335,8 @@ static const struct jobapi_refusal trainjob_refused[] = {
 	  "--delete-after or the runtime's JobSet ttlSecondsAfterFinished" },
 	{ "backoff-limit", "a TrainJob has no backoff limit: the runtime's Job backoffLimit and "
 	  "JobSet failurePolicy decide" },
-	{ "queue", "schedulingPolicy.queue is the JAXJob's Volcano field; for Kueue set "
-	  "--label kueue.x-k8s.io/queue-name=QUEUE" },
+	{ "queue", "schedulingPolicy.queue is the JAXJob's Volcano field; for Kueue use "
+	  "local-queue (the kueue.x-k8s.io/queue-name label)" },
 	{ "min-available", PODGROUP },
 	{ "schedule-timeout-seconds", PODGROUP },
 	{ "priority-class", "a runtime patch cannot set priorityClassName; set it in the "

@@ -92,6 +92,25 @@ enum yj_emit_flags {
 int yj_parse_stream(const char *data, size_t len, const char *source,
 		    cJSON **docs_out, struct err *e);
 
+/*
+ * yj_parse_stream() with options. YJ_KEEP_NUL: a NUL character written as
+ * an escape in a quoted string ("a\u0000b", "a\0b"; a raw NUL byte is
+ * still an error) is kept, spelled YJ_NUL in the cJSON string - the two
+ * bytes C0 80, which no valid UTF-8 holds (Java's "modified UTF-8" NUL), so
+ * the C string stays whole and unambiguous, compares unequal to any
+ * NUL-free word, and jtree's JSON writer turns it back into \u0000. For a
+ * reader that must take any string another engine takes (health: Argo CD's
+ * Lua holds NULs in strings); without it a NUL in a scalar is an error, as
+ * a manifest with one is a mistake.
+ */
+enum yj_parse_flags {
+	YJ_KEEP_NUL = 1 << 0,
+};
+#define YJ_NUL "\xC0\x80"
+
+int yj_parse_stream_flags(const char *data, size_t len, const char *source,
+			  unsigned flags, cJSON **docs_out, struct err *e);
+
 /* Parse a stream that must hold exactly one document. */
 int yj_parse_one(const char *data, size_t len, const char *source,
 		 cJSON **doc_out, struct err *e);

@@ -71,7 +71,7 @@ static int plain_safe(const char *s)
 	double num;
 	if (!len || yj_resolve_plain(s, &b, &num) != SK_STRING)
 		return 0;
-	for (const char *const *w = words; *w; w++)
+	for (const char *const *w = words; *w && strchr("yYnNoOtTfF~<=.+-", s[0]); w++)
 		if (ieq(s, *w))
 			return 0;
 	if ((s[0] >= '0' && s[0] <= '9') ||

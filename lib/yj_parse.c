@@ -67,6 +67,7 @@ struct ctx {
 	cJSON *keep;		/* nodes anchors point at outside the tree */
 	size_t alias_nodes;
 	size_t alias_bytes;
+	unsigned flags;		/* enum yj_parse_flags */
 };
 
 static int fail_at(struct ctx *c, enum err_code code, yaml_mark_t m,
@@ -454,6 +455,35 @@ static cJSON *typed_scalar(struct ctx *c, yaml_event_t *ev)
 	}
 }
 
+/*
+ * A scalar holding NUL characters: with YJ_KEEP_NUL, a string (a key, or a
+ * quoted value that no tag makes another type) gets each NUL as YJ_NUL;
+ * anything else is refused.
+ */
+static int nul_scalar(struct ctx *c, yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	size_t len = ev->data.scalar.length;
+	const yaml_char_t *tag = ev->data.scalar.tag;
+	yaml_mark_t m = ev->start_mark;
+	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
+	int is_key = top && top->is_map && !top->key;
+	int is_string = is_key || (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE &&
+				   (!tag || tag_is(tag, YAML_STR_TAG) || tag_is(tag, "!")));
+	if (!(c->flags & YJ_KEEP_NUL) || !is_string)
+		return fail_at(c, ERR_INPUT, m, "NUL character in a scalar; remove it");
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i])
+			buf_addch(&b, s[i]);
+		else
+			buf_adds(&b, YJ_NUL);
+	}
+	cJSON *n = xcheck(cJSON_CreateString(b.data));
+	buf_free(&b);
+	return attach(c, n, 1, 0, (const char *)ev->data.scalar.anchor, 0, m);
+}
+
 static int scalar_event(struct ctx *c, yaml_event_t *ev)
 {
 	const char *s = (const char *)ev->data.scalar.value;
@@ -461,7 +491,7 @@ static int scalar_event(struct ctx *c, yaml_event_t *ev)
 	yaml_mark_t m = ev->start_mark;
 
 	if (strlen(s) != ev->data.scalar.length)
-		return fail_at(c, ERR_INPUT, m, "NUL character in a scalar; remove it");
+		return nul_scalar(c, ev);
 	/* keys are JSON strings: take them as written ("0x10" stays "0x10") */
 	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
 	if (top && top->is_map && !top->key) {
@@ -623,12 +653,12 @@ static unsigned long surrogate_pair(const char *data, size_t len, size_t i)
  * problem is a JSON surrogate-pair escape, which YAML does not have
  * (libyaml refuses \ud83d); the caller rewrites it and parses again.
  */
-static int parse_pass(const char *data, size_t len, const char *source,
+static int parse_pass(const char *data, size_t len, const char *source, unsigned flags,
 		      cJSON **docs_out, size_t *pair_at, struct err *e)
 {
 	struct frame stack[YJ_MAX_DEPTH];
 	struct ctx c = { .source = source, .data = data, .len = len, .e = e,
-			 .stack = stack };
+			 .stack = stack, .flags = flags };
 	yaml_parser_t p;
 	if (!yaml_parser_initialize(&p))
 		return err_set(e, ERR_LIMIT, "%s: out of memory", source);
@@ -666,6 +696,12 @@ static int parse_pass(const char *data, size_t len, const char *source,
 int yj_parse_stream(const char *data, size_t len, const char *source,
 		    cJSON **docs_out, struct err *e)
 {
+	return yj_parse_stream_flags(data, len, source, 0, docs_out, e);
+}
+
+int yj_parse_stream_flags(const char *data, size_t len, const char *source,
+			  unsigned flags, cJSON **docs_out, struct err *e)
+{
 	*docs_out = NULL;
 	if (!source)
 		source = "<input>";
@@ -685,7 +721,7 @@ int yj_parse_stream(const char *data, size_t len, const char *source,
 	size_t at = (size_t)-1;
 	int rc;
 	for (int pass = 0;; pass++) {
-		rc = parse_pass(text, len, source, docs_out, &at, e);
+		rc = parse_pass(text, len, source, flags, docs_out, &at, e);
 		if (rc == 0 || at == (size_t)-1)
 			break;
 		if (pass == YJ_MAX_SURROGATE_PASSES) {

@@ -101,6 +101,13 @@ static double digits_value(const char *p, int base)
 
 enum yj_scalar_kind yj_resolve_plain(const char *s, int *b, double *num)
 {
+	/*
+	 * Every non-string form starts with one of these characters; most
+	 * strings a manifest holds (keys, names, images) do not, and skip the
+	 * word lists (the writer asks this for every string it prints).
+	 */
+	if (*s && !strchr("~nNtTfF0123456789+-.", *s))
+		return SK_STRING;
 	if (!*s || is_one_of(s, null_words))
 		return SK_NULL;
 	if (is_one_of(s, true_words)) {

@@ -18,6 +18,12 @@
 #   # run-all: after 20-launch-dry-run 21-trainjob-dry-run
 #   # run-all: after all
 # It then starts once those (or all others) have finished. A suite that
+# starts a real kube control plane (etcd, kube-apiserver, controller manager:
+# a few hundred MB and a core's worth of CPU while it settles) says
+#   # run-all: uses control-plane
+# and at most CONTROL_PLANES of those run at once (default 1 on <= 2 cores,
+# else 2): three control planes and the ASan suites on 2 cores starve each
+# other into timeouts that a quiet machine never shows. A suite that
 # says "# run-all: long" (minutes of CPU: 1,000-worker cells) runs only with
 # JAXJOB_LONG=1 (`make check-long`); otherwise it is one SKIP line saying so. The longest suites
 # of the previous run start first ($JAXJOB_BUILD/suite-times; on a first run
@@ -35,6 +41,8 @@
 #   JAXJOB_TMP    a scratch directory shared by the run, removed afterwards;
 #                 a suite keeps its files under a name of its own in it
 #   TMPDIR        $JAXJOB_TMP/tmp.SUITE, the suite's own
+#   JAXJOB_PYTHON the Python the suites start, chosen once (below); `python3`
+#                 on PATH is it too ($JAXJOB_TMP/bin first on PATH)
 # (JAXJOB_RUN_START, seconds since the epoch, makes the wall time line count
 # from then: make check sets it before it builds.)
 #
@@ -54,8 +62,33 @@ fi
 export JAXJOB_TMP=$(mktemp -d "${TMPDIR:-/tmp}/jaxjob-tests.XXXXXX")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# --- the Python the suites start (thousands of times), chosen once ---------
+# The first of /usr/bin/python3 and python3 on PATH that imports the modules
+# the suites import beyond the standard library; resolved to the interpreter
+# itself (sys.executable), so a version manager's shim (pyenv: ~350 ms a
+# start, /usr/bin/python3 ~35 ms) is never on the path of a suite.
+py_mods=yaml,jsonschema
+JAXJOB_PYTHON= py_note=
+for cand in /usr/bin/python3 "$(command -v python3 2>/dev/null)"; do
+	[ -n "$cand" ] && [ -x "$cand" ] || continue
+	exe=$("$cand" -c "import sys, $py_mods; print(sys.executable)" 2>/dev/null) || continue
+	[ -x "$exe" ] || exe=$cand
+	JAXJOB_PYTHON=$exe py_note=$cand; [ "$exe" = "$cand" ] || py_note="$cand -> $exe"
+	py_note="$py_note ($("$exe" -c 'import platform; print(platform.python_version())'); $py_mods)"
+	break
+done
+if [ -z "$JAXJOB_PYTHON" ]; then	# the suites that need the modules say so when they fail
+	JAXJOB_PYTHON=$(command -v python3 || echo /usr/bin/python3)
+	py_note="$JAXJOB_PYTHON (no candidate imports $py_mods: scripts/install-deps.sh installs them)"
+fi
+export JAXJOB_PYTHON
+mkdir -p "$JAXJOB_TMP/bin" && ln -sf "$JAXJOB_PYTHON" "$JAXJOB_TMP/bin/python3"
+export PATH=$JAXJOB_TMP/bin:$PATH
+echo "# python: $py_note"
 jobs=${JOBS:-$(( $(nproc 2>/dev/null || echo 2) * 4 ))}
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+cp_max=${CONTROL_PLANES:-$( [ "$(nproc 2>/dev/null || echo 2)" -le 2 ] && echo 1 || echo 2)}
+[ "$cp_max" -ge 1 ] 2>/dev/null || cp_max=1
 t0=$(date +%s.%N)
 
 # --- which suites, in which order ------------------------------------------
@@ -76,7 +109,7 @@ if [ ${#suites[@]} -eq 0 ]; then
 	exit 1
 fi
 
-declare -A after=() state=() pid_of=() started=()
+declare -A after=() state=() pid_of=() started=() uses_cp=()
 times_file=$JAXJOB_BUILD/suite-times
 declare -A last_time=()
 for f in "$top/tests/suite-times" "$times_file"; do	# the machine's own times win
@@ -88,6 +121,7 @@ for f in "$top/tests/suite-times" "$times_file"; do	# the machine's own times wi
 done
 for s in "${suites[@]}"; do
 	after[$s]=$(sed -n 's/^# run-all: after //p' "$top/tests/suites/$s" | head -n 1)
+	grep -q '^# run-all: uses control-plane' "$top/tests/suites/$s" && uses_cp[$s]=1
 	state[$s]=pending
 	if [ -z "${JAXJOB_LONG:-}" ] && grep -q '^# run-all: long' "$top/tests/suites/$s"; then
 		# reported like a suite that ran and skipped, saying how to run it
@@ -104,15 +138,24 @@ mapfile -t order < <(for s in "${suites[@]}"; do echo "${last_time[$s]:-30} $s";
 cleanup() {
 	local p
 	for p in "${!pid_of[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
-	# interrupted: let the stopped suites' last writes land before removing
-	[ ${#pid_of[@]} -eq 0 ] || sleep 1
+	# interrupted: let the stopped suites end (their last writes land) before removing
+	local end=$((SECONDS + 5)) left=1
+	while [ "$left" ] && [ "$SECONDS" -lt "$end" ]; do
+		left=
+		for p in "${!pid_of[@]}"; do kill -0 -- "-$p" 2>/dev/null && left=1; done
+		[ -z "$left" ] || sleep 0.05	# sleep-ok: poll interval (until the suites' groups are gone)
+	done
 	rm -rf "$JAXJOB_TMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-ready() { # SUITE: are the suites it runs after finished?
-	local dep s
+ready() { # SUITE: are the suites it runs after finished, is a control plane free?
+	local dep s n=0
+	if [ -n "${uses_cp[$1]:-}" ]; then
+		for s in "${!uses_cp[@]}"; do [ "${state[$s]}" = running ] && n=$((n + 1)); done
+		[ "$n" -lt "$cp_max" ] || return 1
+	fi
 	for dep in ${after[$1]}; do
 		if [ "$dep" = all ]; then
 			for s in "${suites[@]}"; do
@@ -150,7 +193,7 @@ finish() { # PID STATUS
 		printf '%s\n' "$left" >>"$JAXJOB_TMP/$s.err"
 		printf '%s\n' "$left" | sed "s/^ */# $s left running (stopped): /" >>"$JAXJOB_TMP/$s.note"
 		kill -TERM -- "-$p" 2>/dev/null
-		sleep 0.2
+		sleep 0.2	# sleep-ok: grace period between SIGTERM and SIGKILL of what a suite left
 		kill -KILL -- "-$p" 2>/dev/null
 	fi
 	echo "$rc" >"$JAXJOB_TMP/$s.rc"
@@ -243,6 +286,6 @@ if [ ${#failures[@]} -gt 0 ]; then
 fi
 mmss() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { s = b - a; printf "%dm%02ds", s / 60, s % 60 }'; }
 # JAXJOB_RUN_START (make check sets it before building): the whole run's time
-echo "# wall time $(mmss "${JAXJOB_RUN_START:-$t0}")${JAXJOB_RUN_START:+ (build and suites; suites $(mmss "$t0"))} with JOBS=$jobs on $(nproc 2>/dev/null || echo '?') cores"
+echo "# wall time $(mmss "${JAXJOB_RUN_START:-$t0}")${JAXJOB_RUN_START:+ (build and suites; suites $(mmss "$t0"))} with JOBS=$jobs CONTROL_PLANES=$cp_max on $(nproc 2>/dev/null || echo '?') cores"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

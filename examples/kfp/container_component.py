@@ -22,7 +22,7 @@ from kfp import compiler, dsl, kubernetes
 
 
 @dsl.container_component
-def jaxjob_launch(image: str, workers: int, gpus_per_worker: str, learning_rate: str,
+def jaxjob_launch(image: str, workers: int, gpus_per_worker: int, learning_rate: str,
                   task_name: str, task_id: str,
                   state: dsl.OutputPath(str), reason: dsl.OutputPath(str),
                   job_name: dsl.OutputPath(str), exit_code: dsl.OutputPath(int),
@@ -61,7 +61,7 @@ def collect(states: list) -> str:
 
 @dsl.pipeline(name="jax-sweep", description="A learning-rate sweep, one JAXJob per value")
 def jax_sweep(image: str = "ghcr.io/example/jax-train:1", workers: int = 2,
-              gpus_per_worker: str = "1"):
+              gpus_per_worker: int = 1):
     with dsl.ParallelFor(["0.1", "0.01", "0.001"]) as lr:
         step = jaxjob_launch(image=image, workers=workers, gpus_per_worker=gpus_per_worker,
                              learning_rate=lr,

@@ -54,12 +54,13 @@ SERVICE_ACCOUNT = "pipeline-runner"
 
 
 @dsl.component(base_image="python:3.12-slim")
-def evaluate(job_name: str, duration: str, workers: dict, metrics: dsl.Input[dsl.Metrics]) -> str:
+def evaluate(job_name: str, duration: float, worker_counts: dict,
+             metrics: dsl.Input[dsl.Metrics]) -> str:
     """Runs only when the job Succeeded. `metrics` is the step's system.Metrics
     artifact: its metadata holds the scalars the UI shows (test_accuracy,
     test_accuracy.min, ..., from the step's metric_patterns)."""
     accuracy = metrics.metadata.get("test_accuracy")
-    return (f"{job_name}: trained in {duration}s on {workers['replicas']} workers, "
+    return (f"{job_name}: trained in {duration:.0f}s on {worker_counts['replicas']} workers, "
             f"test accuracy {accuracy}")
 
 
@@ -77,7 +78,7 @@ def notify(status: dsl.PipelineTaskFinalStatus):
           f" {status.error_message or ''}")
 
 
-def train(image: str, workers: int, gpus_per_worker: str, timeout: str, api: str):
+def train(image: str, workers: int, gpus_per_worker: int, timeout: str, api: str):
     """The training step, set up for retries and for branching on its outcome."""
     step = jaxjob_launch(
         # naming and identity: whole-value inputs only (see the docstring)
@@ -88,12 +89,13 @@ def train(image: str, workers: int, gpus_per_worker: str, timeout: str, api: str
         outcome="outputs",
         api=api,
         image=image,
-        command='["python3", "spmd_mnist_classifier_fromscratch.py"]',
-        env='{"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}',
+        # inputs are typed as you would pass them: lists, dicts, numbers
+        command=["python3", "spmd_mnist_classifier_fromscratch.py"],
+        env=[{"name": "XLA_FLAGS", "value": "--xla_force_host_platform_device_count=2"}],
         workers=workers,
-        gpus_per_worker=gpus_per_worker,   # "" = CPU only; "1" = one nvidia.com/gpu per worker
+        gpus_per_worker=gpus_per_worker,   # 0 = CPU only; 1 = one nvidia.com/gpu per worker
         # let the workers onto GPU nodes (tainted nvidia.com/gpu:NoSchedule on most clusters)
-        tolerations='[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]',
+        tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
         cpu="2",
         memory="4Gi",
         timeout=timeout,
@@ -122,7 +124,7 @@ def train(image: str, workers: int, gpus_per_worker: str, timeout: str, api: str
 @dsl.pipeline(name="jax-mnist", description="Distributed JAX training as a JAXJob")
 def jax_mnist(image: str = "ghcr.io/kubeflow/training-v1/jaxjob-dist-spmd-mnist:latest",
               workers: int = 4,
-              gpus_per_worker: str = "",
+              gpus_per_worker: int = 0,
               timeout: str = "2h",
               api: str = "jaxjob"):
     with dsl.ExitHandler(notify()):
@@ -130,7 +132,7 @@ def jax_mnist(image: str = "ghcr.io/kubeflow/training-v1/jaxjob-dist-spmd-mnist:
         with dsl.If(step.outputs["state"] == "Succeeded"):
             evaluate(job_name=step.outputs["job_name"],
                      duration=step.outputs["duration"],
-                     workers=step.outputs["workers"],
+                     worker_counts=step.outputs["worker_counts"],
                      metrics=step.outputs["metrics"])
         with dsl.Else():
             report_failure(state=step.outputs["state"],

@@ -51,6 +51,7 @@ Subcommands (files are paths; ROOT is where "/" of the step's pod is mapped):
   argo-depends WT TASK PHASE       which DAG tasks run after TASK ended in PHASE
   snippet MD HEADING LANG          the first LANG code block under "## HEADING" of MD
 """
+import decimal
 import json
 import os
 import re
@@ -165,17 +166,40 @@ def task_inputs(ir, task, ctx):
     return comp, values
 
 
+def go_float(f):
+    """strconv.FormatFloat(f, 'f', -1, 64): the shortest digits that read back,
+    never an exponent (1e-07 -> 0.0000001, 1e21 -> 1000000000000000000000)."""
+    f = float(f)
+    if f.is_integer():
+        return str(int(f))
+    return format(decimal.Decimal(repr(f)), "f")
+
+
+def proto_numbers(v):
+    """A structpb number is a double: protojson writes 4.0 as 4."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)):
+        return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else float(v)
+    if isinstance(v, list):
+        return [proto_numbers(x) for x in v]
+    return {k: proto_numbers(x) for k, x in v.items()}
+
+
 def as_text(v):
-    """metadata.PbValueToText."""
+    """The launcher's input placeholder (launcher_v2.go:1139-1163, as
+    metadata.PbValueToText): a string as is, a number FormatFloat 'f' -1, a
+    bool FormatBool, a list or struct json.Marshal (compact, HTML characters
+    escaped as \u003c..., UTF-8 kept)."""
     if v is None:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
-        f = float(v)
-        return str(int(f)) if f.is_integer() else repr(f)
+        return go_float(v)
     if isinstance(v, (list, dict)):
-        return json.dumps(v, separators=(",", ":"))
+        text = json.dumps(proto_numbers(v), separators=(",", ":"), ensure_ascii=False)
+        return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return v
 
 

@@ -825,7 +825,7 @@ class Api:
     def _gc(self, task):
         kind, res, ns, name, uid = task
         if kind == 'namespace':
-            time.sleep(0.05)
+            time.sleep(0.05)  # sleep-ok: simulated latency: the namespace controller deletes a moment later
             with self.s.lock:
                 for r in (R.PODS, R.EVENTS, R.JAXJOBS, R.TRAINJOBS, R.TRS):
                     for (n, nm), o in list(self.s.objs[r].items()):
@@ -850,7 +850,7 @@ class Api:
             return
         # foregroundDeletion: delete dependents, wait for the blocking ones, then the owner (the real
         # garbage collector takes ~0.1 s, long enough for a client to see the Terminating owner)
-        time.sleep(0.1)
+        time.sleep(0.1)  # sleep-ok: simulated latency of the real garbage collector (~0.1 s)
         for r, o in self.dependents(ns, uid):
             self._delete_dependent(r, o, 'Foreground')
         end = time.monotonic() + 600
@@ -868,7 +868,7 @@ class Api:
             for r, o in deps:
                 if not o['metadata'].get('deletionTimestamp'):
                     self._delete_dependent(r, o, 'Foreground')
-            time.sleep(0.02)
+            time.sleep(0.02)  # sleep-ok: poll interval (until no blocking dependent is left)
         self._remove_finalizer(res, ns, name, uid, 'foregroundDeletion')
 
     def _remove_finalizer(self, res, ns, name, uid, fin):

@@ -83,14 +83,14 @@ class Client:
         c.close()
         return r.status, lines, ended
 
-    def wait_for(self, path, pred, seconds=15.0):
+    def wait_for(self, path, pred, seconds=60.0):
         end = time.monotonic() + seconds
         last = None
         while time.monotonic() < end:
             st, last, _ = self.req('GET', path)
             if st == 200 and pred(last):
                 return last
-            time.sleep(0.05)
+            time.sleep(0.05)    # sleep-ok: poll interval (seconds is a ceiling against hangs)
         raise AssertionError(f'timed out waiting on {path}; last: {json.dumps(last)[:400]}')
 
 

@@ -57,12 +57,14 @@ class Faults:
 
     def __init__(self):
         self.lock = threading.Lock()
+        self.released = threading.Condition(self.lock)    # a holdMatch fault changed
         self.reset()
 
     def reset(self):
-        with getattr(self, 'lock', threading.Lock()):
+        with self.lock:
             self.d = {}
             self.down_until = 0.0
+            self.released.notify_all()
 
     def update(self, d):
         with self.lock:
@@ -73,6 +75,7 @@ class Faults:
                     self.d[k] = v
             if d.get('down'):
                 self.down_until = time.monotonic() + float(d['down'])
+            self.released.notify_all()
 
     def snapshot(self):
         with self.lock:
@@ -107,12 +110,25 @@ class Faults:
                 return key, self._take(key)
             return None, None
 
-    def delay(self, path):
+    def delay(self, method, path):
         with self.lock:
             ms = self.d.get('delayMs')
             m = self.d.get('delayMatch')
         if ms and (not m or re.search(m, path)):
-            time.sleep(float(ms) / 1000.0)
+            time.sleep(float(ms) / 1000.0)  # sleep-ok: the delayMs fault itself (a slow server)
+        self.hold(method, path)
+
+    def hold(self, method, path):
+        """holdMatch: a matching request (already in the request log) waits until the test
+        removes the fault - a test sees the request arrive and acts while it is in the server's
+        hands, however slow the machine, instead of guessing a delay (a ceiling of 120 s)."""
+        with self.lock:
+            m = self.d.get('holdMatch')
+            if not m or not re.search(m, path) or self.d.get('holdMethod', method) != method:
+                return
+            end = time.monotonic() + 120
+            while self.d.get('holdMatch') == m and time.monotonic() < end:
+                self.released.wait(end - time.monotonic())
 
     def take_watch_gone(self):
         with self.lock:
@@ -353,7 +369,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                     'user': user.name, 'userAgent': self.headers.get('User-Agent', ''),
                                     'watch': R.query_bool(q.get('watch')), 'follow': R.query_bool(q.get('follow'))})
             self.log_entry = entry
-            app.faults.delay(path)
+            app.faults.delay(method, path)
             kind, f = app.faults.request_fault(method, path)
             if f is not None:
                 raise injected(kind, f)
@@ -683,6 +699,10 @@ class App:
             entries = self.reqlog.since(int(q.get('since') or 0))
             h.send_bytes(200, json.dumps(entries).encode(), 'application/json')
             return
+        if path == '/_test/settle':
+            ok = self.sim.settle(float(q.get('horizon') or 0.1))
+            h.send_bytes(200 if ok else 504, json.dumps({'settled': ok}).encode(), 'application/json')
+            return
         if path == '/_test/state':
             h.send_bytes(200, json.dumps(self.state(), indent=1).encode(), 'application/json')
             return
@@ -731,7 +751,10 @@ class App:
                     del self.tokens[t]
             if key == 'rotateToken' and u is not None:
                 self.add_user(u.name, None, u.groups, u.allow, u.deny, u.namespaces)
+        release = 'holdLateWorkers' in data and not data['holdLateWorkers']
         self.faults.update(data)
+        if release and self.sim is not None:
+            self.sim.kick_all()     # the held late workers' pods are created now
 
     def state(self):
         with self.store.lock:

@@ -67,6 +67,7 @@ class Simulator:
         self.heap = []
         self.seq = itertools.count()
         self.cv = threading.Condition()
+        self.busy = False                    # a timer's function is running (settle)
         self.pods = {}                       # pod uid -> PodSim
         self.jobs = {}                       # job uid -> dict of per-job state
         self.stub_logs = {}
@@ -76,7 +77,9 @@ class Simulator:
     def start(self):
         self.s.listeners.append(self.on_event)
         threading.Thread(target=self.loop, name='sim', daemon=True).start()
-        # jobs that exist already (none at start, but keep it correct)
+        self.kick_all()     # jobs that exist already (none at start, but keep it correct)
+
+    def kick_all(self):
         for res in (R.JAXJOBS, R.TRAINJOBS):
             for o in self.s.list(res)[0]:
                 self.kick(res, o['metadata']['namespace'], o['metadata']['name'])
@@ -115,6 +118,7 @@ class Simulator:
                 while not self.heap or self.heap[0][0] > time.monotonic():
                     self.cv.wait(timeout=(self.heap[0][0] - time.monotonic()) if self.heap else None)
                 _, _, fn, args = heapq.heappop(self.heap)
+                self.busy = True
             try:
                 fn(*args)
             except ApiError:
@@ -122,6 +126,22 @@ class Simulator:
             except Exception:  # noqa: BLE001 - the simulation must go on
                 import traceback
                 traceback.print_exc()
+            finally:
+                with self.cv:
+                    self.busy = False
+                    self.cv.notify_all()
+
+    def settle(self, horizon, ceiling=60.0):
+        """Block until every timer due within `horizon` seconds of now has run (and what they
+        scheduled within that horizon too): GET /_test/settle. A test that asserts something
+        did NOT happen (the job stays Created, the pods keep no owner) waits for this event -
+        the operator has had its turn - instead of sleeping and hoping it was long enough."""
+        t = time.monotonic() + horizon
+        end = time.monotonic() + ceiling
+        with self.cv:
+            while (self.busy or (self.heap and self.heap[0][0] <= t)) and time.monotonic() < end:
+                self.cv.wait(0.05)
+            return not self.busy and not (self.heap and self.heap[0][0] <= t)
 
     def on_event(self, ev):
         """Store listener (runs under the store lock): only schedule work."""
@@ -288,6 +308,8 @@ class Simulator:
             if pname in pods:
                 continue
             if i in late:
+                if self.app.faults.get('holdLateWorkers'):
+                    continue    # until the test removes the fault (apply_faults kicks every job)
                 due = st['late_due'].setdefault(i, time.monotonic() + late_delay)
                 if time.monotonic() < due:
                     self.kick(res, ns, name, due - time.monotonic() + 0.001)
@@ -1030,7 +1052,7 @@ class Simulator:
                     return False
                 data = data[:limit - sent]
             if delay:
-                time.sleep(delay)
+                time.sleep(delay)  # sleep-ok: the logDelayMs fault itself (a slow log stream)
             h.write_chunk(data)
             sent += len(data)
             return limit is None or sent < limit
@@ -1056,6 +1078,6 @@ class Simulator:
                     # a kubelet notices the exit a while after the last line (fault logEofDelayMs)
                     eof = float(self.app.faults.get('logEofDelayMs') or 0) / 1000.0
                     if eof:
-                        time.sleep(eof)
+                        time.sleep(eof)  # sleep-ok: the logEofDelayMs fault itself (a kubelet that notices the exit late)
                     break
         h.end_stream()

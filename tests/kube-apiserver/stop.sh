@@ -13,7 +13,7 @@ alive() {
 if kill "$pid" 2>/dev/null; then
 	i=0
 	while alive "$pid" && [ "$i" -lt 100 ]; do
-		sleep 0.05
+		sleep 0.05	# sleep-ok: poll interval (until the server process is gone)
 		i=$((i + 1))
 	done
 	if alive "$pid"; then

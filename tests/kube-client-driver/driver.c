@@ -181,7 +181,7 @@ struct follow {
 	int rv_regressed;
 	int timed_out;
 	struct err last_err;
-	int stop_on_success, stop_on_delete;
+	int stop_on_success, stop_on_delete, stop_on_sync;
 	struct kube_timer *guard;
 };
 
@@ -215,7 +215,11 @@ static void follow_state(void *ud, enum kube_watch_state st, const struct err *e
 	if (e)
 		f->last_err = *e;
 	switch (st) {
-	case KUBE_WATCH_SYNCED: f->synced++; break;
+	case KUBE_WATCH_SYNCED:
+		f->synced++;
+		if (f->stop_on_sync)
+			kube_loop_stop(f->c);
+		break;
 	case KUBE_WATCH_POLLING: f->polling++; break;
 	case KUBE_WATCH_RETRYING: f->retrying++; break;
 	case KUBE_WATCH_RESUMED: break;
@@ -256,6 +260,22 @@ static void run_loop(struct kube_client *c, struct follow *f)
 		f->guard = NULL;
 		CHECK(!f->timed_out, "the loop hit its 40 s guard");
 	}
+}
+
+/* watch_job, then run the loop until its first list is done (an event, not a
+ * pause): a scenario that creates the job afterwards sees every event of it on
+ * the watch. Created before that, on a busy machine the list could already show
+ * the job Succeeded, and the drops, 410s or polling under test never happen. */
+static struct kube_watch *watch_job_listed(struct kube_client *c, struct follow *f, const char *name)
+{
+	struct kube_watch *w = watch_job(c, f, name);
+	f->stop_on_sync = 1;
+	run_loop(c, f);
+	CHECK(f->synced == 1 && f->events == 0, "%s: listed before the create: %d syncs, %d events",
+	      name, f->synced, f->events);
+	f->stop_on_sync = 0;
+	f->guard = kube_timer_add(c, 40, guard_fired, f);
+	return w;
 }
 
 /* ---- scenarios ---------------------------------------------------------------- */
@@ -583,11 +603,12 @@ static void s_token_revoked_and_rotated(void)
 	kube_client_free(ex);
 }
 
+/* Every event of the job comes on a watch of its own (dropped after one). */
 static void s_watch_dropped(void)
 {
 	faults("{\"watchDropAfter\":1}");
 	struct follow f = { .stop_on_success = 1 };
-	struct kube_watch *w = watch_job(admin, &f, "kc-drop");
+	struct kube_watch *w = watch_job_listed(admin, &f, "kc-drop");
 	create_job(admin, "kc-drop", 1, "SIM_DURATION=1.5");
 	run_loop(admin, &f);
 	kube_watch_stop(w);
@@ -608,7 +629,7 @@ static void s_watch_gone(void)
 {
 	struct follow f = { .stop_on_success = 1 };
 	faults("{\"watchGone\":1}");
-	struct kube_watch *w = watch_job(admin, &f, "kc-gone");
+	struct kube_watch *w = watch_job_listed(admin, &f, "kc-gone");
 	create_job(admin, "kc-gone", 1, "SIM_DURATION=1");
 	run_loop(admin, &f);
 	kube_watch_stop(w);
@@ -626,7 +647,7 @@ static void s_watch_polling(void)
 	write_kubeconfig("kc-nowatch", block);
 	struct kube_client *c = client_from("kc-nowatch");
 	struct follow f = { .stop_on_success = 1 };
-	struct kube_watch *w = watch_job(c, &f, "kc-poll");
+	struct kube_watch *w = watch_job_listed(c, &f, "kc-poll");
 	create_job(admin, "kc-poll", 1, "SIM_DURATION=1");
 	run_loop(c, &f);
 	kube_watch_stop(w);

@@ -4,6 +4,7 @@
 #   expect 'dry-run prints a JAXJob' 'jj launch --dry-run ... | grep -q "kind: JAXJob"'
 #   expect_exit 2 'workers=0 is rejected' jj launch --dry-run --workers 0 ...
 #   skip 'needs ../shared' 'reason'
+#   wait_until [-t SECONDS] CMD...   poll until CMD succeeds (an event: a file, a line, a state)
 #
 # Each test body runs in a subshell with `set -e`-free semantics: the test
 # passes when the body's exit status is 0. Output of failing tests goes to
@@ -15,6 +16,20 @@ jj() { "$JAXJOB" "$@"; }
 ok() { echo "ok - $1"; }
 not_ok() { echo "not ok - $1"; }
 skip() { echo "ok - $1 # SKIP ${2:-}"; }
+
+# wait_until [-t SECONDS] CMD... : poll CMD until it succeeds - how a test waits for an
+# event (a file, a line on stderr, a request in a server's log, a process state), never a
+# fixed sleep (tests/suites/11-fixed-sleeps.sh). SECONDS (default 60) is a ceiling against
+# hangs on a busy machine, never a timing assertion; non-zero when it ran out.
+wait_until() {
+	local t=60 end
+	if [ "$1" = -t ]; then t=$2; shift 2; fi
+	end=$((SECONDS + t))
+	until "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.05	# sleep-ok: the poll interval of wait_until
+	done
+}
 
 # expect DESCRIPTION SHELL-SNIPPET
 expect() {

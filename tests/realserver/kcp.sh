@@ -108,7 +108,7 @@ kcp_up() {
 kcp_watchdog() { # PID: when PID is gone, kill what $KCP_DIR/pids names
 	local pid=$1
 	setsid bash -c '
-		while kill -0 "$1" 2>/dev/null && [ -d "$2/pids" ]; do sleep 2; done
+		while kill -0 "$1" 2>/dev/null && [ -d "$2/pids" ]; do sleep 2; done	# sleep-ok: poll interval (until the caller is gone)
 		for f in "$2"/pids/*.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done' \
 		kcp-watchdog "$pid" "$KCP_DIR" >/dev/null 2>&1 </dev/null &
 	disown $!
@@ -120,15 +120,14 @@ kcp_start_operator() {
 		>>"$KCP_DIR/logs/operator.log" 2>&1 </dev/null &
 	echo $! >"$KCP_DIR/pids/operator.pid"
 	disown $!	# no "Killed" notice from this shell when kcp_down ends it
-	local i=0
+	local end=$((SECONDS + 120))	# a ceiling against hangs: its first lists take a while on a busy machine
 	until [ -e "$KCP_DIR/operator.ready" ]; do
-		i=$((i + 1))
-		if [ "$i" -gt 300 ] || ! kill -0 "$(cat "$KCP_DIR/pids/operator.pid")" 2>/dev/null; then
+		if [ "$SECONDS" -ge "$end" ] || ! kill -0 "$(cat "$KCP_DIR/pids/operator.pid")" 2>/dev/null; then
 			echo "kcp_up: the simulated operator did not start:" >&2
 			tail -n 20 "$KCP_DIR/logs/operator.log" >&2
 			return 1
 		fi
-		sleep 0.1
+		sleep 0.1	# sleep-ok: poll interval (until operator.ready exists)
 	done
 }
 
@@ -145,7 +144,7 @@ kcp_down() { # [--graceful]: by default SIGKILL (a test's cluster is thrown away
 		[ -f "$f" ] || continue
 		pid=$(cat "$f")
 		kill -KILL "$pid" 2>/dev/null
-		while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+		while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done	# sleep-ok: poll interval (until the killed process is gone)
 		rm -f "$f"
 	done
 	return 0
@@ -156,7 +155,7 @@ kcp_stop_operator() {
 	[ -f "$f" ] || return 0
 	pid=$(cat "$f")
 	kill -TERM "$pid" 2>/dev/null
-	for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+	for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done	# sleep-ok: poll interval of a 2 s grace period before SIGKILL
 	kill -KILL "$pid" 2>/dev/null
 	rm -f "$f"
 }
@@ -185,7 +184,7 @@ kcp_kill_apiserver() {
 	local pid
 	pid=$(cat "$KCP_DIR/pids/apiserver.pid") || return 1
 	kill -KILL "$pid"
-	while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done	# sleep-ok: poll interval (until the killed apiserver is gone)
 	rm -f "$KCP_DIR/pids/apiserver.pid"
 }
 
@@ -210,7 +209,7 @@ kcp_wait_established() { # CRD...: until the apiserver serves them (30 s at most
 		until kcp_ctl GET "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$c" 2>/dev/null |
 			grep -q '"type":"Established","status":"True"'; do
 			[ "$SECONDS" -lt "$end" ] || return 1
-			sleep 0.2
+			sleep 0.2	# sleep-ok: poll interval (until the CRD is Established)
 		done
 	done
 }

@@ -17,8 +17,8 @@ servers. What is simulated, and how it reaches the server:
   the API, never run: no job controller) which owns the pods `<job>-node-0-<i>-<rand>` with the
   JobSet labels the launcher selects on; TrainJob conditions through `status`.
 - kubelet: for pods bound to the fake node, writes pod status through `pods/status`, writes
-  each container's output to $FAKE_KUBELET_LOG_ROOT/<ns>/<pod>/<container>.log (the stub kubelet
-  serves it as pods/log) and `<container>.log.exited` when the container ends; finishes graceful
+  each container's output to $FAKE_KUBELET_LOG_ROOT/<ns>/<pod>/<container>.log in the CRI format
+  with each line's write time (cri_append; the stub kubelet serves it as pods/log, times included) and `<container>.log.exited` when the container ends; finishes graceful
   deletion (last log line, then DELETE with grace 0 and a uid precondition).
 - garbage collection is the real kube-controller-manager's, nothing here deletes dependents.
 
@@ -53,6 +53,22 @@ UA = 'sim-training-operator/v1.9.4'
 JAXJOBS = '/apis/kubeflow.org/v1'
 TRAINER = '/apis/trainer.kubeflow.org/v1alpha1'
 STOP = threading.Event()
+
+
+def cri_append(path, text, mode='a'):
+    """Append TEXT (whole lines) to a container log in the CRI format a container runtime
+    writes: `<RFC 3339 time, 9 digits> stdout F <line>`, stamped when written. The stub
+    kubelet serves each line with that time (../shared/tools/kube-control-plane/README.md),
+    as a real kubelet serves the runtime's write times, so a line served late looks late;
+    plain lines would be stamped when the stub first reads them and never look behind."""
+    ns = time.time_ns()
+    sec, frac = divmod(ns, 1_000_000_000)
+    ts = time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(sec)) + f'.{frac:09d}Z'
+    lines = text.split('\n')
+    if lines and lines[-1] == '':
+        lines.pop()
+    with open(path, mode) as fh:
+        fh.write(''.join(f'{ts} stdout F {line}\n' for line in lines))
 
 
 def say(msg):
@@ -106,7 +122,7 @@ class Kube:
                 code, obj = 0, {}
             if STOP.is_set() or time.monotonic() > end:
                 return code, obj
-            time.sleep(0.3)
+            time.sleep(0.3)  # sleep-ok: retry backoff of the simulated operator (a real client backs off too)
 
     def watch(self, path, rv):
         """Yield (type, object) of one watch stream from rv; return when the server ends it."""
@@ -200,7 +216,7 @@ class Informer:
             except (OSError, http.client.HTTPException, ValueError) as e:
                 if not STOP.is_set():
                     say(f'watch {self.path}: {e.__class__.__name__}: {e}; reconnecting')
-                    time.sleep(0.5)
+                    time.sleep(0.5)  # sleep-ok: reconnect backoff of the simulated operator (a real informer backs off too)
 
     def start(self):
         threading.Thread(target=self.run, name='watch ' + self.path, daemon=True).start()
@@ -742,9 +758,7 @@ class Cluster:
             for old in (f + '.exited', f):     # a new container's log replaces the old one
                 if os.path.exists(old):
                     os.unlink(old)
-            with open(f, 'w') as fh:
-                if c['name'] != main.get('name'):
-                    fh.write(f'sidecar {c["name"]} started\n')
+            cri_append(f, f'sidecar {c["name"]} started\n' if c['name'] != main.get('name') else '', 'w')
         now = now_iso()
         st = pod['status']
         st['phase'] = 'Running'
@@ -790,13 +804,11 @@ class Cluster:
 
     def print_line(self, uid, run, f, text):
         if self.running(uid, run):
-            with open(f, 'a') as fh:
-                fh.write(text)
+            cri_append(f, text)
 
     def tick_hang(self, uid, run, f, n):
         if self.running(uid, run):
-            with open(f, 'a') as fh:
-                fh.write(f'INFO:sim:still running ({n})\n')
+            cri_append(f, f'INFO:sim:still running ({n})\n')
             self.out.later(1.0, self.tick_hang, uid, run, f, n + 1)
 
     def mark_exited(self, uid, run, pod, eof_delay=0.0):
@@ -926,8 +938,7 @@ class Cluster:
             for c in pod['spec']['containers']:
                 f = self.logfile(ns, name, c['name'])
                 if os.path.exists(f):
-                    with open(f, 'a') as fh:
-                        fh.write('INFO:sim:received SIGTERM, exiting\n')
+                    cri_append(f, 'INFO:sim:received SIGTERM, exiting\n')
                     open(f + '.exited', 'w').close()
         self.ops.later(0.1, self.delete_pod, ns, name, uid, 0)
 

@@ -70,6 +70,22 @@ expect 'run policy, scheduling, pod and container fields are where the CRD wants
  and c['ports'] == [{'name': 'jaxjob-port', 'containerPort': 7777}]
  and c['resources']['limits'] == c['resources']['requests'] == {'cpu': '4', 'memory': '16Gi', 'amd.com/gpu': 2, 'example.com/fpga': '1'}
  and c['volumeMounts'] == [{'name': 'data', 'mountPath': '/data', 'readOnly': True}, {'name': 'shm', 'mountPath': '/dev/shm'}]\""
+# --- Kueue (--local-queue) vs Volcano (--queue) -----------------------------------------------
+ok_run '--local-queue puts a JAXJob into a Kueue LocalQueue' \
+	jj launch "${base[@]}" --label team=ml --local-queue team-a-q
+keep local-queue
+expect '  as the label kueue.x-k8s.io/queue-name on the job only, never on its pods; no schedulingPolicy' \
+	"py '$M/local-queue.yaml' \"d['metadata']['labels'] == {'team': 'ml', 'kueue.x-k8s.io/queue-name': 'team-a-q'}
+ and d['spec']['jaxReplicaSpecs']['Worker']['template']['metadata'] == {'labels': {'team': 'ml'}}
+ and 'runPolicy' not in d['spec']\""
+bad_run '--local-queue and a different queue-name label: refused' \
+	jj launch "${base[@]}" --local-queue a --label kueue.x-k8s.io/queue-name=b
+expect '  naming both and the fix' "grep -qx 'error: labels set kueue.x-k8s.io/queue-name=b and local-queue a; keep local-queue only' '$T/last.err'"
+bad_run '--local-queue that is no LocalQueue name: refused' jj launch "${base[@]}" --local-queue Team_A
+expect '  naming the field' "grep -q '^error: local-queue \"Team_A\" is not a valid name' '$T/last.err'"
+expect '--help says --queue is Volcano'"'"'s and points to --local-queue' \
+	"jj launch --help | tr -s ' \n' ' ' | grep -q -- '--queue NAME JAXJob: the Volcano queue .*for Kueue use local-queue (--local-queue)'"
+
 ok_run 'KFP style: every value a string, lists and maps as JSON, empty = unset' \
 	jj launch --dry-run --name=kfp --image=img:1 --workers=2 --command='["python","train.py"]' \
 	--env='{"XLA_FLAGS":"--xla_force_host_platform_device_count=2"}' --label='{"team":"ml"}' \
@@ -207,4 +223,5 @@ expect 'help lists every option, and component/README.md documents each' \
 	"opts=\$(grep -o -- '^  --[a-z-]*' '$T/help.txt' | tr -d ' ' | sort -u) && [ \$(echo \"\$opts\" | wc -l) -ge 60 ] &&
 	 for o in \$opts; do grep -q -- \"\\\`\$o\" '$JAXJOB_TOP/component/README.md' || { echo \"undocumented \$o\"; exit 1; }; done"
 expect 'jaxjob help launch prints the same help' "jj help launch | cmp - '$T/help.txt'"
-expect 'jaxjob --version still works' "jj --version | grep -q '^jaxjob [0-9]'"
+expect 'jaxjob --version names the version and the commit it was built from' \
+	"jj --version | grep -Eqx \"jaxjob \$(sed -n 's/^#define JAXJOB_VERSION \"\\(.*\\)\"/\\1/p' '$JAXJOB_TOP/lib/version.h') \\(commit (\$(git -C '$JAXJOB_TOP' rev-parse --short=12 HEAD 2>/dev/null || echo unknown)(-dirty)?)\\)\""

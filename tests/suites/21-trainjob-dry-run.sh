@@ -78,11 +78,17 @@ expect 'unset values are absent, suspend=false is kept, the runtime defaults' \
  and d['spec']['suspend'] is False and d['spec']['runtimeRef']['name'] == 'jax-distributed'
  and d['spec']['runtimePatches'][0]['trainingRuntimeSpec']['template']['spec']['replicatedJobs'][0]['template']['spec']['template'] == {'metadata': {'labels': {'team': 'ml'}}}\""
 
+ok_run '--local-queue puts a TrainJob into a Kueue LocalQueue' \
+	jj launch "${base[@]}" --label team=ml --local-queue team-a-q
+expect '  as the label on the TrainJob only, not in the runtime patch of its pods' \
+	"py '$T/last.out' \"d['metadata']['labels'] == {'team': 'ml', 'kueue.x-k8s.io/queue-name': 'team-a-q'}
+ and d['spec']['runtimePatches'][0]['trainingRuntimeSpec']['template']['spec']['replicatedJobs'][0]['template']['spec']['template']['metadata'] == {'labels': {'team': 'ml'}}\""
+
 # --- what a TrainJob cannot express: refused, never dropped ------------------------------
 for p in 'restart-policy OnFailure:runtime.s Job template' 'image-pull-policy Always:imagePullPolicy' \
 	'coordinator-port 7777:29500' 'clean-pod-policy All:JobSet owns the pods' \
 	'ttl-seconds-after-finished 60:--delete-after' 'backoff-limit 3:failurePolicy' \
-	'queue research:kueue.x-k8s.io/queue-name' 'min-available 2:podGroupPolicy' \
+	'queue research:local-queue' 'min-available 2:podGroupPolicy' \
 	'schedule-timeout-seconds 60:podGroupPolicy' 'priority-class high:priorityClassName'; do
 	flag=${p%%:*} why=${p#*:}
 	# shellcheck disable=SC2086

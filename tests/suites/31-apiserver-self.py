@@ -68,6 +68,27 @@ def create(c, o, path=NS):
     return body
 
 
+def settle(c, horizon=0.5):
+    """Before asserting that something did NOT happen: the event that the simulation ran all it
+    had due within `horizon` seconds (GET /_test/settle), however slow the machine."""
+    st, body, _ = c.req('GET', f'/_test/settle?horizon={horizon}')
+    check(st == 200, f'the simulation did not settle: {st} {body}')
+
+
+def answered(c, path, seconds=60.0):
+    """Poll PATH until the server answers it (after a `down` fault); the answer's body."""
+    end = time.monotonic() + seconds
+    while True:
+        try:
+            st, body, _ = c.req('GET', path)
+            if st == 200:
+                return body
+        except (OSError, ssl.SSLError):
+            pass
+        check(time.monotonic() < end, f'{path}: no answer in {seconds} s')
+        time.sleep(0.05)    # sleep-ok: poll interval (until the server answers again)
+
+
 def events_for(c, name):
     return [e for e in c.get(EVENTS)['items'] if e['involvedObject']['name'].startswith(name)]
 
@@ -220,7 +241,7 @@ def _(c):
                      lambda b: any(e['reason'] == 'FailedCreateService' for e in b['items']))['items']
     check(any(e['type'] == 'Warning' for e in evs), evs)
     c.wait_for(PODS + '/nosvc-worker-0', lambda p: p['status'].get('phase') == 'Running')
-    time.sleep(0.3)
+    settle(c)   # the operator has had its turn after the pod ran
     check(set(conds(c.get(NS + '/nosvc'))) == {'Created'}, conds(c.get(NS + '/nosvc')))
 
 
@@ -265,7 +286,7 @@ def _(c):
     c.req('POST', '/_test/faults', {'operatorDelay': 2})
     try:
         create(c, job('slowop', replicas=1, env={'SIM_DURATION': 0.3}))
-        time.sleep(0.8)
+        settle(c, 0.5)  # everything the simulation had due within 0.5 s of the create has run
         check('status' not in c.get(NS + '/slowop'), 'status written before the delay')
         c.wait_for(NS + '/slowop', true_cond('Created'))
     finally:
@@ -278,19 +299,21 @@ def _(c):
     create(c, job('gc', replicas=2, env={'SIM_HANG': 1}))
     c.wait_for(PODS + '/gc-worker-0', lambda p: p['status'].get('phase') == 'Running')
     out = {}
+    streaming = threading.Event()
 
     def follow():
-        out['r'] = c.stream(PODS + '/gc-worker-0/log?follow=true', 15)
+        out['r'] = c.stream(PODS + '/gc-worker-0/log?follow=true', 60,
+                            lambda line: streaming.set())
     t = threading.Thread(target=follow)
     t.start()
-    time.sleep(0.3)
+    check(streaming.wait(60), 'the follow stream brought no line')    # it is open: delete now
     st, body, _ = c.req('DELETE', NS + '/gc?propagationPolicy=Foreground')
     check(st == 200 and 'foregroundDeletion' in body['metadata']['finalizers'], body)
     c.wait_for(PODS + '?labelSelector=training.kubeflow.org%2Fjob-name%3Dgc', lambda b: not b['items'])
     st, _, _ = c.req('GET', NS + '/gc')
-    end = time.monotonic() + 5
+    end = time.monotonic() + 60
     while st != 404 and time.monotonic() < end:
-        time.sleep(0.05)
+        time.sleep(0.05)    # sleep-ok: poll interval (until the owner is gone)
         st, _, _ = c.req('GET', NS + '/gc')
     check(st == 404, f'job still there: {st}')
     t.join()
@@ -305,7 +328,7 @@ def _(c):
     st, body, _ = c.req('DELETE', NS + '/orph?propagationPolicy=Orphan')
     check(st == 200 and body['metadata']['finalizers'] == ['orphan'], body)
     c.wait_for(NS + '?fieldSelector=metadata.name%3Dorph', lambda b: not b['items'])
-    time.sleep(0.8)
+    settle(c)   # the operator has had its turn after the owner went
     pods = c.get(sel)['items']
     check(len(pods) == 2 and not any(p['metadata'].get('ownerReferences') or p['metadata'].get('deletionTimestamp')
                                      for p in pods), pods)
@@ -473,8 +496,7 @@ def _(c):
     except (OSError, ssl.SSLError, Exception):  # noqa: BLE001 - any transport error
         failed = True
     check(failed, 'request succeeded while down')
-    time.sleep(1.2)
-    after = c.get('/api/v1/namespaces')['metadata']['resourceVersion']
+    after = answered(c, '/api/v1/namespaces')['metadata']['resourceVersion']
     check(int(after) >= int(before), (before, after))
 
 

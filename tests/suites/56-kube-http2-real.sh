@@ -11,6 +11,7 @@
 # kubelet are realsrv's harness (tests/realserver/kcp.sh, operator.py); the
 # workers print the lines of a file (SIM_LOG_FILE) so completeness is exact.
 # Not timed.
+# run-all: uses control-plane
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 top=$JAXJOB_TOP
 . "$top/tests/realserver/kcp.sh"
@@ -95,22 +96,23 @@ expect 'http/1.1 (JAXJOB_HTTP1=1): the same launch succeeds with every line' \
 expect 'http/1.1 (JAXJOB_HTTP1=1): one connection per concurrent stream (the count above can fail)' \
 	'[ "$(conns h1a)" -ge 5 ] || { echo "connections: $(conns h1a)" >&2; false; }'
 
-# Known on main at 23:15: the exit-when-decided drain cuts these streams (HTTP/1.1 as well),
-# because the stub kubelet stamps a line when it first reads it, i.e. late under backpressure,
-# so the drain's "behind" guard (line timestamp vs. our clock) sees no lag; a real kubelet's
-# CRI timestamps are write times. Left strict: no line may be lost.
+# The simulated kubelet writes CRI lines stamped when written (tests/realserver/operator.py
+# cri_append), as a container runtime does: a line served late under backpressure carries an
+# old timestamp, as on a real cluster, and the drain's "behind" guard sees the lag. (With plain
+# lines the stub stamped them when it first read them, late, and the drain cut these streams.)
+# Strict: no line may be lost.
 # A slow stdout: the reader starts after 2 s, then reads in small sips, so
 # the pipe fills, stream data backs up past the pause bound (256 kB per
 # stream) and every stream is paused and resumed on the shared connection.
 SLOW_READER='
 import sys, time
-time.sleep(2)
+time.sleep(2)   # sleep-ok: a stdout reader that stops is the fault under test
 while True:
     b = sys.stdin.buffer.read1(16384)
     if not b:
         break
     sys.stdout.buffer.write(b)
-    time.sleep(0.005)' \
+    time.sleep(0.005)   # sleep-ok: a slow stdout reader is the fault under test' \
 	run h2slow 4 15000
 expect 'http2, slow stdout: the launch succeeds' 'succeeded h2slow'
 expect 'http2, slow stdout: no line lost or reordered (4 x 15000, 0.6 MB per worker)' 'complete h2slow 4 15000'

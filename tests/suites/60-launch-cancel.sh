@@ -41,28 +41,38 @@ expect "SIGTERM with --on-cancel=leave exits 5 (got $rc)" "test $rc -eq 5"
 expect '... the job is left running' 'test "$(job_state sg3)" = Created,Running'
 ctl DELETE /apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/sg3 >/dev/null
 
-# SIGTERM while the POST is in the server's hands (slow admission): the job
-# appears after we gave up on the request; it must still be deleted.
-ctl POST /_test/faults '{"delayMs": 1500, "delayMatch": "/jaxjobs$"}' >/dev/null
+# SIGTERM while the POST is in the server's hands (admission held until we
+# signalled): the job appears after we gave up on the request; it must still
+# be deleted. The signal goes once the server has the POST (its request log),
+# however long the launch took to get there.
+ks_mark
+ctl POST /_test/faults '{"holdMatch": "/jaxjobs$", "holdMethod": "POST"}' >/dev/null
 bg_launch sc1 --name sc1 $HANG
-sleep 0.5
+wait_for seen POST '/jaxjobs$'
 kill -TERM "$BG_sc1"
+wait_for grep -q "SIGTERM received" "$T/sc1.err"
+ctl POST /_test/faults '{"holdMatch": null}' >/dev/null
 bg_wait sc1
 rc=$?
 ctl DELETE /_test/faults >/dev/null
 expect "SIGTERM during the create exits 5 (got $rc)" "test $rc -eq 5"
 expect '... and no job is left behind' 'wait_for test "$(job_state sc1)" = absent'
 
-# SIGTERM again while deleting: the deletion still completes.
-ctl POST /_test/faults '{"delayMs": 1000, "delayMatch": "/jaxjobs/sd1$"}' >/dev/null
+# SIGTERM again while deleting: the deletion still completes. The second
+# signal goes while the server holds the DELETE, and the DELETE is answered
+# only once the launch said it got that signal.
+ks_mark
+ctl POST /_test/faults '{"holdMatch": "/jaxjobs/sd1$", "holdMethod": "DELETE"}' >/dev/null
 bg_launch sd1 --name sd1 $HANG
 wait_for grep -q "Running:" "$T/sd1.err"
 kill -TERM "$BG_sd1"
-wait_for grep -q "deleting\|SIGTERM" "$T/sd1.err"
-sleep 0.3
+wait_for seen DELETE '/jaxjobs/sd1$'
 kill -TERM "$BG_sd1" 2>/dev/null
+wait_for grep -q "signal received during cleanup" "$T/sd1.err"
+ctl POST /_test/faults '{"holdMatch": null}' >/dev/null
 bg_wait sd1
 rc=$?
 ctl DELETE /_test/faults >/dev/null
 expect "a second SIGTERM during cleanup does not abort it: exit 5 (got $rc)" "test $rc -eq 5"
+expect '... the launch said so and finished the cleanup' 'grep -q "signal received during cleanup" "$T/sd1.err"'
 expect '... the job is gone' 'test "$(job_state sd1)" = absent'

@@ -124,6 +124,46 @@ for i in spec['inputs']:
     assert i.get('description'), i['name']
 PY"
 
+# ---- one source of truth: the component against the flag table ---------------
+CF="python3 scripts/component-flags.py --check --jaxjob $JAXJOB"
+"$JAXJOB" launch --help=json >"$T/flags.json"
+expect 'every launch flag is a component input, an output, a fixed value or listed absent with its reason; types match; the WorkflowTemplate reaches every flag (component-flags.py --check)' \
+	"$CF | grep -q '^ok: '"
+expect '--help=json lists the same options as --help' \
+	"python3 -c 'import json, sys; print(\"\\n\".join(\"--\" + f[\"flag\"] for f in json.load(open(sys.argv[1]))))' $T/flags.json | sort -u >$T/a &&
+	 jj launch --help | grep -o -- '^  --[a-z][a-z-]*' | tr -d ' ' | sort -u >$T/b && cmp $T/a $T/b"
+# drift: what another flag, a wrong type, a reason-less absence would do
+python3 - "$T" <<'PY'
+import json, sys
+t = sys.argv[1]
+flags = json.load(open(t + "/flags.json"))
+json.dump(flags + [dict(flags[0], flag="brand-new", param=None, kind="int")], open(t + "/flags-new.json", "w"))
+json.dump(flags + [dict(flags[0], flag="out-brand-new", param=None, kind="string")], open(t + "/flags-out.json", "w"))
+PY
+bad_cf() { # OUT-FILE ARGS... : the check fails, one error line each
+	$CF "${@:2}" >"$T/cf.out" 2>"$1"; test $? -ne 0
+}
+expect 'a new launch flag that is neither an input nor listed absent fails the check, naming it and the fix' \
+	"bad_cf $T/cf1 --flags-json $T/flags-new.json && grep -qx \"error: launch flag --brand-new is neither an input of component/component.yaml nor listed in component/absent-flags.yaml with the reason; run \\\`make component\\\` to add it as an input\" $T/cf1"
+expect '... a new --out-* flag asks for an output instead' \
+	"bad_cf $T/cf2 --flags-json $T/flags-out.json && grep -q 'out-brand-new.*add an output' $T/cf2"
+expect '... make component turns the new flag into a typed optional input with its argument' \
+	"cp $COMP $T/comp.yaml && python3 scripts/component-flags.py --flags-json $T/flags-new.json --component $T/comp.yaml &&
+	 grep -qx -- '- {name: brand_new, type: Integer, optional: true, description: \".*\"}' $T/comp.yaml &&
+	 grep -qx -- '    - if: {cond: {isPresent: brand_new}, then: \\[--brand-new, {inputValue: brand_new}\\]}' $T/comp.yaml &&
+	 python3 scripts/component-flags.py --check --flags-json $T/flags-new.json --component $T/comp.yaml | grep -q '^ok: '"
+expect '... an input typed as a string where the flag takes a number fails it' \
+	"sed 's/^- {name: workers, type: Integer/- {name: workers, type: String/' $COMP >$T/comp-str.yaml &&
+	 bad_cf $T/cf3 --component $T/comp-str.yaml && grep -qx 'error: input workers (--workers, int) has type String, want Integer' $T/cf3"
+expect '... an output named like an input fails it' \
+	"sed 's/^- {name: worker_counts, /- {name: workers, /; s/{outputPath: worker_counts}/{outputPath: workers}/' $COMP >$T/comp-out.yaml &&
+	 bad_cf $T/cf4 --component $T/comp-out.yaml && grep -qx 'error: output workers has the name of an input; rename it' $T/cf4"
+expect '... an input with a default (always passed, unset impossible) fails it' \
+	"sed 's/^- {name: api, type: String, optional: true, /- {name: api, type: String, default: jaxjob, optional: true, /' $COMP >$T/comp-def.yaml &&
+	 bad_cf $T/cf5 --component $T/comp-def.yaml && grep -q 'input api has a default' $T/cf5"
+expect '... a WorkflowTemplate without --launch-args fails it' \
+	"grep -v -- '--launch-args=' $WT >$T/wt-nola.yaml && bad_cf $T/cf6 --workflow $T/wt-nola.yaml && grep -q 'does not pass --launch-args' $T/cf6"
+
 # ---- Argo WorkflowTemplate ---------------------------------------------------
 NPMDIR=$JAXJOB_TOP/build/npm-argo-models
 argo_models() {

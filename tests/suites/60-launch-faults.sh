@@ -174,7 +174,7 @@ bg_launch sv2 --name sv2 --image x/jax:1 --workers 1 --env SIM_LINES=2 --env SIM
 	--out-state="$O/sv2/state"
 job_is() { test "$(job_state "$1")" = "$2"; }
 wait_for job_is sv2 Created,Succeeded
-sleep 0.3
+wait_for grep -q "created JAXJob team-a/sv2" "$T/sv2.err"	# past the create: in the wait
 kill -TERM "$BG_sv2"
 bg_wait sv2
 rc=$?

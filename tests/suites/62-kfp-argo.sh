@@ -45,9 +45,39 @@ else
 	skip 'the pipeline to copy in component/README.md compiles too' "$NOSHARED"
 	skip 'component.yaml loads and compiles alone' "$NOSHARED"
 fi
+# chk FILE EXPR: a Python assertion on a JSON file (d; o = its outputs); field FILE KEY
+chk() { python3 -c 'import json, re, sys; d = json.load(open(sys.argv[1])); o = d.get("outputs", d); assert eval("(" + sys.argv[2] + ")"), (sys.argv[2], d)' "$1" "$2"; }
+field() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d.get("outputs", d)[sys.argv[2]])' "$1" "$2"; }
 IR=$T/pipeline.ir.yaml
 CC=$T/container_component.ir.yaml
+TY=$T/typed.ir.yaml
 have_ir() { [ -s "$IR" ]; }
+
+# ---- the compile matrix: every input typed as an author passes it ---------------
+if [ -n "$JAXJOB_SHARED" ]; then
+	expect 'compile matrix: a native Python value of its type for every input compiles (issue 22'\''s call: workers=4, gpus_per_worker=1, labels={...}, command=[...], volumes=[...], queue=...)' \
+		"sdk tests/kfp-argo/typed_pipeline.py component/component.yaml $TY"
+	expect '... its IR: each input of its KFP type, optional without a default in an IfPresent (image required), duration a double, exit_code an integer, JSON outputs structs, no output named as an input' \
+		"sdk tests/kfp-argo/typed_pipeline.py --check component/component.yaml $TY"
+	expect '... an input left out is no argument: issue 22'\''s task passes exactly the flags of its eight inputs (besides outputs and {{$}})' \
+		"$ENGINE kfp-argv $TY jaxjob-launch $T/ty-1 run=run-ty task_name=jaxjob-launch task_id=1 | tr '\\0' '\\n' |
+		 grep '^--' | grep -v '^--out-\\|^--kfp-executor-input\$' | sort | tr '\\n' ' ' >$T/ty-flags &&
+		 test \"\$(cat $T/ty-flags)\" = '--command --gpus-per-worker --image --label --name --queue --volume --workers '"
+	for t in jaxjob-launch-2:JAXJob jaxjob-launch-3:TrainJob; do
+		expect "... the ${t#*:} task with every value as KFP's launcher writes it (JSON, true/false, whole numbers): launch takes them all (--dry-run)" \
+			"mapfile -d '' a < <($ENGINE kfp-argv $TY ${t%%:*} $T/ty-${t%%:*} run=run-ty task_name=${t%%:*} task_id=1) && a[0]=$JAXJOB &&
+			 \"\${a[@]}\" --dry-run -o json >$T/ty-${t%%:*}.json && chk $T/ty-${t%%:*}.json \"d['kind'] == '${t#*:}'\""
+	done
+	expect '... and the values reach the JAXJob where they belong (labels + Kueue label on the job, Volcano queue, tolerations, volumes, mounts, env, suspend)' \
+		"chk $T/ty-jaxjob-launch-2.json \"d['metadata']['labels'] == {'team': 'a', 'kueue.x-k8s.io/queue-name': 'team-a-q'}
+ and d['spec']['runPolicy']['schedulingPolicy']['queue'] == 'research' and d['spec']['runPolicy']['suspend'] is True
+ and (p := d['spec']['jaxReplicaSpecs']['Worker']['template']['spec'])['tolerations'] == [{'key': 'gpu', 'operator': 'Exists', 'effect': 'NoSchedule'}]
+ and p['volumes'] == [{'name': 'data', 'persistentVolumeClaim': {'claimName': 'datasets'}}]
+ and p['containers'][0]['volumeMounts'] == [{'name': 'data', 'mountPath': '/data', 'readOnly': True}]
+ and p['containers'][0]['env'] == [{'name': 'A', 'value': '1'}] and p['containers'][0]['resources']['limits']['amd.com/gpu'] == 1\""
+else
+	skip 'compile matrix: every input typed as an author passes it' "$NOSHARED"
+fi
 
 # ---- the IR -------------------------------------------------------------------
 if have_ir; then
@@ -184,16 +214,13 @@ kfp_step() {
 SIMOK='input.env={"SIM_LINES":"2","SIM_DURATION":"1"}'
 SIMBAD='input.env={"SIM_FAIL_WORKER":"0","SIM_EXIT":"3","SIM_LINES":"1"}'
 collect() { $ENGINE kfp-collect "$IR" jaxjob-launch "$1" "$(cat "$T/$2.rc")" $(cat "$T/$2.ctx"); }
-# chk FILE EXPR: a Python assertion on a JSON file (d; o = its outputs); field FILE KEY
-chk() { python3 -c 'import json, re, sys; d = json.load(open(sys.argv[1])); o = d.get("outputs", d); assert eval(sys.argv[2]), (sys.argv[2], d)' "$1" "$2"; }
-field() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d.get("outputs", d)[sys.argv[2]])' "$1" "$2"; }
 
 if have_ir; then
 	kfp_step k1 "$T/k1" run=run-aaaa task_name=jaxjob-launch task_id=41 param.workers=2 "$SIMOK"
 	expect 'KFP: the step as the launcher runs it: a JAXJob that Succeeds, exit 0' "test \$(cat $T/k1.rc) = 0"
 	collect "$T/k1" k1 >"$T/k1.json" 2>"$T/k1.collect.err"
-	expect '... every output exists and parses under KFP'\''s rules (exit_code an integer, job_json and workers JSON objects)' \
-		"chk $T/k1.json \"d['collected'] and o['state'] == 'Succeeded' and o['exit_code'] == 0 and o['job_json']['kind'] == 'JAXJob' and o['workers']['replicas'] == 2\""
+	expect '... every output exists and parses under KFP'\''s rules (exit_code an integer, duration a float, job_json and worker_counts JSON objects)' \
+		"chk $T/k1.json \"d['collected'] and o['state'] == 'Succeeded' and o['exit_code'] == 0 and o['job_json']['kind'] == 'JAXJob' and o['worker_counts']['replicas'] == 2 and isinstance(o['duration'], float)\""
 	expect '... the job is named mnist-<10 hex> from the run and task, never with a literal placeholder' \
 		"chk $T/k1.json \"re.fullmatch('mnist-[0-9a-f]{10}', o['job_name'])\""
 	expect '... the branch that runs is evaluate' \
@@ -204,12 +231,21 @@ if have_ir; then
 		"test \$(cat $T/k2.rc) = 0 && grep -q 'outcome outputs' $T/k2.err"
 	collect "$T/k2" k2 >"$T/k2.json" 2>"$T/k2.collect.err"
 	expect '... the outputs parse and say Failed, exit_code 1' \
-		"chk $T/k2.json \"d['collected'] and o['state'] == 'Failed' and o['exit_code'] == 1 and isinstance(o['workers'], dict)\""
+		"chk $T/k2.json \"d['collected'] and o['state'] == 'Failed' and o['exit_code'] == 1 and isinstance(o['worker_counts'], dict)\""
 	expect '... the branch that runs is report-failure' \
 		"test \"\$($ENGINE kfp-branch $IR jaxjob-launch Failed)\" = report-failure"
 	kfp_step k3 "$T/k3" run=run-cccc task_name=jaxjob-launch task_id=43 input.outcome=exit-code "$SIMBAD"
 	expect 'KFP: the same with outcome=exit-code: exit 1, and KFP collects nothing' \
 		"test \$(cat $T/k3.rc) = 1 && collect $T/k3 k3 | grep -q '\"collected\": false'"
+	expect '... the outputs are the same under outcome=exit-code: every declared output file exists and parses by its type (KFP just does not collect them from a failed step)' "python3 -c '
+import os, sys; sys.argv = [\"\"]
+exec(open(\"$JAXJOB_TOP/tests/kfp-argo/engine.py\").read().split(\"def main(\")[0])
+ir = load(\"$IR\"); _, t = find_task(ir, \"jaxjob-launch\")
+outs = ir[\"components\"][t[\"componentRef\"][\"name\"]][\"outputDefinitions\"][\"parameters\"]
+for root in (\"$T/k2\", \"$T/k3\"):
+    got = {n: text_to_value(open(root + \"/tmp/kfp/outputs/\" + n).read(), d[\"parameterType\"], n) for n, d in outs.items()}
+    assert got[\"state\"] == \"Failed\" and got[\"exit_code\"] == 1 and isinstance(got[\"duration\"], float), got
+'"
 	kfp_step k4 "$T/k4" run=run-dddd task_name=jaxjob-launch task_id=44 param.gpus_per_worker=1 input.image=x/jax:1 \
 		"input.env={\"SIM_STARTUP\":\"0.1\",\"SIM_IMAGE_PULL_ERROR\":\"1\"}" input.fail_fast_after=1s
 	collect "$T/k4" k4 >"$T/k4.json" 2>"$T/k4.collect.err"
@@ -229,6 +265,16 @@ for n, d in ir[\"components\"][t[\"componentRef\"][\"name\"]][\"outputDefinition
     if n == \"exit_code\": assert v == 4, v
     if n == \"job_json\": assert v == {}, v
 '"
+
+	# issue 22's pipeline as KFP runs it: typed constants through the launcher's placeholders
+	IR=$TY kfp_step t1 "$T/t1" run=run-typed task_name=jaxjob-launch task_id=71 'input.env=[{"name":"SIM_LINES","value":"2"}]'
+	$ENGINE kfp-collect "$TY" jaxjob-launch "$T/t1" "$(cat "$T/t1.rc")" run=run-typed task_name=jaxjob-launch >"$T/t1.json"
+	expect 'KFP: the issue 22 pipeline (workers=4, gpus_per_worker=1, labels, command, volumes, queue) runs: exit 0, outputs typed (duration float, exit_code int, worker_counts dict)' \
+		"test \$(cat $T/t1.rc) = 0 && chk $T/t1.json \"o['state'] == 'Succeeded' and o['exit_code'] == 0 and isinstance(o['duration'], float) and o['worker_counts']['replicas'] == 4\""
+	expect '... and the JAXJob it created has them: 4 workers with a GPU each, label team=a, the volume, the Volcano queue, the command' \
+		"chk $T/t1.json \"(j := o['job_json'])['metadata']['labels']['team'] == 'a' and j['spec']['runPolicy']['schedulingPolicy']['queue'] == 'research'
+ and (w := j['spec']['jaxReplicaSpecs']['Worker'])['replicas'] == 4 and (p := w['template']['spec'])['volumes'][0]['persistentVolumeClaim']['claimName'] == 'datasets'
+ and p['containers'][0]['command'] == ['python', 'train.py'] and p['containers'][0]['resources']['limits']['nvidia.com/gpu'] == 1\""
 
 	# the run from the pod label instead (use_field_path_as_env -> KFP_RUN_ID)
 	KFP_RUN_ID=run-from-label kfp_step k6 "$T/k6" run=run-from-label task_name=jaxjob-launch task_id=46 input.run_id= "$SIMOK"

@@ -8,6 +8,7 @@
 # watch-driven launch makes the same requests however long the job runs, and the suite's time
 # budget is small; bench/realserver.sh runs the 60 s job). The scenarios run side by side on one
 # control plane (different jobs), then the assertions.
+# run-all: uses control-plane
 . "$JAXJOB_TOP/tests/suites/65-real.lib"
 real_start "real control plane launch scenarios"
 O=$T/outputs
@@ -50,9 +51,10 @@ bg_launch sus --name sus $HANG --on-cancel suspend
 bg_launch fg --name fg $HANG
 export ARGO_WORKFLOW_NAME=real-x7k2p	# the re-attach identity
 bg_launch ra --name ra --image x/jax:1 --workers 2 --env SIM_DURATION=5 --env SIM_LINES=4
-# a kubelet that ends the follow streams 30 s after the containers exited (a real one: ~1 s)
+# a kubelet that ends the follow streams 10 min after the containers exited (a real one: ~1 s):
+# never within this suite, so the launch can only end by deciding, not by the streams' end
 bg_launch eof --name eof --image x/jax:1 --workers 2 --env SIM_LINES=20 --env SIM_DURATION=2 \
-	--env SIM_EOF_DELAY=30 --out-state="$O/eof/state"
+	--env SIM_EOF_DELAY=600 --timeout 300s --out-state="$O/eof/state"
 
 # cancel when Running: suspend / foreground delete; kill -9 the re-attach step's first attempt
 for n in sus fg ra; do wait_for grep -q "Running:" "$T/$n.err"; done
@@ -68,6 +70,8 @@ for n in ok3 late bad rst ip svc tj sus fg ra2 cnt eof; do
 	eval "rc_$n=$?"
 	echo "# $n ended at +$((SECONDS - t_start)) s"
 done
+# the kubelet's end of the eof job's streams (its .exited markers) had not come when it ended
+eof_streams_open=$(for w in 0 1; do [ -e "$FAKE_KUBELET_LOG_ROOT/team-a/eof-worker-$w/jax.log.exited" ] || echo "$w"; done | wc -l)
 
 # ---- succeed, logs line for line, late worker ---------------------------------------------
 expect "a 3-worker job that succeeds exits 0 (got $rc_ok3), outputs Succeeded/0" \
@@ -83,15 +87,14 @@ expect "a late worker (created 3 s after the others) is followed too: exit 0 (go
 	diff $T/late.want $T/late.got"
 
 # ---- exit when decided: the end of an exited worker's log is read, not waited for ---------------
-expect "streams the kubelet ends 30 s late: Succeeded (exit $rc_eof), every line of both workers once, in order" "
+expect "streams the kubelet ends 10 min late: Succeeded (exit $rc_eof), every line of both workers once, in order" "
 	test $rc_eof -eq 0 && test \"\$(cat $O/eof/state)\" = Succeeded &&
 	for w in 0 1; do
 		expected_log eof \$w 2 20 >$T/eof.want.\$w && worker_log $T/eof.out \$w >$T/eof.got.\$w &&
 		diff $T/eof.want.\$w $T/eof.got.\$w || exit 1
 	done"
-expect '... and it ended with the job, not 30 s later (its last progress line: +N s since start)' "
-	last=\$(grep -o '(+[0-9.]*s) Succeeded: JAXJobSucceeded' $T/eof.err | grep -o '[0-9.]*' | head -1) &&
-	test -n \"\$last\" && \"\$KCP_PY\" -c 'import sys; sys.exit(0 if float(sys.argv[1]) < 20 else 1)' \"\$last\""
+expect "... and it ended with the job, while the kubelet still held both streams open ($eof_streams_open of 2)" \
+	"test $eof_streams_open -eq 2"
 expect '... by one read of each exited worker'"'"'s last 32 lines with timestamps (audit log)' "
 	kcp_audit jaxjob/ | \"\$KCP_PY\" -c '
 import json, sys

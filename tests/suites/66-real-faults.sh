@@ -10,6 +10,7 @@
 #     answers the old resourceVersion with 410 Expired; the launch must re-list and end with the
 #     job's TRUE outcome and exit code, keep/delete the job per --delete-after, every log line once.
 # run-all: after 65-real-launch
+# run-all: uses control-plane
 # (one real control plane at a time: each costs a CPU for tens of seconds on a 2-core machine)
 . "$JAXJOB_TOP/tests/suites/65-real.lib"
 real_start "real control plane fault scenarios"
@@ -141,7 +142,7 @@ t0=$SECONDS
 kcp_kill_apiserver
 rev=$(etcdctl endpoint status -w json | "$KCP_PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["Status"]["header"]["revision"])')
 etcdctl compact "$rev" >/dev/null && etcdctl defrag >/dev/null || echo "etcd compaction failed" >&2
-d=$((t0 + 10 - SECONDS)); [ "$d" -gt 0 ] && sleep "$d"
+d=$((t0 + 10 - SECONDS)); [ "$d" -gt 0 ] && sleep "$d"	# sleep-ok: the outage length is the fault under test (apiserver down >= 10 s)
 kcp_start_apiserver || echo "the apiserver did not come back" >&2
 echo "# apiserver down for $((SECONDS - t0)) s (until ready again); etcd compacted at revision $rev"
 for n in rk rd rf cp; do

@@ -124,7 +124,7 @@ report 'a --repo that is not a repository is one clean error' $?
 git clone -q --bare "$R" "$W/srv/jobs.git"
 python3 "$JAXJOB_TOP/tests/render/git_http_server.py" "$W/srv" robot 's3cret-Pa55' "$W/port" "$W/http.log" &
 SERVER=$!
-for _ in $(seq 100); do [ -s "$W/port" ] && break; sleep 0.1; done
+wait_until test -s "$W/port"
 URL="http://127.0.0.1:$(cat "$W/port" 2>/dev/null)/jobs.git"
 # an askpass program the way Argo CD's works: one prompt in argv[1], the answer on stdout
 cat >"$W/askpass" <<'EOS'

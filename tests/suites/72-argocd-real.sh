@@ -47,7 +47,7 @@ last=$(tail -n 1 "$W/lua.out")
 npass=${last%% passed*}
 [ "$rc" -eq 0 ] && [[ "$last" =~ ^[0-9]+\ passed,\ 0\ failed$ ]] && [ "$npass" -ge 500 ] &&
 	[ "$(grep -c '^# .* -> overrides: kubeflow.org/JAXJob(health=true,actions=true' "$W/lua.out")" -eq 3 ] &&
-	[ "$(grep -c 'trainer.kubeflow.org/TrainJob(health=true' "$W/lua.out")" -eq 3 ]
+	[ "$(grep -c 'trainer.kubeflow.org/TrainJob(health=true,actions=true' "$W/lua.out")" -eq 3 ]
 report "argocd-lua: every health and action vector and reference sample, in every mode and argocd-cm ($last)" $?
 [ "$rc" -eq 0 ] || cat "$W/lua.out" >&2
 
@@ -72,6 +72,17 @@ sed -i 's/"Healthy"/"Fine"/' "$W/bad-root/JAXJob/health.lua"
 "$LUA" -root "$W/bad-root" -cm "$JAXJOB_TOP/health-checks/argocd-cm.yaml" >"$W/bad.out" 2>&1
 [ $? -eq 1 ] && grep -q 'argocd-cm script differs' "$W/bad.out" && grep -q '^FAIL \[upstream\]' "$W/bad.out"
 report 'argocd-lua fails a health script Argo CD would reject (control)' $?
+
+# TrainJob's actions (suspend/resume) run on the engine too: each vector, and a
+# suspend that does not suspend is caught
+(cd "$JAXJOB_TOP" && "$LUA" -v -root health-checks "${cmargs[@]}") >"$W/lua-v.out" 2>&1
+[ "$(grep -c '^ok .*TrainJob/actions' "$W/lua-v.out")" -ge 12 ] && ! grep -q '^FAIL .*TrainJob' "$W/lua-v.out"
+report "argocd-lua: the TrainJob suspend/resume actions, discovery and patched objects ($(grep -c '^ok .*TrainJob/actions' "$W/lua-v.out") checks)" $?
+cp -R "$JAXJOB_TOP/health-checks/trainer.kubeflow.org" "$W/bad-tj"
+sed -i 's/obj.spec.suspend = true/obj.spec.suspend = false/' "$W/bad-tj/TrainJob/actions/suspend/action.lua"
+"$LUA" -root "$W/bad-tj" >"$W/bad-tj.out" 2>&1
+[ $? -eq 1 ] && grep -q '^FAIL \[upstream\] .*TrainJob/actions.*suspend' "$W/bad-tj.out"
+report 'argocd-lua fails a TrainJob suspend action that does not suspend (control)' $?
 
 # --- argocd-cmp on every example app -----------------------------------------
 # application NAME PATH PLUGIN-YAML: an Application for the example app (the

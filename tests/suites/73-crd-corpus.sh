@@ -9,6 +9,7 @@
 # directory, stopped at the end). The compiled-in schemas must be what
 # scripts/gen-crdschema.py gives from the CRDs.
 set -u
+# run-all: uses control-plane
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 . "$JAXJOB_TOP/tests/render/lib.sh"
 PY=/usr/bin/python3

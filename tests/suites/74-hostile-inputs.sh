@@ -120,11 +120,11 @@ $PY -c '
 big = "x" * (512 * 1024)
 print("apiVersion: kubeflow.org/v1\nkind: JAXJob\nmetadata: {name: a, annotations: {a: &a \"" + big + "\"}}\nstatus:\n  conditions:")
 for i in range(1500): print("  - {type: Running, status: \"True\", message: *a}")' >"$W/health-alias.yaml"
-hostile health-alias-bytes 'stdin:[0-9]+:[0-9]+: aliases expand to more than 4194304 bytes' "$W" "$W/health-alias.yaml" "$JAXJOB" health
+hostile health-alias-bytes 'standard input:[0-9]+:[0-9]+: aliases expand to more than 4194304 bytes' "$W" "$W/health-alias.yaml" "$JAXJOB" health
 $PY -c 'import sys; sys.stdout.write("a: \"" + "x" * (9 * 1024 * 1024) + "\"\n")' >"$W/health-big.yaml"
 hostile health-over-8MiB 'more than the limit of 8388608 bytes' "$W" "$W/health-big.yaml" "$JAXJOB" health
 $PY -c 'print("[" * 200000 + "]" * 200000)' >"$W/health-deep.json"
-hostile health-deep 'stdin:.*(deeper|nest)' "$W" "$W/health-deep.json" "$JAXJOB" health
+hostile health-deep 'standard input:.*(deeper|nest)' "$W" "$W/health-deep.json" "$JAXJOB" health
 
 # --- launch ------------------------------------------------------------------------
 $PY -c '
@@ -206,10 +206,10 @@ while True:
     c, _ = s.accept(); conns.append(c)   # accept, never answer: the clone hangs
 EOF
 $PY "$W/sig/srv.py" "$W/sig/port" & SRV=$!
-for _ in $(seq 50); do [ -s "$W/sig/port" ] && break; sleep 0.1; done
+wait_until test -s "$W/sig/port"
 TMPDIR=$W/sig/tmp "$JAXJOB" render --repo "http://127.0.0.1:$(cat "$W/sig/port")/jobs.git" --revision main >"$W/sig/out" 2>"$W/sig/err" &
 P=$!
-for _ in $(seq 100); do [ -n "$(ls "$W/sig/tmp")" ] && break; sleep 0.1; done
+wait_until eval '[ -n "$(ls "$W/sig/tmp")" ]'
 during=$(ls "$W/sig/tmp")
 kill -TERM $P
 wait $P

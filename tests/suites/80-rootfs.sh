@@ -109,13 +109,15 @@ df=$top/Dockerfile
 entry=$(sed -n 's/^ENTRYPOINT \["\([^"]*\)".*/\1/p' "$df")
 user=$(sed -n 's/^USER \([0-9]*\).*/\1/p' "$df")
 expect 'Dockerfile: the final stage is FROM scratch and copies build/rootfs, built by make rootfs' \
-	'[ "$(grep "^FROM " "$df" | tail -n 1)" = "FROM scratch" ] && grep -q "^COPY --from=build /src/build/rootfs/ /$" "$df" && grep -q "^RUN make rootfs$" "$df" && grep -q "^FROM debian:bookworm " "$df"'
+	'[ "$(grep "^FROM " "$df" | tail -n 1)" = "FROM scratch" ] && grep -q "^COPY --from=build /src/build/rootfs/ /$" "$df" && grep -q "^RUN make rootfs JAXJOB_COMMIT=\${REVISION}$" "$df" && grep -q "^FROM debian:bookworm " "$df"'
 expect "Dockerfile: ENTRYPOINT $entry is the binary in the rootfs" \
 	'[ -n "$entry" ] && [ -x "$built$entry" ] && [ -f "$built$entry" ]'
 expect "Dockerfile: USER $user is non-root and named in the rootfs's /etc/passwd" \
 	'[ -n "$user" ] && [ "$user" -ne 0 ] && grep -q "^[a-z]*:x:$user:$user:" "$built/etc/passwd"'
 expect 'Dockerfile: OCI labels source, version, revision, licenses, title, description' \
 	'for l in source version revision licenses title description; do grep -q "org.opencontainers.image.$l=" "$df" || exit 1; done'
+expect 'Dockerfile: the licence label is Apache-2.0, the licence of LICENSE' \
+	'grep -q "^      org.opencontainers.image.licenses=\"Apache-2.0\"\$" "$df" && grep -q "Apache License" "$top/LICENSE" && grep -q "Version 2.0, January 2004" "$top/LICENSE"'
 version=$(sed -n 's/^#define JAXJOB_VERSION "\(.*\)"/\1/p' "$top/lib/version.h")
 expect "the images named in component.yaml and the sidecar are jaxjob:$version, the tag make image builds" \
 	'grep -q "image: jaxjob:$version\$" "$top/component/component.yaml" && grep -q "image: jaxjob:$version\$" "$top/argocd-plugin/repo-server-sidecar.yaml" &&
@@ -177,6 +179,9 @@ os.execv("/usr/local/bin/jaxjob", ["jaxjob"] + sys.argv[4:])
 }
 
 want_version=$("$rel" --version)
+commit=$(git -C "$top" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+expect "the release binary's --version names the version $version and the commit $commit" \
+	'[[ "$want_version" =~ ^jaxjob\ $version\ \(commit\ $commit(-dirty)?\)$ ]]'
 for u in $users; do
 	expect "uid $u: --version from the rootfs prints '$want_version'" \
 		'[ "$(in_root '"$u"' --version)" = "$want_version" ]'

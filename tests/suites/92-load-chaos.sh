@@ -54,7 +54,7 @@ for i in $(seq 1 "$C"); do
 			>"$d/stdout" 2>"$d/stderr" &
 		pid=$!
 		# a random moment in 0..3.5 s: the job lives ~2.5 s, deletion after
-		sleep "$(awk -v s="$RANDOM" 'BEGIN { printf "%.3f", (s % 3500) / 1000 }')"
+		sleep "$(awk -v s="$RANDOM" 'BEGIN { printf "%.3f", (s % 3500) / 1000 }')"	# sleep-ok: chaos: a random moment is the input under test
 		kill -TERM "$pid" 2>/dev/null
 		wait "$pid"
 		echo $? >"$d/rc"

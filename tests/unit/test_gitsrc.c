@@ -95,10 +95,11 @@ static void check_source(struct gitsrc *s, const char *want_a)
 	struct err e = ERR_INIT;
 	assert_int_equal(gitsrc_list(s, "jobs", &p, &e), 0);
 	/* links are listed, never descended into (dirlink) */
-	const char *want[] = { "jobs/a.yaml", "jobs/b/c.yaml", "jobs/dirlink", "jobs/evil.yaml",
+	/* directories are listed with a trailing slash, then their contents */
+	const char *want[] = { "jobs/a.yaml", "jobs/b/", "jobs/b/c.yaml", "jobs/dirlink", "jobs/evil.yaml",
 			       "jobs/link.yaml", "jobs/loop1", "jobs/loop2", "jobs/up.yaml" };
-	assert_int_equal(p.n, 8);
-	for (size_t i = 0; i < 8; i++)
+	assert_int_equal(p.n, 9);
+	for (size_t i = 0; i < 9; i++)
 		assert_string_equal(p.v[i], want[i]);
 	gitsrc_paths_free(&p);
 
@@ -120,6 +121,8 @@ static void check_source(struct gitsrc *s, const char *want_a)
 	assert_int_equal(e.code, ERR_LIMIT);
 	assert_int_equal(gitsrc_read(s, "jobs/nope.yaml", 1024, &out, &e), -1);
 	assert_int_equal(e.code, ERR_NOTFOUND);
+	assert_int_equal(gitsrc_read(s, "jobs/b", 1024, &out, &e), -1);
+	assert_int_equal(e.code, ERR_INPUT);
 	assert_true(gitsrc_is_file(s, "jobs/b/c.yaml"));
 	assert_false(gitsrc_is_file(s, "jobs/b"));
 	assert_false(gitsrc_is_file(s, "jobs/evil.yaml"));
@@ -136,6 +139,41 @@ static void worktree_reads_files_and_refuses_links_out(void **state)
 	assert_null(gitsrc_commit(s));
 	check_source(s, "changed\n");
 	gitsrc_free(s);
+}
+
+/*
+ * A FIFO and a socket in a worktree are listed (so a job file of that kind
+ * is seen) and refused by the reader, naming what they are, without
+ * waiting for a writer. alarm(): a regression fails here instead of hanging.
+ */
+static void worktree_lists_a_fifo_and_a_socket_and_never_waits_on_them(void **state)
+{
+	(void)state;
+	struct buf dir = BUF_INIT, out = BUF_INIT;
+	struct gitsrc_paths p = GITSRC_PATHS_INIT;
+	struct gitsrc *s = NULL;
+	struct err e = ERR_INIT;
+	buf_addf(&dir, "%s/special", repo_dir);
+	assert_int_equal(sh("mkdir special && mkfifo special/f.jaxjob.yaml && "
+			    "python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"special/s.jaxjob.yaml\")'"), 0);
+	assert_int_equal(gitsrc_open_worktree(dir.data, &s, &e), 0);
+	assert_int_equal(gitsrc_list(s, "", &p, &e), 0);
+	assert_int_equal(p.n, 2);
+	assert_string_equal(p.v[0], "f.jaxjob.yaml");
+	assert_string_equal(p.v[1], "s.jaxjob.yaml");
+	alarm(20);
+	assert_int_equal(gitsrc_read(s, "f.jaxjob.yaml", 1024, &out, &e), -1);
+	assert_int_equal(e.code, ERR_INPUT);
+	assert_string_equal(e.msg, "'f.jaxjob.yaml' is a FIFO (named pipe), not a regular file; give a regular file");
+	assert_int_equal(gitsrc_read(s, "s.jaxjob.yaml", 1024, &out, &e), -1);
+	assert_non_null(strstr(e.msg, "'s.jaxjob.yaml' is a socket, not a regular file"));
+	alarm(0);
+	assert_int_equal(out.len, 0);
+	gitsrc_paths_free(&p);
+	gitsrc_free(s);
+	assert_int_equal(sh("rm -rf special"), 0);
+	buf_free(&dir);
+	buf_free(&out);
 }
 
 static void revision_reads_blobs_of_that_commit(void **state)
@@ -195,6 +233,7 @@ int main(void)
 		cmocka_unit_test(path_join_normalises_inside_the_repo),
 		cmocka_unit_test(path_join_refuses_escapes),
 		cmocka_unit_test(worktree_reads_files_and_refuses_links_out),
+		cmocka_unit_test(worktree_lists_a_fifo_and_a_socket_and_never_waits_on_them),
 		cmocka_unit_test(revision_reads_blobs_of_that_commit),
 		cmocka_unit_test(file_urls_are_cloned),
 		cmocka_unit_test(find_head_reports_commit_and_top),

@@ -67,6 +67,7 @@ static void table_is_complete_and_consistent(void **state)
 		"extended-resources", "node-selector", "tolerations", "service-account",
 		"image-pull-secrets", "volumes", "volume-mounts", "clean-pod-policy",
 		"ttl-seconds-after-finished", "active-deadline-seconds", "backoff-limit", "queue",
+		"local-queue",
 		"min-available", "priority-class", "schedule-timeout-seconds", "suspend",
 		"coordinator-port", "image-pull-policy", NULL
 	};

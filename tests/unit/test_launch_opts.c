@@ -144,6 +144,68 @@ static void bad_flags_say_what_is_wrong(void **state)
 	}
 }
 
+/* --launch-args: the words of a JSON list, read where it stands (later flags win). */
+static void launch_args_are_read_where_they_stand(void **state)
+{
+	(void)state;
+	struct launch_opts o;
+	struct err e = ERR_INIT;
+	assert_int_equal(parse(&o, &e, "--name", "x", "--timeout=1h", "--launch-args",
+			       "[\"--timeout=2h\", \"--local-queue\", \"q\", \"--logs=first\", "
+			       "\"--\", \"python\", \"t.py\"]", "--logs", "none", NULL), 0);
+	assert_true(o.timeout_s == 7200);
+	assert_int_equal(o.logs, LOGS_NONE);
+	char *json = cJSON_PrintUnformatted(o.params);
+	assert_string_equal(json, "{\"name\":\"x\",\"local-queue\":\"q\","
+			    "\"command\":[\"python\",\"t.py\"]}");
+	free(json);
+	launch_opts_free(&o);
+	/* "" and [] add nothing (a workflow parameter left at its default) */
+	assert_int_equal(parse(&o, &e, "--launch-args", "", "--launch-args=[]", NULL), 0);
+	assert_null(o.params->child);
+	launch_opts_free(&o);
+}
+
+static void bad_launch_args_say_what_is_wrong(void **state)
+{
+	(void)state;
+	static const struct { const char *v, *msg; } bad[] = {
+		{ "{\"a\": 1}", "--launch-args must be a JSON list of strings, got" },
+		{ "[4]", "--launch-args must be a JSON list of strings; quote every item" },
+		{ "[\"--launch-args=[]\"]", "--launch-args inside --launch-args" },
+		{ "[\"--help\"]", "--launch-args holds --help" },
+		{ "[\"--nope\"]", "unknown option --nope" },
+		{ "[\"--workers\"]", "--workers needs a value" },
+		{ "[\"--x", "--launch-args must be a JSON list of strings such as" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct launch_opts o;
+		struct err e = ERR_INIT;
+		assert_int_equal(parse(&o, &e, "--launch-args", bad[i].v, NULL), -1);
+		if (!strstr(e.msg, bad[i].msg))
+			fail_msg("%s: got \"%s\"", bad[i].v, e.msg);
+		launch_opts_free(&o);
+	}
+}
+
+/* --metric-step as KFP passes a JsonArray input: a JSON list of names. */
+static void metric_step_takes_a_json_list(void **state)
+{
+	(void)state;
+	struct launch_opts o;
+	struct err e = ERR_INIT;
+	assert_int_equal(parse(&o, &e, "--metric-step", "[\"update\",\"it\"]", "--metric-step",
+			       "epoch", NULL), 0);
+	assert_int_equal(o.metrics.nsteps, 3);
+	assert_string_equal(o.metrics.steps[0], "update");
+	assert_string_equal(o.metrics.steps[1], "it");
+	assert_string_equal(o.metrics.steps[2], "epoch");
+	launch_opts_free(&o);
+	assert_int_equal(parse(&o, &e, "--metric-step", "[\"a b\"]", NULL), -1);
+	assert_non_null(strstr(e.msg, "--metric-step \"a b\" is not a key name"));
+	launch_opts_free(&o);
+}
+
 /* Boolean flags: bare = true, --flag=V, and --flag V when V is a boolean literal. */
 static void boolean_flags_take_both_forms(void **state)
 {
@@ -298,6 +360,9 @@ int main(void)
 		cmocka_unit_test(job_flags_fill_params_and_namespace),
 		cmocka_unit_test(bad_flags_say_what_is_wrong),
 		cmocka_unit_test(boolean_flags_take_both_forms),
+		cmocka_unit_test(launch_args_are_read_where_they_stand),
+		cmocka_unit_test(bad_launch_args_say_what_is_wrong),
+		cmocka_unit_test(metric_step_takes_a_json_list),
 		cmocka_unit_test(metric_takes_several_patterns_one_per_line),
 		cmocka_unit_test(bad_metric_entries_name_their_line),
 	};

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -147,15 +148,56 @@ static void stamp_adds_label_and_annotations_and_match_compares(void **state)
 
 /* ---- log streams ------------------------------------------------------- */
 
+/* What the lines become on a stdout that is a regular file. */
 static char *feed_lines(struct launch_logstream *s, const char *const *lines)
 {
-	char *mem = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&mem, &n);
+	struct launch_stdout out;
+	FILE *f = tmpfile();
+	char *mem = xcalloc(1, 4096);
+
+	launch_stdout_init(&out, fileno(f));
 	for (; *lines; lines++)
-		launch_logstream_line(s, *lines, strlen(*lines), f);
+		launch_logstream_line(s, *lines, strlen(*lines), &out);
+	launch_stdout_free(&out);
+	rewind(f);
+	assert_true(fread(mem, 1, 4095, f) < 4095);
 	fclose(f);
 	return mem;
+}
+
+/* A pipe nobody reads: lines queue, nothing blocks, the rest is counted. */
+static void unread_stdout_never_blocks(void **state)
+{
+	(void)state;
+	struct launch_stdout out;
+	struct buf lost = BUF_INIT;
+	char line[128];
+	int p[2];
+
+	signal(SIGPIPE, SIG_IGN);	/* as jaxjob.c does for launch */
+	assert_int_equal(pipe(p), 0);
+	launch_stdout_init(&out, p[1]);
+	assert_true(out.nonblocking);
+	/* 1 MiB of lines into a 64 KiB pipe: returns each time */
+	for (int i = 0; i < 8192; i++) {
+		int n = snprintf(line, sizeof(line), "[worker-%d] %0100d\n", i % 3, i);
+		launch_stdout_line(&out, i % 3, line, (size_t)n);
+	}
+	assert_true(out.q.len - out.off > 0);
+	unsigned long n = launch_stdout_lost(&out, &lost);
+	assert_true(n > 0 && n < 8192);
+	assert_non_null(strstr(lost.data, "worker-0: "));
+	assert_non_null(strstr(lost.data, "worker-2: "));
+	buf_free(&lost);
+	/* the reader goes away: EPIPE closes it, later lines are counted */
+	close(p[0]);
+	launch_stdout_line(&out, 1, "[worker-1] x\n", 13);
+	assert_true(out.closed);
+	launch_stdout_line(&out, 1, "[worker-1] y\n", 13);
+	assert_int_equal(launch_stdout_lost(&out, &lost), n + 2);
+	buf_free(&lost);
+	launch_stdout_free(&out);
+	close(p[1]);
 }
 
 static void lines_are_prefixed_with_the_worker(void **state)
@@ -320,12 +362,13 @@ static void unknown_values_are_empty_not_missing(void **state)
 	buf_free(&p);
 }
 
-/* a job never created: the STRUCT output is "{}", which KFP parses; "" it does not */
+/* a job never created: the STRUCT output is "{}" and the NUMBER_DOUBLE duration
+ * 0.000, which KFP parses; "" it does not */
 static void job_json_of_no_job_is_an_empty_object(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/jaxjob-unit-XXXXXX";
-	struct buf p = BUF_INIT;
+	struct buf p = BUF_INIT, d = BUF_INIT;
 	struct launch_outputs o;
 	struct launch_result r;
 	struct err e = ERR_INIT;
@@ -334,15 +377,22 @@ static void job_json_of_no_job_is_an_empty_object(void **state)
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
 	buf_addf(&p, "%s/job_json", dir);
+	buf_addf(&d, "%s/duration", dir);
 	o.job_json = p.data;
+	o.duration = d.data;
 	launch_result_set(&r, "Error", 4, "Forbidden", "no");
 	assert_int_equal(launch_outputs_write(&o, &r, &e), 0);
 	char *s = slurp(p.data);
 	assert_string_equal(s, "{}");
 	free(s);
+	s = slurp(d.data);
+	assert_string_equal(s, "0.000");
+	free(s);
 	unlink(p.data);
+	unlink(d.data);
 	rmdir(dir);
 	buf_free(&p);
+	buf_free(&d);
 }
 
 static void outcome_outputs_turns_job_endings_into_exit_0(void **state)
@@ -427,6 +477,7 @@ int main(void)
 		cmocka_unit_test(flag_wins_and_local_runs_are_never_adoptable),
 		cmocka_unit_test(stamp_adds_label_and_annotations_and_match_compares),
 		cmocka_unit_test(lines_are_prefixed_with_the_worker),
+		cmocka_unit_test(unread_stdout_never_blocks),
 		cmocka_unit_test(resumed_follow_does_not_repeat_lines),
 		cmocka_unit_test(times_parse_with_fractions_and_offsets),
 		cmocka_unit_test(outputs_are_written_into_new_directories),
