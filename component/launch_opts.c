@@ -587,7 +587,8 @@ static const char *run_flag_kind(const struct run_flag *f)
 		return "param";
 	if (!strcmp(f->flag, "launch-args") || !strcmp(f->flag, "metric-step"))
 		return "list";
-	if (!strcmp(f->flag, "total-steps") || !strcmp(f->flag, "metrics-points"))
+	if (!strcmp(f->flag, "total-steps") || !strcmp(f->flag, "metrics-points") ||
+	    !strcmp(f->flag, "failure-lines"))
 		return "int";
 	return "string";	/* --metric: NAME=REGEX lines */
 }
