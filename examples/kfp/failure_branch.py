@@ -55,7 +55,7 @@ def jax_triage(image: str = "ghcr.io/kubeflow/training-v1/jaxjob-dist-spmd-mnist
         task_id=dsl.PIPELINE_TASK_ID_PLACEHOLDER,
         outcome="outputs",
         image=image,
-        command='["python3", "spmd_mnist_classifier_fromscratch.py"]',
+        command=["python3", "spmd_mnist_classifier_fromscratch.py"],
         workers=workers,
     )
     step.set_caching_options(False)
