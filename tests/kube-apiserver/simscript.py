@@ -144,7 +144,8 @@ def failure_mode(k):
     it mid-step (no last words; terminated OOMKilled, exit 137 with SIM_EXIT=137); traceback: a Python
     exception; evict: the kubelet evicts its pod (phase Failed, reason Evicted, an Evicted event);
     cascade: a traceback, and every other worker dies SIM_CASCADE_DELAY s (default 5) after the
-    first failed container with JAX's fate-sharing text (docs/fault_tolerance.rst of jax-ml/jax)."""
+    first failed container with JAX's fate-sharing text (docs/fault_tolerance.rst of jax-ml/jax);
+    coordination: the failing worker itself dies with that text."""
     return k.get('SIM_FAILURE') or ''
 
 
@@ -243,6 +244,8 @@ def worker_script(idx, n, coord, k, code, crash, duration):
         script.append((duration, f'INFO:sim:worker {idx} saving checkpoint at step {steps}\n'))
     elif code and mode in ('traceback', 'cascade'):
         script += [(duration, t) for t in traceback_lines(idx, steps)]
+    elif code and mode == 'coordination':   # it dies of a peer it cannot see (e.g. a lost coordinator)
+        script += [(duration, t) for t in cascade_lines()]
     elif code:
         script.append((duration, f'ERROR:sim:worker {idx} failed with exit code {code}\n'))
     else:

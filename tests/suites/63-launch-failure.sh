@@ -57,6 +57,13 @@ expect 'cascade: a worker that failed after it is collateral, one still running 
 	for w in 1 2; do grep -q "\"worker\": $w" "$O/cas/failure" || grep -q "worker-$w still running" "$T/cas.err" || exit 1; done'
 
 # shellcheck disable=SC2046
+expect_run 1 'a worker that dies of JAX'"'"'s coordination service: the job fails' crd \
+	launch --name crd --image x/jax:1 --workers 2 --env SIM_FAIL_WORKER=1 --env SIM_EXIT=1 \
+	--env SIM_FAILURE=coordination $(fouts crd) -- python train.py
+expect 'coordination: worker-1, category coordination, JAX'"'"'s fatal line last' \
+	'check crd 1 coordination 1 "Terminating process because the JAX distributed service detected fatal errors"'
+
+# shellcheck disable=SC2046
 expect_run 1 'a restart, then a failure: the job fails' rst \
 	launch --name rst --image x/jax:1 --workers 2 --restart-policy ExitCode --env SIM_FAIL_WORKER=1 \
 	--env SIM_RESTART=1 --env SIM_EXIT=3 $(fouts rst) -- python train.py

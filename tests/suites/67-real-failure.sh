@@ -4,7 +4,8 @@
 # API by tests/realserver/operator.py): the same scenarios as 63-launch-failure on the double -
 # OOMKilled, a Python traceback, an eviction, an image pull failure, a missing Secret
 # (CreateContainerConfigError: the simulated kubelet GETs the Secret), a coordination cascade, a
-# restart then a failure - plus a TrainJob (pods through the JobSet labels) and a success.
+# worker that dies of the coordination service itself, a restart then a failure - plus a
+# TrainJob (pods through the JobSet labels) and a success.
 # Every launch runs at once; each case waits for its own launch to end, never for a time.
 # run-all: after 66-real-faults
 # (one real control plane at a time: each costs a CPU for tens of seconds on a 2-core machine)
@@ -31,6 +32,8 @@ bg_launch rst --name rst --image x/jax:1 --workers 2 --restart-policy ExitCode \
 	--env SIM_FAIL_WORKER=1 --env SIM_RESTART=1 --env SIM_EXIT=3 $(fouts rst) -- python train.py
 bg_launch tj --api trainjob --name tj --image x/jax:1 --workers 2 --env SIM_FAIL_WORKER=1 \
 	--env SIM_EXIT=1 --env SIM_FAILURE=traceback $(fouts tj) -- python train.py
+bg_launch crd --name crd --image x/jax:1 --workers 2 --env SIM_FAIL_WORKER=1 --env SIM_EXIT=1 \
+	--env SIM_FAILURE=coordination $(fouts crd) -- python train.py
 bg_launch fine --name fine --image x/jax:1 --workers 2 $(fouts fine) -- python train.py
 }
 ended() { # NAME CODE DESCRIPTION
@@ -70,6 +73,9 @@ expect 'restart: worker-1, exit 3 of its last run, that run'"'"'s lines only' '
 ended tj 1 'a TrainJob whose worker raises: the job fails'
 expect 'trainjob: worker-1 (through the JobSet labels), application, the exception' \
 	'check tj 1 application 1 "^ValueError" "ValueError: loss is NaN at step 3 (worker 1)"'
+ended crd 1 'a worker that dies of JAX'"'"'s coordination service: the job fails'
+expect 'coordination: worker-1, category coordination, JAX'"'"'s fatal line last' \
+	'check crd 1 coordination 1 "Terminating process because the JAX distributed service detected fatal errors"'
 ended fine 0 'a job that succeeds'
 expect 'success: --out-failure is {}, the category empty, no "Why it failed"' '
 	test "$(cat "$O/fine/failure")" = "{}" && test ! -s "$O/fine/category" && ! grep -q "Why it failed" "$O/fine/summary"'
