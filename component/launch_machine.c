@@ -115,6 +115,7 @@ static void job_seen(struct launch_state *st, const cJSON *obj)
 	if (!launch_judge(st->job, NULL) || st->draining)
 		return;
 	st->draining = 1;
+	st->decided_at = kube_now();
 	launch_workers_settle(st, job_failed(st));
 	if (launch_workers_drained(st) || st->o->log_drain_s <= 0)
 		launch_stop(st, END_FINISHED);

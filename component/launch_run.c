@@ -590,9 +590,10 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 		}
 	}
 	st.phase = RUN_DONE;
-	/* the lines still queued for a slow stdout, within --log-drain; none
-	 * after a signal: the grace period was the cleanup's */
-	launch_stdout_finish(&st.out, st.signo ? 0 : o->log_drain_s, &st.signo);
+	/* the lines still queued for a slow stdout, within what is left of
+	 * --log-drain; none after a signal: the grace period was the cleanup's */
+	double drain_left = o->log_drain_s - (st.decided_at > 0 ? kube_now() - st.decided_at : 0);
+	launch_stdout_finish(&st.out, st.signo ? 0 : drain_left, &st.signo);
 	if (launch_stdout_lost(&st.out, &lost)) {
 		launch_progress_note(&st.prog, "warning: worker log lines not written to stdout (%s): %s",
 				     st.out.closed ? "it was closed" : "it was not read in time",

@@ -168,6 +168,7 @@ struct launch_state {
 	struct launch_pod **pods;
 	int npods, cap_pods;
 	int draining;			/* terminal seen: waiting for log streams to end */
+	double decided_at;		/* kube_now() when the terminal state was seen */
 	struct kube_timer *cut_timer;	/* next look at quiet streams of exited workers */
 	int nfollows;			/* log streams open (at most LAUNCH_LOG_STREAMS_MAX) */
 	int pods_synced;		/* the pod watch delivered its first list */

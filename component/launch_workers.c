@@ -222,7 +222,17 @@ static void on_log_end(void *ud, const struct err *e)
 
 	p->log = NULL;
 	st->nfollows--;
-	if (!e && (!p->running || st->draining)) {
+	if (e && e->http_status == 403 && !st->deny.logs) {
+		/* what the access review would have said, had it been allowed
+		 * to answer: no follow will do better, so none is retried (each
+		 * would cost a backoff, and the drain would wait for them) */
+		st->deny.logs = 1;
+		launch_progress_note(&st->prog, "warning: reading worker logs is forbidden (%s): "
+				     "logs are not shown", e->msg);
+	}
+	if (e && st->deny.logs) {
+		p->done_restarts = p->ls.restarts;	/* as complete as it will ever be */
+	} else if (!e && (!p->running || st->draining)) {
 		p->done_restarts = p->ls.restarts;
 	} else if (!p->gone && wants_logs(st, p) && !kube_err_tls_untrusted(e) &&
 		   ++p->drops <= MAX_DROPS) {

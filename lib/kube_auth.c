@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -290,7 +291,42 @@ static int read_child(int fd, struct buf *out, const char *cmd, struct err *e)
 	}
 }
 
-static int spawn(const struct kube_config *cfg, int *out_fd, pid_t *pid_out, struct err *e)
+/*
+ * The plugin's stderr goes to a memory file, read after it exits: relayed
+ * as it came, a failing plugin retried a dozen times printed its complaint a
+ * dozen times. Its last line now travels in the error (said once, with the
+ * attempts counted by the call); a plugin that succeeds is not quoted (a
+ * pipeline step has nobody to answer its prompts). -1 when none can be made:
+ * stderr is then inherited as before.
+ */
+static int stderr_file(void)
+{
+	return memfd_create("jaxjob-exec-stderr", MFD_CLOEXEC);
+}
+
+/* The last non-empty line of the plugin's stderr (at most 200 bytes). */
+static void last_stderr_line(int fd, char *line, size_t size)
+{
+	char tail[512];
+	off_t end = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+	ssize_t n;
+
+	line[0] = 0;
+	if (end <= 0)
+		return;
+	n = pread(fd, tail, sizeof(tail) - 1, end > (off_t)sizeof(tail) - 1 ?
+		  end - (off_t)sizeof(tail) + 1 : 0);
+	if (n <= 0)
+		return;
+	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
+		n--;
+	tail[n] = 0;
+	char *start = strrchr(tail, '\n');
+	snprintf(line, size, "%.200s", start ? start + 1 : tail);
+}
+
+static int spawn(const struct kube_config *cfg, int *out_fd, int errfd, pid_t *pid_out,
+		 struct err *e)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC))
@@ -317,6 +353,8 @@ static int spawn(const struct kube_config *cfg, int *out_fd, pid_t *pid_out, str
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		dup2(fds[1], 1);
+		if (errfd >= 0)
+			dup2(errfd, 2);
 		execvpe(cfg->exec->command, cfg->exec->args, env);
 		_exit(127);
 	}
@@ -337,10 +375,14 @@ static int spawn(const struct kube_config *cfg, int *out_fd, pid_t *pid_out, str
 static int run_exec(struct kube_creds *c, struct err *e)
 {
 	const struct kube_exec *x = c->cfg->exec;
-	int fd = -1;
+	int fd = -1, errfd = stderr_file();
 	pid_t pid = -1;
-	if (spawn(c->cfg, &fd, &pid, e))
+	char why[256];
+	if (spawn(c->cfg, &fd, errfd, &pid, e)) {
+		if (errfd >= 0)
+			close(errfd);
 		return -1;
+	}
 	struct buf out = BUF_INIT;
 	int rc = read_child(fd, &out, x->command, e);
 	close(fd);
@@ -353,10 +395,15 @@ static int run_exec(struct kube_creds *c, struct err *e)
 		rc = err_set(e, ERR_CONFIG, "exec plugin %s could not be run (not found or not "
 			     "executable)%s%s", x->command, x->install_hint ? "; " : "",
 			     x->install_hint ? x->install_hint : "");
-	else if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status)))
-		rc = err_set(e, ERR_AUTH, "exec plugin %s failed (%s %d)", x->command,
+	else if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status))) {
+		last_stderr_line(errfd, why, sizeof(why));
+		rc = err_set(e, ERR_AUTH, "exec plugin %s failed (%s %d)%s%s", x->command,
 			     WIFEXITED(status) ? "exit status" : "signal",
-			     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+			     why[0] ? ": " : "", why);
+	}
+	if (errfd >= 0)
+		close(errfd);
 	if (!rc) {
 		wipe(&c->exec_token);
 		wipe(&c->exec_key);

@@ -96,7 +96,7 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 static size_t on_data(void *ud, const char *data, size_t len)
 {
 	struct kube_log *l = ud;
-	if (l->c->hold_logs)
+	if (l->c->hold_logs && !l->stopped)
 		return 0;	/* left in the transfer's buffer, paused past its bound */
 	l->last = kube_now();
 	l->deaf_at = kube_loop_deaf(l->c);

@@ -414,7 +414,9 @@ static void dispatch_xfers(struct kube_client *c)
 			x->paused = 0;
 			curl_easy_pause(x->easy, CURLPAUSE_CONT);
 		}
-		if (!x->dead && x->finished) {
+		/* a finished stream whose consumer holds its data (kube_log_hold_all)
+		 * ends once the data is taken, never with it */
+		if (!x->dead && x->finished && !(x->on_data && is_2xx(x->status) && x->in.len)) {
 			if (c->trace)
 				trace(x);
 			x->dead = 1;

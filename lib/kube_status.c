@@ -15,6 +15,7 @@
 #include <cJSON.h>
 
 #include "buf.h"
+#include "kube_client.h"
 
 static enum err_code code_for(long status)
 {
@@ -177,6 +178,16 @@ double kube_retry_after(const char *value, time_t now)
 		s = t > now ? difftime(t, now) : 0;
 	}
 	return s > 3600 ? 3600 : s;
+}
+
+double kube_backoff_after(const struct err *why, unsigned *answered, double retry_after,
+			  double rnd)
+{
+	if (why && !strcmp(why->reason, KUBE_REASON_UNREACHABLE)) {
+		double d = kube_backoff(*answered, retry_after, rnd);
+		return d < KUBE_BACKOFF_UNREACHABLE_S ? d : KUBE_BACKOFF_UNREACHABLE_S;
+	}
+	return kube_backoff((*answered)++, retry_after, rnd);
 }
 
 double kube_backoff(unsigned attempt, double retry_after, double rnd)

@@ -38,6 +38,14 @@
 
 #define KUBE_BACKOFF_BASE_S 0.2	/* first retry after 0.1..0.2 s */
 #define KUBE_BACKOFF_CAP_S 10.0	/* never wait longer than this between tries */
+/*
+ * While nothing answers (connection refused, no route: KUBE_REASON_UNREACHABLE)
+ * a try costs the server nothing, so tries come at most this far apart, and
+ * they do not raise the backoff of the failures that got an answer: a client
+ * reconnects within a second of an API server's restart, and the 503s of a
+ * server still starting begin again at the short end.
+ */
+#define KUBE_BACKOFF_UNREACHABLE_S 1.0
 
 /*
  * Turn a non-2xx response into `e` (always returns -1). `verb` and `what`
@@ -68,5 +76,11 @@ double kube_retry_after(const char *value, time_t now);
  * `rnd` is a uniform random number in [0,1) (tests pass fixed values).
  */
 double kube_backoff(unsigned attempt, double retry_after, double rnd);
+
+/* The delay after a failure `why`: kube_backoff() of `*answered` (then
+ * counted up) for failures the server answered, at most
+ * KUBE_BACKOFF_UNREACHABLE_S (not counted) for those it did not. */
+double kube_backoff_after(const struct err *why, unsigned *answered, double retry_after,
+			  double rnd);
 
 #endif

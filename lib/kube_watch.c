@@ -44,7 +44,7 @@ struct kube_watch {
 	struct kube_timer *timer;
 	struct kube_lines lines;
 	cJSON *acc;		/* list pages so far */
-	unsigned errors;	/* consecutive failures, for backoff */
+	unsigned errors;	/* consecutive failures the server answered, for backoff */
 	unsigned expired;	/* 410s since the last healthy stream, for re-list backoff */
 	int troubled;		/* RETRYING was reported: RESUMED or SYNCED is due */
 	int polling, failed, busy, stopped, listing;
@@ -272,7 +272,7 @@ static void backoff(struct kube_watch *w, const struct err *e, double retry_afte
 	state(w, KUBE_WATCH_RETRYING, e);
 	if (w->stopped)
 		return;
-	double delay = kube_backoff(w->errors++, retry_after, kube_random(w->c));
+	double delay = kube_backoff_after(e, &w->errors, retry_after, kube_random(w->c));
 	w->timer = kube_timer_add(w->c, delay, resume_timer, w);
 }
 

@@ -20,6 +20,9 @@ section "Kubeflow Pipelines v2":
   created instead of creating a second one.
 - GPUs: gpus_per_worker goes to the JAXJob's workers; the step itself is a
   small client and needs none.
+- Queues: local_queue="team-a" submits the job to a Kueue LocalQueue (the
+  label kueue.x-k8s.io/queue-name on the job); queue="..." is something else,
+  the Volcano gang-scheduling queue (runPolicy.schedulingPolicy.queue).
 - Outcome: outcome="outputs" makes a Failed, timed-out or cancelled job end
   the step with exit 0 and the outcome in the outputs, because KFP hands
   outputs on only from a step that exits 0. dsl.If branches on the state; the

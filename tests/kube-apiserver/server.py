@@ -369,6 +369,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                     'user': user.name, 'userAgent': self.headers.get('User-Agent', ''),
                                     'watch': R.query_bool(q.get('watch')), 'follow': R.query_bool(q.get('follow'))})
             self.log_entry = entry
+            if method == 'DELETE' and body:
+                # what a delete was conditional on (a real apiserver's audit log omits a custom
+                # resource's DeleteOptions even at level Request: tests/suites/68-real-safety.sh)
+                try:
+                    entry['preconditions'] = (json.loads(body) or {}).get('preconditions')
+                except (ValueError, AttributeError):
+                    pass
             app.faults.delay(method, path)
             kind, f = app.faults.request_fault(method, path)
             if f is not None:

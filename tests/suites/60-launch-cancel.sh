@@ -76,3 +76,38 @@ ctl DELETE /_test/faults >/dev/null
 expect "a second SIGTERM during cleanup does not abort it: exit 5 (got $rc)" "test $rc -eq 5"
 expect '... the launch said so and finished the cleanup' 'grep -q "signal received during cleanup" "$T/sd1.err"'
 expect '... the job is gone' 'test "$(job_state sd1)" = absent'
+
+# A job that changes between the look and the DELETE (issue 27): the DELETE carries the uid and
+# resourceVersion it was decided on, so the server refuses it (409); the launch looks again,
+# decides again and deletes what it now sees. The DELETE is held while the job is touched.
+ks_mark
+ctl POST /_test/faults '{"holdMatch": "/jaxjobs/cf1$", "holdMethod": "DELETE"}' >/dev/null
+bg_launch cf1 --name cf1 $HANG
+wait_for grep -q "Running:" "$T/cf1.err"
+kill -TERM "$BG_cf1"
+wait_for seen DELETE '/jaxjobs/cf1$'
+ctl PATCH /apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/cf1 '{"metadata":{"annotations":{"touched":"1"}}}' >/dev/null
+ctl POST /_test/faults '{"holdMatch": null}' >/dev/null
+bg_wait cf1
+rc=$?
+ctl DELETE /_test/faults >/dev/null
+expect "a job changed between the look and the DELETE: 409, looked again, deleted (exit 5, got $rc)" \
+	"test $rc -eq 5 && grep -q 'changed since it was seen: looking again' '$T/cf1.err' &&
+	 grep -q 'deleted JAXJob team-a/cf1' '$T/cf1.err'"
+expect '... two DELETEs reached the server, each with the uid and resourceVersion it was decided on' \
+	"requests | python3 -c '
+import json, sys
+d = [e for e in json.load(sys.stdin) if e[\"method\"] == \"DELETE\" and e[\"path\"].endswith(\"/jaxjobs/cf1\")]
+pre = [e.get(\"preconditions\") or {} for e in d]
+ok = len(d) == 2 and all(p.get(\"uid\") and p.get(\"resourceVersion\") for p in pre) and \\
+     pre[0][\"resourceVersion\"] != pre[1][\"resourceVersion\"]
+sys.exit(0 if ok else print(d) or 1)'"
+
+# Every DELETE of a job this suite's launches sent was conditional (the server's request log).
+expect 'every DELETE of a job by the launch carried preconditions {uid, resourceVersion}' \
+	"KS_MARK=0 requests | python3 -c '
+import json, sys
+d = [e for e in json.load(sys.stdin) if e[\"method\"] == \"DELETE\" and \"/jaxjobs/\" in e[\"path\"]
+     and e[\"userAgent\"].startswith(\"jaxjob/\")]
+bad = [e for e in d if not ((e.get(\"preconditions\") or {}).get(\"uid\") and (e.get(\"preconditions\") or {}).get(\"resourceVersion\"))]
+sys.exit(0 if d and not bad else print(len(d), bad) or 1)'"

@@ -6,8 +6,10 @@
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
+#include <stdio.h>
 #include <cmocka.h>
 
+#include "kube_client.h"
 #include "kube_status.h"
 
 #define JAXJOBS "/apis/kubeflow.org/v1/namespaces/team-a/jaxjobs"
@@ -173,10 +175,33 @@ static void backoff_grows_is_jittered_capped_and_honours_retry_after(void **stat
 	assert_true(kube_backoff(0, -1, 7.0) <= KUBE_BACKOFF_BASE_S);	/* rnd clamped */
 }
 
+/* an outage refuses connections for a while, then the server answers 503 while it starts */
+static void unreachable_retries_stay_short_and_do_not_raise_the_backoff(void **state)
+{
+	(void)state;
+	struct err down = ERR_INIT, busy = ERR_INIT;
+	unsigned answered = 0;
+
+	snprintf(down.reason, sizeof(down.reason), "%s", KUBE_REASON_UNREACHABLE);
+	snprintf(busy.reason, sizeof(busy.reason), "ServiceUnavailable");
+	for (int i = 0; i < 50; i++)
+		assert_true(kube_backoff_after(&down, &answered, -1, 0.999) <= KUBE_BACKOFF_UNREACHABLE_S);
+	assert_int_equal(answered, 0);
+	/* the first answered failure after it starts at the short end */
+	assert_true(kube_backoff_after(&busy, &answered, -1, 0.999) <= KUBE_BACKOFF_BASE_S);
+	assert_int_equal(answered, 1);
+	for (int i = 0; i < 20; i++)
+		kube_backoff_after(&busy, &answered, -1, 0.999);
+	assert_true(kube_backoff_after(&busy, &answered, -1, 0.999) > 5);
+	/* Retry-After from an answering server is still a floor */
+	assert_true(kube_backoff_after(&busy, &answered, 30, 0.0) == 30.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(already_exists_keeps_the_api_words),
+		cmocka_unit_test(unreachable_retries_stay_short_and_do_not_raise_the_backoff),
 		cmocka_unit_test(forbidden_is_an_auth_error_naming_verb_and_resource),
 		cmocka_unit_test(invalid_does_not_repeat_causes_already_in_the_message),
 		cmocka_unit_test(causes_missing_from_the_message_are_folded_in),

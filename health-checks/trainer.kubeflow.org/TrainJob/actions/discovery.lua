@@ -3,7 +3,9 @@
 -- suspended one, both through spec.suspend (what Kueue uses too). Nothing is
 -- offered on a finished job (Complete=True or Failed=True: the controller
 -- stops reconciling it, kubeflow/trainer pkg/controller/trainjob_controller.go
--- isTrainJobFinished) or on one being deleted. Runs without the string and
+-- isTrainJobFinished) or on one being deleted. The JAXJob twin differs only in
+-- the flag and the terminal condition: an argocd-cm script runs alone (no
+-- require), so they cannot share code. Runs without the string and
 -- math libraries, like every argocd-cm script.
 local function get(t, k)
   if type(t) == "table" then
