@@ -229,8 +229,11 @@ void diag_pod(struct diag *d, int index, const cJSON *pod, const char *container
 
 	if (!w)
 		return;
-	copy(w->pod, sizeof(w->pod), jtree_get_string(pod, "metadata.name", w->pod));
-	copy(w->node, sizeof(w->node), jtree_get_string(pod, "spec.nodeName", w->node));
+	/* a pod not yet scheduled has no node: keep what was known */
+	if (jtree_get_string(pod, "metadata.name", NULL))
+		copy(w->pod, sizeof(w->pod), jtree_get_string(pod, "metadata.name", NULL));
+	if (jtree_get_string(pod, "spec.nodeName", NULL))
+		copy(w->node, sizeof(w->node), jtree_get_string(pod, "spec.nodeName", NULL));
 	w->restarts = (int)jtree_get_int(cs, "restartCount", w->restarts);
 	if (jtree_get(state, "terminated"))
 		terminated(d, w, jtree_get(state, "terminated"));
