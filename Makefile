@@ -92,7 +92,18 @@ MAIN_OBJ := $(call OBJ_OF,$(MAIN_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 .PHONY: all unit clean check check-quick demo deps fresh-check release-check fuzz bench
-all: $(BUILD)/jaxjob
+all: $(BUILD)/jaxjob $(BUILD)/layers-ok
+
+# The layers, enforced rather than asserted: every object of the core linked
+# into a program with no front-end object (--whole-archive pulls each one in),
+# so a lib file that calls into component/, argocd-plugin/ or health-checks/
+# fails the build here with an undefined reference. (The binary itself links
+# the front-ends first, so such a call would link there.)
+$(BUILD)/layers-ok: $(BUILD)/libjaxjob.a
+	@printf 'int main(void) { return 0; }\n' >$(BUILD)/layers-main.c
+	$(CC) $(LDSAN) $(LDFLAGS) -o $(BUILD)/layers-check $(BUILD)/layers-main.c \
+		-Wl,--whole-archive $(BUILD)/libjaxjob.a -Wl,--no-whole-archive $(LDLIBS)
+	@touch $@
 
 $(BUILD)/jaxjob: $(MAIN_OBJ) $(APP_OBJ) $(BUILD)/libjaxjob.a
 	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -110,8 +121,12 @@ $(COMMIT_H): FORCE
 $(BUILD)/obj/jaxjob.o: $(COMMIT_H)
 $(BUILD)/obj/jaxjob.o: CFLAGS += -I$(BUILD)/gen
 
-# Rebuilt when the Makefile changes too, so no member outlives its source.
-$(BUILD)/libjaxjob.a: $(CORE_OBJ) Makefile
+# Rebuilt when the Makefile or the list of lib sources changes too, so no
+# member outlives its source (a deleted lib/x.c would stay in the archive).
+$(BUILD)/libjaxjob.members: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CORE_OBJ)' | cmp -s - $@ || echo '$(CORE_OBJ)' >$@
+$(BUILD)/libjaxjob.a: $(CORE_OBJ) Makefile $(BUILD)/libjaxjob.members
 	@rm -f $@
 	ar rcs $@ $(filter %.o,$^)
 
@@ -346,7 +361,7 @@ FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_BIN     := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_ALL))
 FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRC) $(APP_SRC)) \
 	$(FUZZ_BUILD)/obj/gen/templates_builtin.o
-FUZZ_WATCH_OBJ := $(patsubst %,$(FUZZ_BUILD)/obj/lib/%.o,buf digest err jtree kube_lines kube_status kube_watch)
+FUZZ_WATCH_OBJ := $(patsubst %,$(FUZZ_BUILD)/obj/lib/%.o,buf digest err jtree kube_lines kube_status kube_watch yj_scalar)
 .PHONY: fuzz-build
 
 fuzz-build: $(FUZZ_BIN)
@@ -384,7 +399,7 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_BUILD)/libjaxjob-fuzz.a
 REPLAY_DIR := $(BUILD)/fuzz-replay
 REPLAY_BIN := $(patsubst %,$(REPLAY_DIR)/fuzz_%,$(FUZZ_ALL))
 REPLAY_APP := $(call OBJ_OF,$(APP_SRC))
-REPLAY_WATCH_OBJ := $(patsubst %,$(BUILD)/obj/lib/%.o,buf digest err jtree kube_lines kube_status kube_watch)
+REPLAY_WATCH_OBJ := $(patsubst %,$(BUILD)/obj/lib/%.o,buf digest err jtree kube_lines kube_status kube_watch yj_scalar)
 # the targets are written for FUZZ_FLAGS (fewer warnings than WARN)
 REPLAY_CFLAGS = $(CFLAGS) -Iargocd-plugin -Ihealth-checks -Wno-strict-prototypes -Wno-format-nonliteral
 .PHONY: fuzz-replay

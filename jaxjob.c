@@ -78,24 +78,32 @@ static void usage(FILE *f)
 	      "run `jaxjob <command> --help` for the options of a command\n", f);
 }
 
+/*
+ * SIGTERM/SIGINT are held back from the first instruction of ours: this
+ * constructor runs before main(), once the libraries are loaded. A pipeline
+ * step can be told to stop at any moment, its first milliseconds included;
+ * launch acts on the signal as soon as its run can (a cancel with outputs
+ * written, exit 5, launch_run.c) instead of dying with 143 and nothing
+ * said. The other roles get the mask they started with back in main().
+ */
+static sigset_t mask_before;
+
+__attribute__((constructor)) static void hold_signals(void)
+{
+	sigset_t hold;
+
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGTERM);
+	sigaddset(&hold, SIGINT);
+	sigprocmask(SIG_BLOCK, &hold, &mask_before);
+}
+
 int main(int argc, char **argv)
 {
 	/* cJSON's allocations fail like ours: one error line, exit 2 (buf.c) */
 	static cJSON_Hooks hooks = { xmalloc, free };
 	const struct command *c;
-	sigset_t hold, before;
 
-	/*
-	 * SIGTERM/SIGINT are held back from the first instruction. A pipeline
-	 * step can be told to stop at any moment, its first milliseconds
-	 * included; launch acts on the signal as soon as its run can (a cancel
-	 * with outputs written, exit 5, launch_run.c) instead of dying with 143
-	 * and nothing said. The other roles get the default action back below.
-	 */
-	sigemptyset(&hold);
-	sigaddset(&hold, SIGTERM);
-	sigaddset(&hold, SIGINT);
-	sigprocmask(SIG_BLOCK, &hold, &before);
 	cJSON_InitHooks(&hooks);
 	if (argc < 2) {
 		usage(stderr);
@@ -122,6 +130,6 @@ int main(int argc, char **argv)
 		 * not a reason to die (launch_stdout.c) */
 		signal(SIGPIPE, SIG_IGN);
 	else
-		sigprocmask(SIG_SETMASK, &before, NULL);
+		sigprocmask(SIG_SETMASK, &mask_before, NULL);
 	return c ? c->fn(argc - 1, argv + 1) : unknown_command(cmd);
 }

@@ -843,6 +843,10 @@ int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *
 
 	if (rc == 0 && check_metrics(o, e))
 		return -1;
+	if (rc == 0 && o->dry_run && o->server_dry_run)	/* neither may silently win */
+		return err_set(e, ERR_INPUT, "--dry-run and --server-dry-run are both given: --dry-run "
+			       "prints the job and touches no cluster, --server-dry-run has the API "
+			       "server validate it; keep one");
 	return rc;
 }
 

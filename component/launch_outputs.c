@@ -18,6 +18,7 @@
 #include "jtree.h"
 #include "launch_failure.h"
 #include "launch_metrics.h"
+#include "launch_run.h"
 #include "yj.h"
 
 void launch_result_set(struct launch_result *r, const char *state, int exit_code,
@@ -299,7 +300,8 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 int launch_outcome_exit(enum launch_outcome how, int code)
 {
 	switch (code) {
-	case 1: case 3: case 5: case 6: case 7:	/* the job ended: an outcome */
+	case EXIT_JOB_FAILED: case EXIT_TIMEOUT: case EXIT_CANCELLED: case EXIT_JOB_LOST:
+	case EXIT_STUCK:	/* the job ended: an outcome */
 		if (how != OUTCOME_OUTPUTS)
 			return code;
 		fprintf(stderr, "jaxjob: --outcome outputs: the step exits 0; the outcome "

@@ -367,7 +367,10 @@ static void on_create_retry(void *ud, unsigned attempt, double delay_s, const st
 	struct launch_state *st = ud;
 
 	(void)why;
-	if (delay_s < 1.0)	/* the first quick tries go unsaid */
+	/* the first quick tries go unsaid; a server that refuses connections
+	 * is tried at most a second apart (kube_backoff_after): said at the
+	 * 4th, 8th, 16th... attempt, not at every one */
+	if (delay_s < 1.0 && (attempt < 4 || (attempt & (attempt - 1))))
 		return;
 	launch_progress_note(&st->prog, "waiting for the API server at %s (attempt %u, next in %.0f s)",
 			     kube_client_config(st->c)->server, attempt, delay_s);

@@ -60,7 +60,6 @@ struct launch_pod {
 	int restarts;		/* restartCount of the worker container, last seen */
 	int running;		/* worker container running (this restart) */
 	int terminated;		/* worker container terminated (this restart) */
-	double terminated_seen;	/* when the pod watch said so (kube_now) */
 	int exit_code;		/* when terminated */
 	char term_reason[64];	/* Error, OOMKilled, Completed */
 	int gone;		/* pod DELETED */
@@ -75,6 +74,7 @@ struct launch_pod {
 	int queued;		/* due for a follow, waiting for a free stream slot */
 	int log_once;		/* the stream reads an exited container's log (no follow) */
 	int tail_asked;		/* kube_log_complete() was started for this follow */
+	int leaving;		/* a survivor of Failed: its last read, then left */
 	struct kube_timer *refollow;
 };
 
@@ -169,7 +169,6 @@ struct launch_state {
 	int npods, cap_pods;
 	int draining;			/* terminal seen: waiting for log streams to end */
 	double decided_at;		/* kube_now() when the terminal state was seen */
-	struct kube_timer *cut_timer;	/* next look at quiet streams of exited workers */
 	int nfollows;			/* log streams open (at most LAUNCH_LOG_STREAMS_MAX) */
 	int pods_synced;		/* the pod watch delivered its first list */
 };

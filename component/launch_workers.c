@@ -25,6 +25,12 @@
  *
  * After the job finished (draining), the hub ends the wait when every
  * worker's log is complete - launch_workers_drained() - or at --log-drain.
+ * Complete means certain, never guessed from a quiet stream: the kubelet
+ * ended the stream (the container exited), or a read of the log's end
+ * (kube_log_complete, after the verdict: only then is its answer waited
+ * for) placed the stream in it and delivered the rest. A stream that is
+ * slow, stalled or behind is waited for, so no line of a terminated
+ * container is lost unless --log-drain runs out, and then it is named.
  *
  * The same pod states feed fail-fast: a worker container waiting with
  * ErrImagePull / ImagePullBackOff / InvalidImageName /
@@ -32,28 +38,20 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "jtree.h"
 #include "launch_state.h"
 
 #define REFOLLOW_DELAY_S 0.5
 #define MAX_DROPS 20
-/* After the verdict, a stream of an exited container that stayed quiet this
- * long has delivered all it had: a kubelet notices the exit and ends the
- * stream up to a second later, which the step need not wait for. */
-#define DRAIN_IDLE_S 0.1
-/* ... provided it always kept up: no line of it arrived later than this after
- * the kubelet wrote it, and the loop was never deaf that long while it was
- * open (a slow stdout). A stream that was ever held back (a slow path, a
- * loaded API server, our own backpressure) can be quiet for a while and
- * still hold lines anywhere on the way; it is waited for (--log-drain),
- * never cut. The idle bound is 100 ms, not less: under load a stream that
- * keeps up still pauses for tens of milliseconds (seen: lines lost at 50 ms
- * on a loaded 2-core machine). */
-#define DRAIN_MAX_LAG_S 0.2
 /* How far back the end of an exited container's log is read to finish its
  * stream at once (kube_log_complete): a stream that keeps up is a few lines
- * behind at most; one further behind is waited for as above. */
+ * behind at most; one further behind ends when the kubelet ends it (about a
+ * second after the exit on a real one). There used to be a shortcut for a
+ * quiet stream that had always kept up (cut after 100 ms of quiet): a
+ * kubelet stalled across the verdict (tests/suites/94-stall.sh) made it cut
+ * streams that still held half their lines. */
 #define DRAIN_TAIL_LINES 32
 
 /* Which worker a pod is, and its container, per API (lib/jobapi.h). */
@@ -164,6 +162,7 @@ static int wants_logs(const struct launch_state *st, const struct launch_pod *p)
 }
 
 static void follow(struct launch_pod *p);
+static void survivor_left(struct launch_pod *p, const struct err *e);
 
 /* Start queued follows while slots are free: exited containers first. */
 static void start_queued(struct launch_state *st)
@@ -222,6 +221,12 @@ static void on_log_end(void *ud, const struct err *e)
 
 	p->log = NULL;
 	st->nfollows--;
+	if (p->leaving) {	/* a survivor's last read (leave_survivor) */
+		survivor_left(p, e);
+		start_queued(st);
+		drain_check(st);
+		return;
+	}
 	if (e && e->http_status == 403 && !st->deny.logs) {
 		/* what the access review would have said, had it been allowed
 		 * to answer: no follow will do better, so none is retried (each
@@ -292,16 +297,18 @@ static void follow(struct launch_pod *p)
 /*
  * The container has terminated, so its log is final: finish its follow from
  * the log's end now (kube_log_complete) rather than when the kubelet notices
- * the exit, up to a second later - and before the verdict, so the step does
- * not wait for it after. Not for a read of an exited container (it ends by
- * itself) nor twice for one follow.
+ * the exit, up to a second later. Only after the verdict (draining): then
+ * the step waits for the answer; asked before, the kubelet's end usually
+ * came first and the read was cancelled, an HTTP 500 in the API server for
+ * every worker (issue 21). Not for a read of an exited container (it ends
+ * by itself) nor twice for one follow.
  */
 static void complete_from_tail(struct launch_pod *p)
 {
 	struct err e = ERR_INIT;
 
-	if (!p->log || p->log_once || p->tail_asked || !p->terminated || p->running ||
-	    p->ls.restarts > p->restarts)
+	if (!p->st->draining || !p->log || p->log_once || p->tail_asked || !p->terminated ||
+	    p->running || p->ls.restarts > p->restarts)
 		return;
 	p->tail_asked = 1;	/* done: on_log_end, as for a stream the kubelet ended */
 	if (kube_log_complete(p->log, DRAIN_TAIL_LINES, &e))
@@ -350,8 +357,6 @@ static void pod_update(struct launch_state *st, const cJSON *pod)
 	p->restarts = cJSON_IsNumber(jtree_get(cs, "restartCount")) ?
 		(int)jtree_get(cs, "restartCount")->valuedouble : 0;
 	p->running = jtree_get(state, "running") != NULL;
-	if (jtree_get(state, "terminated") && !p->terminated)
-		p->terminated_seen = kube_now();
 	p->terminated = jtree_get(state, "terminated") != NULL;
 	if (p->terminated) {
 		const cJSON *t = jtree_get(state, "terminated");
@@ -363,7 +368,6 @@ static void pod_update(struct launch_state *st, const cJSON *pod)
 	pod_stuck_state(p, pod, cs);
 	diagnose(st, p, pod);
 	follow(p);
-	complete_from_tail(p);
 }
 
 static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
@@ -416,13 +420,6 @@ int launch_workers_start(struct launch_state *st, struct err *e)
 	return st->pod_watch ? 0 : -1;
 }
 
-static void on_cut_timer(void *ud)
-{
-	struct launch_state *st = ud;
-	st->cut_timer = NULL;
-	drain_check(st);
-}
-
 /* Stop following a log: what was printed stays, the rest is not read. */
 static void log_done(struct launch_pod *p)
 {
@@ -443,15 +440,13 @@ static void log_done(struct launch_pod *p)
  * - A follow that ended cleanly is complete, even if the pod update saying
  *   "terminated" has not arrived yet (no REFOLLOW_DELAY_S pause).
  * - A worker whose container has terminated (pod status) has its follow
- *   finished from the log's end (complete_from_tail, asked as soon as the
- *   exit is seen). Until that answers, or when it cannot place the stream,
- *   a stream quiet for DRAIN_IDLE_S that always kept up has delivered every
- *   line it wrote and is cut rather than held until the kubelet ends it. A
- *   stream still delivering, reconnecting or queued is waited for
- *   (--log-drain).
+ *   finished from the log's end (complete_from_tail). When that cannot
+ *   place the stream, the stream's own end is waited for, as is a stream
+ *   still delivering, reconnecting or queued (--log-drain).
  * - After Failed, a worker still running (a survivor stuck in a collective)
- *   is named once and its log not followed further: the verdict stands and
- *   nothing the step could still print is worth holding it for.
+ *   is left (leave_survivor): the lines it wrote by then are read once, then
+ *   it is named and its log not followed further - the verdict stands and
+ *   nothing it could still print is worth holding the step for.
  */
 static int workers_unseen(const struct launch_state *st);
 
@@ -477,9 +472,45 @@ static int survivors_only(const struct launch_state *st)
 	return counted || cause;
 }
 
+/* wall clock, as the kubelet's timestamps */
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The survivor is left: say so (and what its last read could not bring). */
+static void survivor_left(struct launch_pod *p, const struct err *e)
+{
+	launch_progress_note(&p->st->prog, "worker-%d still running: log not followed further%s%s%s",
+			     p->index, e ? " (its lines up to now: " : "", e ? e->msg : "", e ? ")" : "");
+	log_done(p);
+}
+
+/*
+ * After Failed, a worker still running is left. Its stream may still have
+ * lines on the way that it wrote before the verdict (seen: a `step 5/10`
+ * written around the verdict, in the log file, not on stdout), so one
+ * bounded read first delivers what it wrote up to now
+ * (kube_log_complete_until); on_log_end then names it. A survivor without
+ * an open stream (reconnecting, queued) is named at once.
+ */
+static void leave_survivor(struct launch_pod *p)
+{
+	struct err e = ERR_INIT;
+
+	if (p->leaving)
+		return;
+	p->leaving = 1;
+	if (p->log && !p->log_once && kube_log_complete_until(p->log, wall_now(), &e) == 0)
+		return;
+	err_clear(&e);
+	survivor_left(p, NULL);
+}
+
 void launch_workers_settle(struct launch_state *st, int job_failed)
 {
-	double wake = -1;
 	int failed = job_failed && survivors_only(st);
 
 	for (int i = 0; i < st->npods; i++) {
@@ -490,31 +521,10 @@ void launch_workers_settle(struct launch_state *st, int job_failed)
 			p->clean_end = 0;
 			p->done_restarts = p->ls.restarts;
 		}
-		complete_from_tail(p);	/* asked when the exit was seen; else now */
-		if (p->log && p->terminated && !p->running && p->ls.restarts <= p->restarts) {
-			/* until then, or when it could not be placed: quiet since
-			 * the exit was seen, not merely since the last line (the
-			 * last line may still be on its way) */
-			double idle = kube_log_idle(p->log), lag = kube_log_lag(p->log);
-			double backlog = kube_log_backlog(p->log);
-			double since = kube_now() - p->terminated_seen;
-			if (since < idle)
-				idle = since;
-			if (idle < 0 || lag < 0 || backlog > DRAIN_MAX_LAG_S)
-				;	/* nothing yet, or ever behind: wait for its end */
-			else if (idle >= DRAIN_IDLE_S)
-				log_done(p);
-			else if (wake < 0 || DRAIN_IDLE_S - idle < wake)
-				wake = DRAIN_IDLE_S - idle;
-		}
-		if (failed && p->running && !p->gone && (p->log || p->refollow || p->queued)) {
-			launch_progress_note(&st->prog, "worker-%d still running: log not followed "
-					     "further", p->index);
-			log_done(p);
-		}
+		complete_from_tail(p);
+		if (failed && p->running && !p->gone && (p->log || p->refollow || p->queued))
+			leave_survivor(p);
 	}
-	if (wake >= 0 && !st->cut_timer)
-		st->cut_timer = kube_timer_add(st->c, wake + 0.001, on_cut_timer, st);
 }
 
 int launch_workers_streaming(const struct launch_state *st)
@@ -629,8 +639,6 @@ void launch_workers_report(struct launch_state *st)
 
 void launch_workers_stop(struct launch_state *st)
 {
-	kube_timer_cancel(st->cut_timer);
-	st->cut_timer = NULL;
 	kube_watch_stop(st->pod_watch);
 	st->pod_watch = NULL;
 	for (int i = 0; i < st->npods; i++)

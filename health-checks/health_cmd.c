@@ -39,7 +39,7 @@ static const char usage_text[] =
 	"`kubectl get jaxjobs -o yaml`) are read item by item.\n"
 	"\n"
 	"options:\n"
-	"  -f, --file FILE     read FILE; `-` (the default) is stdin\n"
+	"  -f, --file FILE     read FILE (a regular file); `-` (the default) is standard input\n"
 	"  -o, --output FMT    text (default): `namespace/name: Status: message`\n"
 	"                      json: an array of {name, namespace, kind, status,\n"
 	"                      message, terminal, succeeded, failed, ...}\n"

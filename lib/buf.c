@@ -126,7 +126,10 @@ void buf_adds(struct buf *b, const char *s)
 
 void buf_addch(struct buf *b, char c)
 {
-	buf_add(b, &c, 1);
+	if (b->len + 1 >= b->cap)	/* the common case is one store: writers call this per byte */
+		buf_grow(b, 1);
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
 }
 
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap)

@@ -45,7 +45,10 @@ static const char *show(const cJSON *v, char *out, size_t size)
 		else
 			snprintf(out, size, "\"%s\"", v->valuestring);
 	} else if (cJSON_IsNumber(v)) {
-		snprintf(out, size, "%.17g", v->valuedouble);
+		struct buf t = BUF_INIT;	/* as written: 0x1F, .inf */
+		jtree_number_text(v, JTREE_NUM_TEXT, &t);
+		snprintf(out, size, "%.*s", SHOW_MAX, t.data);
+		buf_free(&t);
 	} else if (cJSON_IsBool(v)) {
 		snprintf(out, size, "%s", cJSON_IsTrue(v) ? "true" : "false");
 	} else if (cJSON_IsArray(v)) {

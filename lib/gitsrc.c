@@ -196,7 +196,9 @@ static int wt_resolve(const struct gitsrc *s, const char *path, struct buf *real
  * out or absolute, a missing file, a kernel or sandbox without openat2) goes
  * the slow way, realpath() checked against the root, which decides and
  * words the error; a render of 10,000 files saves one readlink per path
- * component each.
+ * component each. The fast path opens before it looks (O_NONBLOCK keeps a
+ * FIFO from blocking; buf_read_fd() then refuses it); Git stores neither
+ * FIFOs nor devices, so in a checkout they can only have been made by hand.
  */
 static int wt_open(struct gitsrc *s, const char *path, struct err *e)
 {

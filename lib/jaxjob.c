@@ -216,18 +216,6 @@ const cJSON *jaxjob_container(const cJSON *job)
 	return NULL;
 }
 
-int jaxjob_coordinator_port(const cJSON *job)
-{
-	const cJSON *p;
-	cJSON_ArrayForEach(p, jcheck_member(jaxjob_container(job), "ports")) {
-		const cJSON *n = jcheck_member(p, "name"), *port = jcheck_member(p, "containerPort");
-		if (cJSON_IsString(n) && !strcmp(n->valuestring, JAXJOB_PORT_NAME) &&
-		    cJSON_IsNumber(port) && port->valuedouble >= 1 && port->valuedouble <= 65535)
-			return (int)port->valuedouble;
-	}
-	return JAXJOB_DEFAULT_PORT;
-}
-
 void jaxjob_worker_name(const char *job_name, int i, struct buf *out)
 {
 	buf_addf(out, "%s-worker-%d", job_name, i);

@@ -63,8 +63,6 @@ struct jobapi_workers;
 int jaxjob_worker_counts(const cJSON *job, struct jobapi_workers *w);
 /* The container named jax in the Worker pod template, or NULL. */
 const cJSON *jaxjob_container(const cJSON *job);
-/* containerPort of the port named jaxjob-port, else 6666 (the default). */
-int jaxjob_coordinator_port(const cJSON *job);
 /* "{name}-worker-{i}": the pod and Service name of worker i, appended to out. */
 void jaxjob_worker_name(const char *job_name, int i, struct buf *out);
 

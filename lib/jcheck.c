@@ -59,6 +59,13 @@ int jcheck_int(const char *path, const cJSON *v, long long min, long long max, s
 		buf_free(&t);
 		return -1;
 	}
+	if (cJSON_IsNumber(v) && isnan(v->valuedouble)) {
+		struct buf t = BUF_INIT;	/* .nan as written */
+		jtree_number_text(v, JTREE_NUM_TEXT, &t);
+		err_set(e, ERR_INPUT, "%s must be a whole number, got %.64s", path, t.data);
+		buf_free(&t);
+		return -1;
+	}
 	if (!cJSON_IsNumber(v) || !whole(v->valuedouble))
 		return err_set(e, ERR_INPUT, "%s must be a whole number, got %s", path,
 			       cJSON_IsNumber(v) ? "a fraction" : jcheck_type_name(v));

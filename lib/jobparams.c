@@ -7,6 +7,7 @@
  */
 #include "jobparams.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -356,6 +357,25 @@ static int scalar_text(const char *what, const cJSON *v, struct buf *out, struct
 }
 
 /*
+ * A number for a number parameter: its value, as Kubernetes' reader makes
+ * it (workers: 0x10 is 16, 017 is 15, 1_000 is 1000; yj_scalar.c). A
+ * quantity written in decimal keeps its spelling (cpu: 0.1 stays 0.1, never
+ * 0.10000000000000001; 1e3 stays 1e3, a valid quantity); hex, octal, binary
+ * and '_' spellings are no quantity text and give the value.
+ */
+static void number_value_text(const struct jobparam *p, const cJSON *v, struct buf *out)
+{
+	const char *t = v->valuestring;
+	if (p->type == JP_QUANTITY && t && !strpbrk(t, "xXoObB_") &&
+	    !(t[strspn(t, "+-")] == '0' && isdigit((unsigned char)t[strspn(t, "+-") + 1])) &&
+	    strtod(t, NULL) == v->valuedouble) {
+		buf_adds(out, t);
+		return;
+	}
+	jtree_number_text(v, JTREE_NUM_YAML, out);
+}
+
+/*
  * JSON given as text (a flag value). Parsed by yj, which is what bounds
  * size and depth for every input of the program (YJ_MAX_DEPTH), so a value
  * can never make a manifest deeper than the emitters accept.
@@ -613,7 +633,10 @@ int jobparams_set_value(cJSON *params, const struct jobparam *p, const cJSON *v,
 		if (collection)
 			break;
 		struct buf s = BUF_INIT;
-		scalar_text(p->name, v, &s, e);
+		if (cJSON_IsNumber(v) && (p->type == JP_INT || p->type == JP_QUANTITY))
+			number_value_text(p, v, &s);
+		else
+			scalar_text(p->name, v, &s, e);	/* text: as written (0x1F) */
 		int rc = jobparams_set_text(params, p, s.data, e);
 		buf_free(&s);
 		return rc;

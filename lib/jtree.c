@@ -2,6 +2,7 @@
  * jtree.c - see jtree.h.
  */
 #include "jtree.h"
+#include "yj_scalar.h"
 
 #include <limits.h>
 #include <math.h>
@@ -203,48 +204,6 @@ const cJSON **jtree_members(const cJSON *n, int sorted, size_t *count)
 	return v;
 }
 
-/* Relink the children of `obj` in key order (cJSON: head->prev is tail). */
-static void sort_one(cJSON *obj)
-{
-	size_t k;
-	/* the members are obj's own, so casting const away is sound */
-	cJSON **v = (cJSON **)jtree_members(obj, 1, &k);
-	for (size_t i = 0; i < k; i++) {
-		v[i]->next = i + 1 < k ? v[i + 1] : NULL;
-		v[i]->prev = v[i ? i - 1 : k - 1];
-	}
-	if (k)
-		obj->child = v[0];
-	free(v);
-}
-
-void jtree_sort_keys(cJSON *root)
-{
-	/* explicit worklist instead of recursion: any depth is fine */
-	cJSON **work = NULL;
-	size_t n = 0, cap = 0;
-	if (!root)
-		return;
-	work = xmalloc(16 * sizeof(*work));
-	cap = 16;
-	work[n++] = root;
-	while (n) {
-		cJSON *node = work[--n];
-		if (cJSON_IsObject(node))
-			sort_one(node);
-		for (cJSON *it = node->child; it; it = it->next) {
-			if (!cJSON_IsObject(it) && !cJSON_IsArray(it))
-				continue;
-			if (n == cap) {
-				cap *= 2;
-				work = xrealloc(work, cap * sizeof(*work));
-			}
-			work[n++] = it;
-		}
-	}
-	free(work);
-}
-
 static int objects_equal(const cJSON *a, const cJSON *b)
 {
 	size_t na, nb;
@@ -360,6 +319,20 @@ static int json_number_syntax(const char *s, int *has_exp)
 	return *p == '\0';
 }
 
+/*
+ * Is `t` (the text yj_parse kept with a number) still the spelling of `v`?
+ * Read as the parser read it (yj_scalar.h: 0x1F, 0o17, 1_000, .inf), so a
+ * number changed after parsing never shows stale text.
+ */
+static int text_means(const char *t, double v)
+{
+	int b;
+	double d;
+	if (yj_resolve_plain(t, &b, &d) != SK_NUMBER)
+		return 0;
+	return d == v || (isnan(d) && isnan(v));
+}
+
 void jtree_number_text(const cJSON *n, int mode, struct buf *out)
 {
 	const char *t = n->valuestring;
@@ -371,7 +344,7 @@ void jtree_number_text(const cJSON *n, int mode, struct buf *out)
 	 * so only an integer past 2^53, which a double cannot hold, keeps its
 	 * digits. YAML keeps what was written unless YAML 1.1 would misread it.
 	 */
-	if (t && *t && strtod(t, NULL) == n->valuedouble &&
+	if (t && *t && text_means(t, n->valuedouble) &&
 	    (mode == JTREE_NUM_TEXT ||
 	     (json_number_syntax(t, &has_exp) && !has_exp &&
 	      (mode == JTREE_NUM_YAML || (big && !strchr(t, '.')))))) {
@@ -389,6 +362,14 @@ static void json_string(struct buf *out, const char *s)
 {
 	buf_addch(out, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		size_t run = 0;	/* bytes that need no escape, copied at once */
+		while (p[run] >= 0x20 && p[run] != '"' && p[run] != '\\' && p[run] != 0xC0)
+			run++;
+		if (run) {
+			buf_add(out, p, run);
+			p += run - 1;
+			continue;
+		}
 		switch (*p) {
 		case '"': buf_adds(out, "\\\""); break;
 		case '\\': buf_adds(out, "\\\\"); break;
@@ -406,10 +387,7 @@ static void json_string(struct buf *out, const char *s)
 			buf_addch(out, (char)*p);
 			break;
 		default:
-			if (*p < 0x20)
-				buf_addf(out, "\\u%04x", *p);
-			else
-				buf_addch(out, (char)*p);
+			buf_addf(out, "\\u%04x", *p);
 		}
 	}
 	buf_addch(out, '"');

@@ -21,7 +21,6 @@
  * Recursion: jtree_merge_patch, jtree_equal and jtree_sha256_hex recurse as
  * deep as the trees are nested; trees from yj_parse nest at most
  * YJ_MAX_DEPTH, trees from cJSON_Parse at most CJSON_NESTING_LIMIT (1000).
- * jtree_sort_keys is iterative.
  *
  * Ownership: lookups return pointers into `root` (valid while root lives,
  * never freed by the caller). jtree_merge_patch edits *target in place and
@@ -60,9 +59,6 @@ int jtree_get_bool(const cJSON *root, const char *path, int def);
  * not an object, or *target was not one): the old one is freed.
  */
 void jtree_merge_patch(cJSON **target, const cJSON *patch);
-
-/* Sort every object's keys (byte order, stable) at every level, in place. */
-void jtree_sort_keys(cJSON *root);
 
 /*
  * Structural equality: same types, same strings, numbers equal as doubles

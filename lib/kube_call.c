@@ -33,7 +33,7 @@ struct kube_call {
 	unsigned attempt;
 	int reauthed, finishing;
 	int unreachable;	/* the last attempt never reached the server */
-	unsigned answered;	/* failed attempts the server answered (the backoff's exponent) */
+	unsigned failures[2];	/* in a row: answered, unanswered (kube_backoff_after) */
 	struct kube_xfer *x;
 	struct kube_timer *t;
 	struct kube_response rs;
@@ -95,7 +95,7 @@ static int call_retry(struct kube_call *k, double retry_after)
 {
 	if (k->rq.retry_s < 0)
 		return 0;
-	double delay = kube_backoff_after(&k->last, &k->answered, retry_after, kube_random(k->c));
+	double delay = kube_backoff_after(&k->last, k->failures, retry_after, kube_random(k->c));
 	double deadline = k->deadline;
 	/* a server nobody answers for: its own, shorter window when set */
 	if (k->unreachable && k->c->unreachable_s > 0 && k->started + k->c->unreachable_s < deadline)

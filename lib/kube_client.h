@@ -106,7 +106,6 @@ const struct kube_config *kube_client_config(const struct kube_client *c);
 
 /* Default retry window for requests (seconds, default 30). */
 void kube_client_set_retry(struct kube_client *c, double seconds);
-double kube_client_retry(const struct kube_client *c);
 
 /* A shorter window for failures that never reached the server (connection
  * refused, host name not resolved: KUBE_REASON_UNREACHABLE), so that a wrong
@@ -123,14 +122,6 @@ void kube_client_on_retry(struct kube_client *c,
 			  void (*fn)(void *ud, unsigned attempt, double delay_s,
 				     const struct err *why),
 			  void *ud);
-
-/*
- * Connections opened so far (TCP+TLS handshakes, summed over transfers).
- * With HTTP/2 every stream shares one until the server's stream limit;
- * with HTTP/1.1 (JAXJOB_HTTP1=1, or a server without h2) each concurrent
- * stream has its own.
- */
-long kube_client_connections(const struct kube_client *c);
 
 /* Hand `fn` one line per finished request, "kube: GET /path -> 200 (12 ms)"
  * (no newline, no headers or bodies); NULL turns it off. */

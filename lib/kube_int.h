@@ -10,7 +10,9 @@
  *                              inside curl; finished → on_done, then freed;
  *   kube_call  (kube_call.c)   a request with credentials and the retry
  *                              policy: one or more xfers, backoff timers;
- *   requests   (kube_client.c) get/create/patch/delete/list on calls;
+ *   requests   (kube_request.c) paths and request/response values, below
+ *              the calls; the blocking get/create/patch/delete/list on
+ *              calls, and the client itself, are kube_client.c's (on top);
  *   watches and logs           built on calls (kube_watch.c, kube_log.c).
  *
  * Deferred freeing: a cancelled xfer or timer is only marked dead and
@@ -81,7 +83,6 @@ struct kube_client {
 	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);
 	void *on_retry_ud;
 	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
-	long connects;		/* connections opened, summed over finished transfers */
 	double deaf_s;		/* time spent dispatching (not listening), summed */
 	double dispatch_at;	/* start of the dispatch in progress, 0 outside one */
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */

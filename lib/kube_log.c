@@ -4,6 +4,7 @@
  */
 #include "kube_log.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,14 @@ struct kube_log {
 	int run_known, from_start;
 	long delivered;
 	struct kube_call *tail;	/* kube_log_complete() in flight */
-	long tail_asked;
+	long tail_asked;	/* its tailLines; 0: since the stream's last line (_until) */
+	double tail_until;	/* kube_log_complete_until(): deliver lines up to then; 0 none */
+	/* The follow ended while the tail read was in flight: its end waits for
+	 * the tail's answer, which is never cancelled for it (a cancelled read
+	 * is an HTTP 500 in the API server's metrics). */
+	int ended;
+	int ended_err;		/* ... with an error (end_err), not cleanly */
+	struct err end_err;
 	struct buf tail_path;	/* the log without follow, from its start */
 	struct buf what;
 	struct kube_log *next, **prev;
@@ -116,6 +124,15 @@ static void on_done(void *ud, struct kube_response *rs, const struct err *e)
 	l->busy++;
 	if (!e)
 		kube_lines_finish(&l->lines, on_line, l);
+	if (l->tail && !l->stopped) {
+		/* the end waits for the tail read's answer (on_tail) */
+		l->ended = 1;
+		l->ended_err = e != NULL;
+		if (e)
+			l->end_err = *e;
+		l->busy--;
+		return;
+	}
 	if (!l->stopped && l->o.on_end)
 		l->o.on_end(l->o.ud, e);
 	l->stopped = 1;		/* the stream is over either way */
@@ -295,12 +312,26 @@ static long tail_place(const struct kube_log *l, const struct tail_lines *t, lon
 	return at;
 }
 
+/* Deliver tail lines [from, n) up to l->tail_until (when set); timestamps
+ * never go back, so the first later line ends it. */
+static void tail_deliver(struct kube_log *l, const struct tail_lines *t, long from)
+{
+	for (size_t i = (size_t)from; i < t->n && !l->stopped; i++) {
+		double when;
+		if (l->tail_until > 0 && kube_log_stamp(t->text.data + t->at[i], t->len[i], &when) &&
+		    when > l->tail_until)
+			break;
+		on_line(l, t->text.data + t->at[i], t->len[i], t->truncated[i]);
+	}
+}
+
 static void on_tail(void *ud, struct kube_response *rs, const struct err *e)
 {
 	struct kube_log *l = ud;
 	struct tail_lines t;
 	struct kube_lines split;
 	long from = -1;
+	struct err miss = ERR_INIT;
 
 	memset(&t, 0, sizeof(t));
 	l->tail = NULL;
@@ -309,19 +340,29 @@ static void on_tail(void *ud, struct kube_response *rs, const struct err *e)
 		kube_lines_feed(&split, rs->body.data, rs->body.len, tail_collect, &t);
 		kube_lines_finish(&split, tail_collect, &t);
 		kube_lines_free(&split);
-		from = tail_place(l, &t, l->tail_asked);
+		/* a read since the last line holds that line's whole run */
+		from = tail_place(l, &t, l->tail_asked > 0 ? l->tail_asked : LONG_MAX);
 	}
 	l->busy++;
-	if (from >= 0) {
-		for (size_t i = (size_t)from; i < t.n && !l->stopped; i++)
-			on_line(l, t.text.data + t.at[i], t.len[i], t.truncated[i]);
-		if (!l->stopped) {	/* the whole log is delivered: a clean end */
-			kube_cancel(l->call);
-			l->call = NULL;
-			if (l->o.on_end)
-				l->o.on_end(l->o.ud, NULL);
-			l->stopped = 1;
+	if (from >= 0)
+		tail_deliver(l, &t, from);
+	if (!l->stopped && (from >= 0 || l->tail_until > 0 || l->ended)) {
+		/* placed: the whole log (or all up to tail_until) is delivered, a
+		 * clean end; not placed: the follow's own end, if it came, or for
+		 * _until the end it asked for, saying what is missing */
+		const struct err *end = NULL;
+		if (from < 0 && l->ended && l->ended_err) {
+			end = &l->end_err;
+		} else if (from < 0 && !l->ended) {
+			err_set(&miss, ERR_NETWORK, "%s", e ? e->msg :
+				"the lines since its last one could not be placed in the log");
+			end = &miss;
 		}
+		kube_cancel(l->call);
+		l->call = NULL;
+		if (l->o.on_end)
+			l->o.on_end(l->o.ud, end);
+		l->stopped = 1;
 	}
 	l->busy--;
 	tail_free(&t);
@@ -329,25 +370,53 @@ static void on_tail(void *ud, struct kube_response *rs, const struct err *e)
 		log_free(l);
 }
 
-int kube_log_complete(struct kube_log *l, long tail, struct err *e)
+static int tail_start(struct kube_log *l, long tail, double until, struct err *e)
 {
 	struct kube_request rq;
 	char n[32];
 
-	if (!l || l->stopped || !l->o.timestamps || l->tail || tail <= 0) {
+	if (!l || l->stopped || l->ended || !l->o.timestamps || l->tail) {
 		err_set(e, ERR_INTERNAL, "kube_log_complete: not a live stream with timestamps");
 		return -1;
 	}
 	kube_request_init(&rq, KUBE_GET, "read the end of the log of");
 	rq.retry_s = 2;	/* the stream goes on meanwhile: this is only a shortcut */
 	buf_add(&rq.path, l->tail_path.data, l->tail_path.len);
-	snprintf(n, sizeof(n), "%ld", tail);
-	kube_query(&rq.path, "tailLines", n);
+	if (tail > 0) {
+		snprintf(n, sizeof(n), "%ld", tail);
+		kube_query(&rq.path, "tailLines", n);
+	} else if (l->last_stamp) {
+		/* since the second of the stream's last line (a kubelet may keep
+		 * only whole seconds of sinceTime): that line's run, then what came after */
+		char since[32];
+		snprintf(since, sizeof(since), "%.*sZ", 19, l->last_line.data);
+		kube_query(&rq.path, "sinceTime", since);
+	}
 	buf_add(&rq.what, l->what.data, l->what.len);
 	l->tail_asked = tail;
+	l->tail_until = until;
 	l->tail = kube_start(l->c, &rq, on_tail, l);
 	kube_request_free(&rq);
 	return 0;
+}
+
+int kube_log_complete(struct kube_log *l, long tail, struct err *e)
+{
+	if (tail <= 0) {
+		err_set(e, ERR_INTERNAL, "kube_log_complete: tail must be positive");
+		return -1;
+	}
+	return tail_start(l, tail, 0, e);
+}
+
+int kube_log_complete_until(struct kube_log *l, double until, struct err *e)
+{
+	if (l && !l->stopped && !l->ended && l->o.timestamps && !l->tail && l->delivered > 0 &&
+	    !l->last_stamp) {
+		err_set(e, ERR_INTERNAL, "kube_log_complete_until: the stream's lines have no timestamps");
+		return -1;
+	}
+	return tail_start(l, 0, until, e);
 }
 
 void kube_log_stop_all(struct kube_client *c)

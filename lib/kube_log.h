@@ -126,8 +126,23 @@ void kube_log_cut(struct kube_log *l);
  * For a container known to have terminated only (pod status): a running
  * container's tail is not its end. Returns -1 (e set) when it cannot start:
  * the stream has no timestamps, or a completion is already in flight.
- * Stopping the stream cancels it.
+ * Should the follow end by itself while the read is in flight, its end
+ * (on_end) waits for the read's answer: the read is not cancelled for it, as
+ * an API server counts a cancelled read as an HTTP 500 (a caller starts the
+ * read only when it will wait for its answer). Stopping the stream cancels it.
  */
 int kube_log_complete(struct kube_log *l, long tail, struct err *e);
+
+/*
+ * The same for a container still running that the caller leaves (a
+ * survivor of a failed job): one read of the log since the second of the
+ * stream's last line (sinceTime; the whole log if it delivered none), the
+ * stream placed in it as above, the lines after it stamped up to `until`
+ * (seconds since the epoch, the caller's clock: e.g. when it decided)
+ * delivered, then the stream ends: on_end(ud, NULL) when they all were,
+ * on_end(ud, e) saying why not (the read failed, the stream could not be
+ * placed). Returns -1 (e set) when it cannot start, as kube_log_complete.
+ */
+int kube_log_complete_until(struct kube_log *l, double until, struct err *e);
 
 #endif

@@ -241,9 +241,6 @@ void kube_xfer_cancel(struct kube_xfer *x)
 
 static void xfer_free(struct kube_xfer *x)
 {
-	long n = 0;
-	if (!curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &n) && n > 0)
-		x->c->connects += n;
 	if (!x->finished && !x->dead)
 		curl_multi_remove_handle(x->c->multi, x->easy);
 	curl_easy_cleanup(x->easy);
@@ -296,6 +293,11 @@ static void run_timers(struct kube_client *c)
 		t->dead = 1;
 		t->fn(t->ud);
 	}
+}
+
+double kube_random(struct kube_client *c)
+{
+	return (double)rand_r(&c->rnd_state) / ((double)RAND_MAX + 1.0);
 }
 
 /* ---- signals ------------------------------------------------------------ */

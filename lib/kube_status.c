@@ -180,14 +180,14 @@ double kube_retry_after(const char *value, time_t now)
 	return s > 3600 ? 3600 : s;
 }
 
-double kube_backoff_after(const struct err *why, unsigned *answered, double retry_after,
-			  double rnd)
+double kube_backoff_after(const struct err *why, unsigned n[2], double retry_after, double rnd)
 {
 	if (why && !strcmp(why->reason, KUBE_REASON_UNREACHABLE)) {
-		double d = kube_backoff(*answered, retry_after, rnd);
+		double d = kube_backoff(n[1]++, retry_after, rnd);
 		return d < KUBE_BACKOFF_UNREACHABLE_S ? d : KUBE_BACKOFF_UNREACHABLE_S;
 	}
-	return kube_backoff((*answered)++, retry_after, rnd);
+	n[1] = 0;
+	return kube_backoff(n[0]++, retry_after, rnd);
 }
 
 double kube_backoff(unsigned attempt, double retry_after, double rnd)

@@ -77,10 +77,10 @@ double kube_retry_after(const char *value, time_t now);
  */
 double kube_backoff(unsigned attempt, double retry_after, double rnd);
 
-/* The delay after a failure `why`: kube_backoff() of `*answered` (then
- * counted up) for failures the server answered, at most
- * KUBE_BACKOFF_UNREACHABLE_S (not counted) for those it did not. */
-double kube_backoff_after(const struct err *why, unsigned *answered, double retry_after,
-			  double rnd);
+/* The delay after a failure `why`, from two counts of failures in a row:
+ * kube_backoff() of `n[0]` (then counted up) for failures the server
+ * answered; for those it did not, kube_backoff() of `n[1]` (counted up too)
+ * capped at KUBE_BACKOFF_UNREACHABLE_S. An answered failure restarts n[1]. */
+double kube_backoff_after(const struct err *why, unsigned n[2], double retry_after, double rnd);
 
 #endif

@@ -45,6 +45,7 @@ struct kube_watch {
 	struct kube_lines lines;
 	cJSON *acc;		/* list pages so far */
 	unsigned errors;	/* consecutive failures the server answered, for backoff */
+	unsigned unreachable;	/* consecutive ones it did not (kube_backoff_after) */
 	unsigned expired;	/* 410s since the last healthy stream, for re-list backoff */
 	int troubled;		/* RETRYING was reported: RESUMED or SYNCED is due */
 	int polling, failed, busy, stopped, listing;
@@ -247,11 +248,6 @@ void kube_watch_stop_all(struct kube_client *c)
 	}
 }
 
-const char *kube_watch_resource_version(const struct kube_watch *w)
-{
-	return w->rv.data;
-}
-
 /* ---- errors and backoff -------------------------------------------------- */
 
 static void resume_timer(void *ud)
@@ -272,7 +268,10 @@ static void backoff(struct kube_watch *w, const struct err *e, double retry_afte
 	state(w, KUBE_WATCH_RETRYING, e);
 	if (w->stopped)
 		return;
-	double delay = kube_backoff_after(e, &w->errors, retry_after, kube_random(w->c));
+	unsigned n[2] = { w->errors, w->unreachable };
+	double delay = kube_backoff_after(e, n, retry_after, kube_random(w->c));
+	w->errors = n[0];
+	w->unreachable = n[1];
 	w->timer = kube_timer_add(w->c, delay, resume_timer, w);
 }
 
@@ -383,7 +382,7 @@ static void list_done(void *ud, struct kube_response *rs, const struct err *e)
 	cJSON *all = w->acc;
 	w->acc = NULL;
 	w->listing = 0;
-	w->errors = 0;
+	w->errors = w->unreachable = 0;
 	w->troubled = 0;
 	reconcile(w, cJSON_GetObjectItemCaseSensitive(all, "items"));
 	cJSON_Delete(all);
@@ -489,7 +488,7 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 		}
 	}
 	if (known) {
-		w->errors = 0;
+		w->errors = w->unreachable = 0;
 		apply_event(w, t, obj);
 	}
 	/* BOOKMARK (and types we do not know) only move the resourceVersion */

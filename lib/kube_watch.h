@@ -86,7 +86,4 @@ struct kube_watch *kube_watch_start(struct kube_client *c,
 /* Stop and free. NULL is accepted. */
 void kube_watch_stop(struct kube_watch *w);
 
-/* The last resourceVersion seen ("" before the first list). */
-const char *kube_watch_resource_version(const struct kube_watch *w);
-
 #endif

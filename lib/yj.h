@@ -9,15 +9,21 @@
  * (yj_scalar.c); the JSON writer is jtree.h's; files are read with
  * buf_read_file() (buf.h) with YJ_MAX_INPUT as the limit.
  *
- * Scalars are typed by the YAML 1.2 core schema: null (~, null/Null/NULL,
- * empty), booleans (true/True/TRUE, false/False/FALSE), integers (decimal,
- * 0x, 0o), floats (1.5, .5, 1e3, .inf/-.inf/.nan in the three case forms),
- * everything else a string: yes/no/on/off stay strings. Quoted scalars are
- * always strings. One deliberate deviation: a plain decimal with a leading
- * zero (0644) is an error, because YAML 1.1 tools (kubectl, Helm) read it as
- * octal and 1.2 as decimal; the message says to write 0o644 or quote it.
+ * Scalars are typed as Kubernetes' reader types them where it matters:
+ * null (~, null/Null/NULL, empty) and booleans (true/True/TRUE,
+ * false/False/FALSE) by the YAML 1.2 core schema (yes/no/on/off stay
+ * strings); numbers as go-yaml v2 reads them (sigs.k8s.io/yaml, behind
+ * kubectl and Argo CD): decimal, 0x, 0o, 0b, YAML 1.1's leading-zero octal
+ * (0644 is 420), '_' between digits, floats (1.5, .5, 1e3, .inf/-.inf/.nan
+ * in the three case forms); see yj_scalar.c. Every number keeps the text it
+ * was written with (cJSON valuestring; jtree_number_text): where it becomes
+ * text (an env value, a label) the text stays as written, 0x1F is "0x1F";
+ * where it stays a number, the value. Quoted scalars are always strings.
  * Tags !!str/!!int/!!float/!!bool/!!null are honoured (a value that does not
- * fit its tag is an error); other tags are ignored (templates use none;
+ * fit its tag is an error), !!binary is decoded (base64, as go-yaml v2 does;
+ * bytes that are not UTF-8 text are refused), !!map/!!seq and the
+ * non-specific "!" accepted; any other tag (!!set, !!timestamp, !custom) is
+ * refused with where it is (templates use none;
  * placeholders are plain text `((name))`, see tmpl.h). Merge keys (a plain
  * `<<: *base` or `<<: [*a, *b]`) are applied as in YAML 1.1: keys written in
  * the mapping win over merged ones, earlier sources over later ones. Scalar
@@ -56,8 +62,8 @@
  *
  * Errors: "source:line:col: problem" (line and column 1-based), ERR_PARSE for
  * malformed YAML, NUL bytes or non-UTF-8 input; ERR_INPUT for well-formed
- * YAML we refuse (duplicate or non-scalar keys, bad tags, unknown aliases,
- * 0644); ERR_LIMIT for the bounds.
+ * YAML we refuse (duplicate or non-scalar keys, bad or unknown tags, unknown
+ * aliases); ERR_LIMIT for the bounds.
  *
  * Ownership: trees returned through `*_out` belong to the caller
  * (cJSON_Delete); on failure they are set to NULL. Input buffers are never

@@ -257,8 +257,10 @@ static int ordered_children(const cJSON *n, int sort, const cJSON ***out,
 
 static void indent_to(struct buf *out, int indent)
 {
-	for (int i = 0; i < indent; i++)
-		buf_addch(out, ' ');
+	static const char spaces[] = "                                ";	/* 32 */
+	for (; indent > 32; indent -= 32)
+		buf_add(out, spaces, 32);
+	buf_add(out, spaces, (size_t)indent);
 }
 
 /*

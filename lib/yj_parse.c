@@ -356,9 +356,52 @@ static int apply_merges(struct ctx *c, struct frame *f, yaml_mark_t m)
 	return 0;
 }
 
-static int start_collection(struct ctx *c, int is_map, yaml_char_t *anchor,
-			    yaml_mark_t m)
+/* Where the parser is, for a message: "spec.env[2].value" (the keys awaiting values). */
+static void key_path(const struct ctx *c, struct buf *out)
 {
+	for (int i = 0; i < c->depth; i++) {
+		const struct frame *f = &c->stack[i];
+		if (!f->is_map)
+			buf_addf(out, "[%d]", cJSON_GetArraySize(f->node));
+		else if (f->key)
+			buf_addf(out, "%s%.64s", out->len ? "." : "", f->key);
+	}
+}
+
+#define YJ_BINARY_TAG "tag:yaml.org,2002:binary"
+
+/*
+ * The tags a document may carry: none, the non-specific "!", and the YAML
+ * core types on what they type (!!str, !!int, !!float, !!bool, !!null,
+ * !!binary on scalars, !!map and !!seq on collections). Anything else -
+ * !!set, !!omap, !!timestamp, !!python/object, !custom - would be dropped
+ * without a word by Kubernetes' reader too (go-yaml v2 keeps the plain
+ * value); refused here, with where it is.
+ */
+static int tag_ok(struct ctx *c, const yaml_char_t *tag, const char *const *allowed, yaml_mark_t m)
+{
+	if (!tag || !strcmp((const char *)tag, "!"))
+		return 0;
+	for (; *allowed; allowed++)
+		if (!strcmp((const char *)tag, *allowed))
+			return 0;
+	struct buf path = BUF_INIT;
+	key_path(c, &path);
+	const char *t = (const char *)tag;
+	int core = !strncmp(t, "tag:yaml.org,2002:", 18);
+	fail_at(c, ERR_INPUT, m, "%s%s%s%.64s is not a tag jaxjob reads; remove it (only !!str, !!int, !!float, !!bool, !!null, !!binary, !!map and !!seq are)",
+		path.data, path.len ? ": tag " : "tag ", core ? "!!" : "", core ? t + 18 : t);
+	buf_free(&path);
+	return -1;
+}
+
+static int start_collection(struct ctx *c, int is_map, yaml_char_t *anchor,
+			    const yaml_char_t *tag, yaml_mark_t m)
+{
+	static const char *const map_tags[] = { YAML_MAP_TAG, NULL };
+	static const char *const seq_tags[] = { YAML_SEQ_TAG, NULL };
+	if (tag_ok(c, tag, is_map ? map_tags : seq_tags, m))
+		return -1;
 	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
 	if (top && top->is_map && !top->key)
 		return fail_at(c, ERR_INPUT, m,
@@ -415,18 +458,12 @@ static cJSON *typed_scalar(struct ctx *c, yaml_event_t *ev)
 	if (tag_is(tag, YAML_STR_TAG) || tag_is(tag, "!"))
 		k = SK_STRING;
 	else if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE || want >= 0)
-		k = yj_resolve_plain(s, &b, &num);	/* other tags are ignored */
+		k = yj_resolve_plain(s, &b, &num);	/* other tags are refused before */
 	if (want >= 0 && ((int)k != want ||
 			  (tag_is(tag, YAML_INT_TAG) && num != floor(num)))) {
 		fail_at(c, ERR_INPUT, m,
 			"\"%.40s\" is not a valid !!%s; fix the value or drop the tag",
 			s, (const char *)tag + strlen("tag:yaml.org,2002:"));
-		return NULL;
-	}
-	if (k == SK_AMBIGUOUS) {
-		fail_at(c, ERR_INPUT, m,
-			"%s has a leading zero: YAML 1.1 tools (kubectl) read it as octal, YAML 1.2 as decimal; write 0o%s for octal, or quote it for a string",
-			s, s + strspn(s, "+-0"));
 		return NULL;
 	}
 	switch (k) {
@@ -443,11 +480,12 @@ static cJSON *typed_scalar(struct ctx *c, yaml_event_t *ev)
 			return NULL;
 		}
 		cJSON *n = xcheck(cJSON_CreateNumber(num));
-		/* decimal text kept as written (jtree_number_text): 0.1 stays 0.1 */
-		const char *d = s + strspn(s, "+-");
-		int hex_oct = d[0] == '0' && (d[1] == 'x' || d[1] == 'o');
-		if (!hex_oct && !strpbrk(s, "nNiI"))	/* not 0x10, 0o7, .nan, .inf */
-			n->valuestring = xstrdup(s);
+		/*
+		 * The text kept as written (jtree_number_text): where the number
+		 * becomes text (an env value, a label) 0.1 stays 0.1, 0x1F stays
+		 * 0x1F and .inf stays .inf; where it stays a number, the value.
+		 */
+		n->valuestring = xstrdup(s);
 		return n;
 	}
 	default:
@@ -484,11 +522,96 @@ static int nul_scalar(struct ctx *c, yaml_event_t *ev)
 	return attach(c, n, 1, 0, (const char *)ev->data.scalar.anchor, 0, m);
 }
 
+/* 0 when s[0..n) is valid UTF-8 (no overlongs, no surrogates), else -1. */
+static int yj_utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	while (p < end) {
+		unsigned c = *p, len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 :
+				       c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+		if (!len || (size_t)(end - p) < len)
+			return -1;
+		unsigned v = len == 1 ? c : c & (0xFF >> (len + 1));
+		for (unsigned i = 1; i < len; i++) {
+			if ((p[i] & 0xC0) != 0x80)
+				return -1;
+			v = (v << 6) | (p[i] & 0x3F);
+		}
+		if ((len == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) ||
+		    (len == 4 && (v < 0x10000 || v > 0x10FFFF)))
+			return -1;
+		p += len;
+	}
+	return 0;
+}
+
+/* Go's base64.StdEncoding.DecodeString: padding required, '\r' and '\n' skipped. */
+static int base64_std(const char *s, struct buf *out)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned acc = 0;
+	int bits = 0, pad = 0, n = 0;
+	for (; *s; s++) {
+		if (*s == '\r' || *s == '\n')
+			continue;
+		n++;
+		if (*s == '=') {
+			pad++;
+			continue;
+		}
+		const char *at = strchr(abc, *s);
+		if (!at || pad)
+			return -1;
+		acc = (acc << 6) | (unsigned)(at - abc);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			buf_addch(out, (char)((acc >> bits) & 0xff));
+		}
+	}
+	return n % 4 || pad > 2 || (pad && bits < 2 * pad) ? -1 : 0;
+}
+
+/*
+ * A !!binary scalar, decoded as Kubernetes' reader decodes it (go.yaml.in/
+ * yaml/v2 v2.4.2 decode.go:419-423: base64.StdEncoding, the bytes as the
+ * string), or refused when
+ * the bytes are not text a string can carry (UTF-8 without NUL).
+ */
+static int binary_scalar(struct ctx *c, yaml_event_t *ev)
+{
+	yaml_mark_t m = ev->start_mark;
+	struct buf b = BUF_INIT, path = BUF_INIT;
+	int rc = 0;
+	key_path(c, &path);
+	if (base64_std((const char *)ev->data.scalar.value, &b))
+		rc = fail_at(c, ERR_INPUT, m, "%s%s!!binary value is not valid base64; fix it, or drop the tag for text",
+			     path.data, path.len ? ": " : "");
+	else if (memchr(b.data, 0, b.len) || yj_utf8_valid(b.data, b.len) < 0)
+		rc = fail_at(c, ERR_INPUT, m, "%s%s!!binary value decodes to bytes that are not UTF-8 text; a manifest field holds text: give the text itself",
+			     path.data, path.len ? ": " : "");
+	else
+		rc = attach(c, xcheck(cJSON_CreateString(b.data)), 1, 0,
+			    (const char *)ev->data.scalar.anchor, 0, m);
+	buf_free(&b);
+	buf_free(&path);
+	return rc;
+}
+
 static int scalar_event(struct ctx *c, yaml_event_t *ev)
 {
+	static const char *const scalar_tags[] = {
+		YAML_STR_TAG, YAML_INT_TAG, YAML_FLOAT_TAG, YAML_BOOL_TAG, YAML_NULL_TAG,
+		YJ_BINARY_TAG, NULL
+	};
 	const char *s = (const char *)ev->data.scalar.value;
 	const char *anchor = (const char *)ev->data.scalar.anchor;
 	yaml_mark_t m = ev->start_mark;
+
+	if (tag_ok(c, ev->data.scalar.tag, scalar_tags, m))
+		return -1;
+	if (tag_is(ev->data.scalar.tag, YJ_BINARY_TAG))
+		return binary_scalar(c, ev);
 
 	if (strlen(s) != ev->data.scalar.length)
 		return nul_scalar(c, ev);
@@ -586,10 +709,10 @@ static int handle_event(struct ctx *c, yaml_event_t *ev, cJSON *docs)
 		return 0;
 	case YAML_MAPPING_START_EVENT:
 		return start_collection(c, 1, ev->data.mapping_start.anchor,
-					ev->start_mark);
+					ev->data.mapping_start.tag, ev->start_mark);
 	case YAML_SEQUENCE_START_EVENT:
 		return start_collection(c, 0, ev->data.sequence_start.anchor,
-					ev->start_mark);
+					ev->data.sequence_start.tag, ev->start_mark);
 	case YAML_MAPPING_END_EVENT:
 	case YAML_SEQUENCE_END_EVENT:
 		return end_collection(c, ev->start_mark);

@@ -1,21 +1,20 @@
 /*
- * yj_scalar.h - how a plain (unquoted) YAML scalar resolves, inside yj only.
+ * yj_scalar.h - how a plain (unquoted) YAML scalar resolves, inside lib.
  *
- * One function, shared by the parser (to type what it reads) and the YAML
- * writer (to quote every string that a reader would type otherwise), so the
- * two cannot drift apart and yj_parse(yj_emit(t)) equals t. The rules are
- * the YAML 1.2 core schema with one deviation, described in yj.h.
+ * One function, shared by the parser (to type what it reads), the YAML
+ * writer (to quote every string that a reader would type otherwise) and
+ * jtree's number text (is the text kept with a number still its value?), so
+ * they cannot drift apart and yj_parse(yj_emit(t)) equals t. Null and
+ * booleans follow the YAML 1.2 core schema; numbers follow Kubernetes'
+ * reader (YAML 1.1 as go-yaml v2 reads it: 0644 is octal, 1_000 is 1000,
+ * 0b101 is 5); see yj_scalar.c.
  */
 #ifndef JAXJOB_YJ_SCALAR_H
 #define JAXJOB_YJ_SCALAR_H
 
-enum yj_scalar_kind { SK_STRING, SK_NULL, SK_BOOL, SK_NUMBER, SK_AMBIGUOUS };
+enum yj_scalar_kind { SK_STRING, SK_NULL, SK_BOOL, SK_NUMBER };
 
-/*
- * Resolve a plain scalar. SK_AMBIGUOUS: a decimal integer with a leading
- * zero, which YAML 1.2 reads as decimal and YAML 1.1 (kubectl, Helm) as
- * octal: "mode: 0644" would silently mean 644 here and 420 there.
- */
+/* Resolve a plain scalar: its kind, and the value in *b or *num. */
 enum yj_scalar_kind yj_resolve_plain(const char *s, int *b, double *num);
 
 #endif

@@ -21,9 +21,10 @@
 # starts a real kube control plane (etcd, kube-apiserver, controller manager:
 # a few hundred MB and a core's worth of CPU while it settles) says
 #   # run-all: uses control-plane
-# and at most CONTROL_PLANES of those run at once (default 1 on <= 2 cores,
-# else 2): three control planes and the ASan suites on 2 cores starve each
-# other into timeouts that a quiet machine never shows. A suite that
+# and at most CONTROL_PLANES of those run at once (default 2): three or four
+# control planes and the ASan suites on 2 cores starve each other into
+# timeouts that a quiet machine never shows; one at a time would chain five
+# suites (~4 min) and break the 5-minute budget of make check. A suite that
 # says "# run-all: long" (minutes of CPU: 1,000-worker cells) runs only with
 # JAXJOB_LONG=1 (`make check-long`); otherwise it is one SKIP line saying so. The longest suites
 # of the previous run start first ($JAXJOB_BUILD/suite-times; on a first run
@@ -87,7 +88,7 @@ export PATH=$JAXJOB_TMP/bin:$PATH
 echo "# python: $py_note"
 jobs=${JOBS:-$(( $(nproc 2>/dev/null || echo 2) * 4 ))}
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
-cp_max=${CONTROL_PLANES:-$( [ "$(nproc 2>/dev/null || echo 2)" -le 2 ] && echo 1 || echo 2)}
+cp_max=${CONTROL_PLANES:-2}
 [ "$cp_max" -ge 1 ] 2>/dev/null || cp_max=1
 t0=$(date +%s.%N)
 

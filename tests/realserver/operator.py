@@ -795,8 +795,12 @@ class Cluster:
         if hang:
             self.out.later(duration, self.tick_hang, uid, run, f, 1)
             return
-        self.out.later(duration + 0.0005, self.mark_exited, uid, run, pod, kf(k, 'SIM_EOF_DELAY', 0.0))
-        self.ops.later(duration + 0.01, self.container_exit, ns, name, uid, instance, code, crash)
+        # The exit is reported from the output thread, after the container's last line: on a busy
+        # machine that thread runs late, and a status saying "terminated" while lines were still
+        # to be written would be a container whose log grows after its exit - no runtime does
+        # that, and the launch's exit-when-decided tail read would rightly take the log as whole.
+        self.out.later(duration + 0.0005, self.mark_exited, uid, run, pod, kf(k, 'SIM_EOF_DELAY', 0.0),
+                       (ns, name, uid, instance, code, crash))
 
     def running(self, uid, run):
         kp = self.pods.get(uid)
@@ -811,10 +815,13 @@ class Cluster:
             cri_append(f, f'INFO:sim:still running ({n})\n')
             self.out.later(1.0, self.tick_hang, uid, run, f, n + 1)
 
-    def mark_exited(self, uid, run, pod, eof_delay=0.0):
+    def mark_exited(self, uid, run, pod, eof_delay=0.0, exit_args=None):
         """The containers ended: the stub kubelet ends follow streams once everything was sent.
         With SIM_EOF_DELAY the marker comes that much later, as a kubelet that notices the
-        exit late: the pod says terminated, the log is complete, the follows stay open."""
+        exit late: the pod says terminated, the log is complete, the follows stay open.
+        `exit_args`: the container_exit to report now that the log is whole."""
+        if exit_args:
+            self.ops.later(0.0095, self.container_exit, *exit_args)
         if not self.running(uid, run):
             return
         self.pods[uid]['alive'] = False

@@ -32,7 +32,9 @@ if ! kcp_up "$JAXJOB_TMP/kcp" >"$T/up.out" 2>&1; then
 fi
 
 # run NAME WORKERS LINES [env...]: a launch of a job whose workers print
-# LINES lines each ("NAME worker I line J") over a second; stdout in
+# LINES lines each ("NAME worker I line J") over a second (--log-drain and
+# --timeout 10 min: ceilings against hangs; ASan, strace and a slow reader on
+# a loaded machine take minutes, and it is completeness under test); stdout in
 # $T/NAME.out (through SLOW_READER when set), connect() calls in
 # $T/NAME.strace, the exit status in $T/NAME.rc.
 run() {
@@ -50,7 +52,7 @@ run() {
 	set -o pipefail
 	env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=$leaks" "$@" "${tracer[@]}" \
 		"$JAXJOB" launch --kubeconfig "$KCP_KUBECONFIG" --name "$name" \
-		--workers "$workers" --image ghcr.io/x/jax:1 --timeout 120s \
+		--workers "$workers" --image ghcr.io/x/jax:1 --timeout 600s --log-drain 600s \
 		--env "SIM_LOG_FILE=$T/$name.log{worker}" --env SIM_DURATION=1 -- python train.py \
 		2>"$T/$name.err" | "${sink[@]}" >"$T/$name.out"
 	echo $? >"$T/$name.rc"
@@ -75,6 +77,7 @@ complete() { # complete NAME WORKERS LINES
 		grep "^\[worker-$i\] $name worker $i line " "$T/$name.out" | sed "s/^\[worker-$i\] //" >"$T/$name.w$i"
 		seq 0 $((lines - 1)) | sed "s/^/$name worker $i line /" | cmp -s - "$T/$name.w$i" || {
 			echo "worker $i: $(wc -l <"$T/$name.w$i") of $lines lines, or out of order" >&2
+			grep -i "incomplete\|warning" "$T/$name.err" >&2
 			return 1
 		}
 	done

@@ -101,6 +101,11 @@ import json, sys
 tails = [r for r in map(json.loads, sys.stdin) if \"/pods/eof-worker-\" in r[\"uri\"] and \"tailLines=32\" in r[\"uri\"]]
 assert sorted(r[\"uri\"].split(\"/pods/\")[1].split(\"/\")[0] for r in tails) == [\"eof-worker-0\", \"eof-worker-1\"], tails
 assert all(\"follow\" not in r[\"uri\"] and \"timestamps=true\" in r[\"uri\"] for r in tails), tails'"
+expect '... and no read of a log end by any launch here was cancelled: all answered 200 (a cancelled read is an HTTP 500 in the audit log)' "
+	kcp_audit jaxjob/ | \"\$KCP_PY\" -c '
+import json, sys
+tails = [r for r in map(json.loads, sys.stdin) if \"/log?\" in r[\"uri\"] and \"tailLines=\" in r[\"uri\"]]
+assert tails and all(r[\"code\"] == 200 for r in tails), [(r[\"uri\"], r[\"code\"]) for r in tails if r[\"code\"] != 200]'"
 
 # ---- fail, restart, image pull, Service rejected ------------------------------------------------
 expect "a job whose worker exits 3 exits 1 (got $rc_bad): Failed, JAXJobFailed, the worker and its code named" "

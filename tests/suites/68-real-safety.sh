@@ -154,12 +154,12 @@ for i in 1 2 3; do
 done
 
 # ---- 4. a signal at any moment of the start
-# main() has begun when both SIGTERM (bit 15) and SIGINT (bit 2) show in SigBlk: the earliest
-# moment the program can promise anything (before it, the loader runs)
+# jaxjob's own code has begun when SigBlk is exactly SIGTERM (bit 15) and SIGINT (bit 2): the
+# earliest moment the program can promise anything (jaxjob.c hold_signals; before it the loader
+# and the sanitizer runtime run, and they block every signal for moments - a mask with these
+# two bits among all the others is not ours)
 blocked() {
-	local m
-	m=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
-	[ -n "$m" ] && [ $((0x$m & 0x4002)) = $((0x4002)) ]
+	[ "$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)" = 0000000000004002 ]
 }
 if [ -n "${JAXJOB_LONG:-}" ]; then
 	delays=$(seq 0 500)

@@ -167,7 +167,6 @@ static void status_is_ignored_and_accessors_read_the_job(void **state)
 	assert_string_equal(jaxjob_namespace(job), "team-a");
 	assert_int_equal(jaxjob_workers(job), 2);
 	assert_string_equal(cJSON_GetObjectItem(jaxjob_container(job), "image")->valuestring, "img:1");
-	assert_int_equal(jaxjob_coordinator_port(job), 6666);
 	struct buf b = BUF_INIT;
 	jaxjob_worker_name("mnist", 3, &b);
 	assert_string_equal(b.data, "mnist-worker-3");
@@ -177,7 +176,6 @@ static void status_is_ignored_and_accessors_read_the_job(void **state)
 	assert_null(jaxjob_name(empty));
 	assert_int_equal(jaxjob_workers(empty), -1);
 	assert_null(jaxjob_container(empty));
-	assert_int_equal(jaxjob_coordinator_port(empty), JAXJOB_DEFAULT_PORT);
 	assert_int_equal(jaxjob_validate(empty, &e), -1);
 	cJSON_Delete(empty);
 }

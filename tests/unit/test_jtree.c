@@ -167,44 +167,6 @@ static void get_walks_dot_paths_and_indices(void **state)
 
 /* ---- sorting, equality, hashing ---- */
 
-static void sort_keys_sorts_every_level_in_place(void **state)
-{
-	(void)state;
-	cJSON *doc = json("{\"b\":{\"z\":1,\"y\":[{\"d\":1,\"c\":2}]},\"a\":0,\"c\":[3,1]}");
-	jtree_sort_keys(doc);
-	char *s = cJSON_PrintUnformatted(doc);
-	assert_string_equal(s, "{\"a\":0,\"b\":{\"y\":[{\"c\":2,\"d\":1}],\"z\":1},\"c\":[3,1]}");
-	free(s);
-	/* the list stays a valid cJSON list: appending goes to the end */
-	cJSON_AddNumberToObject(doc, "0", 1);
-	s = cJSON_PrintUnformatted(doc);
-	assert_string_equal(s, "{\"a\":0,\"b\":{\"y\":[{\"c\":2,\"d\":1}],\"z\":1},\"c\":[3,1],\"0\":1}");
-	free(s);
-	cJSON_Delete(doc);
-
-	/* duplicates (cJSON_Parse keeps them) stay in their original order */
-	doc = json("{\"k\":2,\"a\":0,\"k\":1}");
-	jtree_sort_keys(doc);
-	s = cJSON_PrintUnformatted(doc);
-	assert_string_equal(s, "{\"a\":0,\"k\":2,\"k\":1}");
-	free(s);
-	cJSON_Delete(doc);
-
-	/* deep trees do not recurse */
-	cJSON *root = cJSON_CreateObject(), *n = root;
-	for (int i = 0; i < 5000; i++) {
-		cJSON_AddNumberToObject(n, "z", i);
-		cJSON *c = cJSON_CreateObject();
-		cJSON_AddItemToObject(n, "a", c);
-		n = c;
-	}
-	jtree_sort_keys(root);
-	assert_string_equal(root->child->string, "a");
-	assert_string_equal(root->child->child->string, "a");
-	cJSON_Delete(root);
-	jtree_sort_keys(NULL);
-}
-
 static void members_come_in_tree_or_key_order(void **state)
 {
 	(void)state;
@@ -294,7 +256,6 @@ int main(void)
 		cmocka_unit_test(merge_patch_keeps_key_order_and_accepts_null_target),
 		cmocka_unit_test(get_walks_dot_paths_and_indices),
 		cmocka_unit_test(path_add_key_escapes_one_step),
-		cmocka_unit_test(sort_keys_sorts_every_level_in_place),
 		cmocka_unit_test(members_come_in_tree_or_key_order),
 		cmocka_unit_test(equal_ignores_key_order_but_not_values),
 		cmocka_unit_test(sha256_hashes_the_canonical_form),

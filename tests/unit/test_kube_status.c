@@ -180,21 +180,27 @@ static void unreachable_retries_stay_short_and_do_not_raise_the_backoff(void **s
 {
 	(void)state;
 	struct err down = ERR_INIT, busy = ERR_INIT;
-	unsigned answered = 0;
+	unsigned n[2] = { 0, 0 };
+	double d = 0;
 
 	snprintf(down.reason, sizeof(down.reason), "%s", KUBE_REASON_UNREACHABLE);
 	snprintf(busy.reason, sizeof(busy.reason), "ServiceUnavailable");
-	for (int i = 0; i < 50; i++)
-		assert_true(kube_backoff_after(&down, &answered, -1, 0.999) <= KUBE_BACKOFF_UNREACHABLE_S);
-	assert_int_equal(answered, 0);
+	/* while nothing answers: growing, then never more than a second apart */
+	for (int i = 0; i < 50; i++) {
+		d = kube_backoff_after(&down, n, -1, 0.999);
+		assert_true(d <= KUBE_BACKOFF_UNREACHABLE_S);
+	}
+	assert_true(d > KUBE_BACKOFF_UNREACHABLE_S / 2);
+	assert_int_equal(n[0], 0);
 	/* the first answered failure after it starts at the short end */
-	assert_true(kube_backoff_after(&busy, &answered, -1, 0.999) <= KUBE_BACKOFF_BASE_S);
-	assert_int_equal(answered, 1);
+	assert_true(kube_backoff_after(&busy, n, -1, 0.999) <= KUBE_BACKOFF_BASE_S);
+	assert_int_equal(n[0], 1);
+	assert_int_equal(n[1], 0);
 	for (int i = 0; i < 20; i++)
-		kube_backoff_after(&busy, &answered, -1, 0.999);
-	assert_true(kube_backoff_after(&busy, &answered, -1, 0.999) > 5);
+		kube_backoff_after(&busy, n, -1, 0.999);
+	assert_true(kube_backoff_after(&busy, n, -1, 0.999) > 5);
 	/* Retry-After from an answering server is still a floor */
-	assert_true(kube_backoff_after(&busy, &answered, 30, 0.0) == 30.0);
+	assert_true(kube_backoff_after(&busy, n, 30, 0.0) == 30.0);
 }
 
 int main(void)

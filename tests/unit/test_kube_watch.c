@@ -223,7 +223,6 @@ static void run_with_chunk(size_t chunk, int outage)
 	assert_non_null(w);
 	struct kube_timer *t = kube_timer_add(c, 10, guard, &s);
 	assert_int_equal(kube_loop_run(c, &e), 0);
-	assert_string_equal(kube_watch_resource_version(w), "31");
 	kube_timer_cancel(t);
 	kube_watch_stop(w);
 	kube_client_free(c);

@@ -76,13 +76,13 @@ static void run_flags_fill_their_fields(void **state)
 	(void)state;
 	struct launch_opts o;
 	struct err e = ERR_INIT;
-	assert_int_equal(parse(&o, &e, "--dry-run", "-o", "json", "--logs=first", "--delete-after",
+	assert_int_equal(parse(&o, &e, "-o", "json", "--logs=first", "--delete-after",
 			       "success", "--on-cancel", "suspend", "--adopt=false", "--quiet",
 			       "--kubeconfig", "/k", "--context", "c", "--insecure-skip-tls-verify",
 			       "--identity", "run-1", "--api", "auto", "--server-dry-run",
 			       "--delete-timeout", "1m", "--out-state", "/o/state", "--out-job-json",
 			       "/o/job.json", "--out-exit-code=/o/rc", "--template", "t.yaml", NULL), 0);
-	assert_true(o.dry_run && o.server_dry_run && o.quiet && o.insecure_skip_tls_verify);
+	assert_true(!o.dry_run && o.server_dry_run && o.quiet && o.insecure_skip_tls_verify);
 	assert_int_equal(o.format, OUTPUT_JSON);
 	assert_int_equal(o.logs, LOGS_FIRST);
 	assert_int_equal(o.delete_after, DELETE_ON_SUCCESS);

@@ -117,7 +117,11 @@ static char *round_trip(const cJSON *doc)
 
 /* ---- typing ---- */
 
-static void plain_scalars_follow_the_yaml_1_2_core_schema(void **state)
+/*
+ * Null and booleans: the YAML 1.2 core schema. Numbers: as Kubernetes'
+ * reader (go-yaml v2) takes them, YAML 1.1 spellings included (yj_scalar.c).
+ */
+static void plain_scalars_read_as_kubernetes_reads_them(void **state)
 {
 	(void)state;
 	static const char *const table[][2] = {
@@ -130,7 +134,11 @@ static void plain_scalars_follow_the_yaml_1_2_core_schema(void **state)
 		{ "0", "0" }, { "-0", "0" }, { "42", "42" }, { "+12", "12" },
 		{ "-17", "-17" }, { "0x1f", "31" }, { "0xFF", "255" },
 		{ "0o17", "15" }, { "0o8", "\"0o8\"" }, { "0x", "\"0x\"" },
-		{ "0xZZ", "\"0xZZ\"" }, { "1_000", "\"1_000\"" },
+		{ "0xZZ", "\"0xZZ\"" }, { "1_000", "1000" }, { "1_000.5", "1000.5" },
+		{ "0b101", "5" }, { "-0b101", "-5" }, { "0B11", "3" }, { "0X1F", "31" },
+		{ "0O17", "15" }, { "+0x1F", "31" }, { "0x_1F", "31" }, { "0644", "420" },
+		{ "-007", "-7" }, { "09", "9" }, { "08.5", "8.5" }, { "0b", "\"0b\"" },
+		{ "_1", "\"_1\"" }, { "1__0", "10" }, { "0b102", "\"0b102\"" },
 		{ "1e3", "1000" }, { "1E-2", "0.01" }, { "1e+3", "1000" },
 		{ ".5", "0.5" }, { "-.5", "-0.5" }, { "3.", "3" }, { "1.5", "1.5" },
 		{ "12e", "\"12e\"" }, { "1.2.3", "\"1.2.3\"" }, { ".", "\".\"" },
@@ -140,11 +148,12 @@ static void plain_scalars_follow_the_yaml_1_2_core_schema(void **state)
 		{ "12345678901234567890", "12345678901234567890" },
 		{ "58138187140201144", "58138187140201144" },
 		{ "0xFFFFFFFFFFFFFFFF", "1.8446744073709552e+19" },
-		{ "0x1FFFFFFFFFFFFFFFFF", "5.902958103587057e+20" },
+		{ "0x1FFFFFFFFFFFFFFFFF", "\"0x1FFFFFFFFFFFFFFFFF\"" },	/* past 64 bits: text */
+		{ "18446744073709551615", "18446744073709551615" },
 		{ "'1'", "\"1\"" }, { "\"true\"", "\"true\"" }, { "'~'", "\"~\"" },
 		{ "!!str 1", "\"1\"" }, { "!!str true", "\"true\"" },
 		{ "!!int \"3\"", "3" }, { "!!float 1", "1" }, { "!!bool 'false'", "false" },
-		{ "!!null ''", "null" }, { "! 12", "\"12\"" }, { "!local 12", "12" },
+		{ "!!null ''", "null" }, { "! 12", "\"12\"" }, { "!!binary aW1n", "\"img\"" },
 		{ "hello world", "\"hello world\"" }, { "a: b", NULL },
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
@@ -231,13 +240,61 @@ static void tags_that_do_not_fit_the_value_are_errors(void **state)
 	parse_fails("v: !!null 0\n", ERR_INPUT, "null", NULL);
 }
 
-static void leading_zero_integers_are_refused_as_ambiguous(void **state)
+/*
+ * A number keeps the text it was written with: where it becomes text (an
+ * env value, a label) the text, where it stays a number its value, which is
+ * what Kubernetes' reader makes of it (0644 is YAML 1.1 octal there: 420).
+ */
+static void numbers_keep_their_text_and_have_kubernetes_values(void **state)
 {
 	(void)state;
-	parse_fails("mode: 0644\n", ERR_INPUT, "t.yaml:1:7:", "0o644");
-	parse_fails("mode: -007\n", ERR_INPUT, "octal", NULL);
-	cJSON *doc = parse_ok("a: '0644'\nb: 0o644\nc: 0.5\nd: 0\n");
-	assert_canon(doc, "{\"a\":\"0644\",\"b\":420,\"c\":0.5,\"d\":0}");
+	static const char *const written[] = {
+		"0644", "0x1F", "0o17", "1_000", "0b101", "+1", ".5", "1E3", ".inf", "-.Inf", ".nan", "0.1",
+	};
+	static const char *const yaml[] = {
+		"420", "31", "15", "1000", "5", "1", "0.5", "1000", ".inf", "-.inf", ".nan", "0.1",
+	};
+	for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++) {
+		char in[64];
+		snprintf(in, sizeof(in), "v: %s\n", written[i]);
+		cJSON *doc = parse_ok(in);
+		const cJSON *v = cJSON_GetObjectItem(doc, "v");
+		struct buf t = BUF_INIT, y = BUF_INIT;
+		assert_true(cJSON_IsNumber(v));
+		jtree_number_text(v, JTREE_NUM_TEXT, &t);
+		jtree_number_text(v, JTREE_NUM_YAML, &y);
+		assert_string_equal(t.data, written[i]);
+		assert_string_equal(y.data, yaml[i]);
+		buf_free(&t);
+		buf_free(&y);
+		cJSON_Delete(doc);
+	}
+	/* a number changed after parsing never shows its stale text */
+	cJSON *doc = parse_ok("v: 0x1F\n");
+	cJSON *v = cJSON_GetObjectItem(doc, "v");
+	struct buf t = BUF_INIT;
+	v->valuedouble = 7;
+	jtree_number_text(v, JTREE_NUM_TEXT, &t);
+	assert_string_equal(t.data, "7");
+	buf_free(&t);
+	cJSON_Delete(doc);
+}
+
+/* Tags other than the core types' are refused, naming where; !!binary is decoded. */
+static void unknown_tags_are_refused_with_their_path(void **state)
+{
+	(void)state;
+	parse_fails("a:\n  b: [x, !custom y]\n", ERR_INPUT, "t.yaml:2:10: a.b[1]: tag !custom is not a tag", NULL);
+	parse_fails("v: !!python/object:os.system x\n", ERR_INPUT, "v: tag !!python/object:os.system", NULL);
+	parse_fails("v: !!set {a, b}\n", ERR_INPUT, "v: tag !!set", NULL);
+	parse_fails("v: !!omap [a: 1]\n", ERR_INPUT, "!!omap", NULL);
+	parse_fails("v: !!timestamp 2024-01-01\n", ERR_INPUT, "!!timestamp", NULL);
+	parse_fails("!local k: v\n", ERR_INPUT, "tag !local", NULL);
+	parse_fails("v: !!binary aW1\n", ERR_INPUT, "v: !!binary value is not valid base64", NULL);
+	parse_fails("v: !!binary /w==\n", ERR_INPUT, "not UTF-8 text", NULL);
+	parse_fails("v: !!binary AA==\n", ERR_INPUT, "not UTF-8 text", NULL);	/* a NUL */
+	cJSON *doc = parse_ok("a: !!binary |\n  aW1n\n  LXY=\nb: !!map {c: !!seq [!!str 1]}\nc: ! 12\n");
+	assert_canon(doc, "{\"a\":\"img-v\",\"b\":{\"c\":[\"1\"]},\"c\":\"12\"}");
 	cJSON_Delete(doc);
 }
 
@@ -1010,10 +1067,11 @@ static void reference_files_round_trip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(plain_scalars_follow_the_yaml_1_2_core_schema),
+		cmocka_unit_test(plain_scalars_read_as_kubernetes_reads_them),
 		cmocka_unit_test(special_floats_parse_and_emit_as_yaml_specials),
 		cmocka_unit_test(tags_that_do_not_fit_the_value_are_errors),
-		cmocka_unit_test(leading_zero_integers_are_refused_as_ambiguous),
+		cmocka_unit_test(numbers_keep_their_text_and_have_kubernetes_values),
+		cmocka_unit_test(unknown_tags_are_refused_with_their_path),
 		cmocka_unit_test(keys_are_strings_even_when_they_look_like_numbers),
 		cmocka_unit_test(tricky_strings_round_trip_as_strings),
 		cmocka_unit_test(multi_line_strings_use_literal_blocks_when_safe),
