@@ -51,9 +51,6 @@ echo "stall: $RUNS runs; exit codes:$(echo $codes | tr ' ' '\n' | sort | uniq -c
 echo "stall: SIGTERM -> exit ms, sorted:$(echo $times | tr ' ' '\n' | sort -n | tr '\n' ' ')"
 
 # ---- sweep
-blocked() {	# exactly SIGTERM and SIGINT: jaxjob.c's hold_signals has run
-	[ "$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)" = 0000000000004002 ]
-}
 declare -A seen=()
 n=0
 for d in $(seq 0 "$STEP_MS" "$SWEEP_MS"); do
@@ -62,7 +59,7 @@ for d in $(seq 0 "$STEP_MS" "$SWEEP_MS"); do
 		"$BIN" launch --kubeconfig "$KCP_KUBECONFIG" --name "sw-$n" --image x/jax:1 --workers 1 \
 			--env SIM_DURATION=30 >/dev/null 2>"$T/sw-$n.err" &
 		pid=$!
-		until blocked "$pid" || ! kill -0 "$pid" 2>/dev/null; do :; done
+		until jaxjob_begun "$pid" || ! kill -0 "$pid" 2>/dev/null; do :; done
 		end=$(( $(ms) + d ))
 		while [ "$(ms)" -lt "$end" ]; do :; done
 		kill -"$sig" "$pid"

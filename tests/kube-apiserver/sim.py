@@ -40,16 +40,22 @@ def ts_nano():
 
 
 class ContainerLog:
-    """Lines a container printed; followers wait on `cond`."""
+    """Lines a container printed; followers wait on `cond`. Each line is kept with the time it
+    was written, as a container runtime writes its CRI log (`<RFC 3339 time> stdout F <line>`)
+    and a kubelet serves it (timestamps=true): a line served late carries its old time."""
 
     def __init__(self):
-        self.lines = []          # (timestamp, bytes)
+        self.lines = []          # (write time, one line's bytes with its newline)
         self.done = False
         self.cond = threading.Condition()
 
     def write(self, text):
+        data = text.encode('utf-8') if isinstance(text, str) else text
+        ts = ts_nano()
         with self.cond:
-            self.lines.append((ts_nano(), text.encode('utf-8') if isinstance(text, str) else text))
+            # one entry per line: a multi-line write is several CRI lines with one time,
+            # each served with its own timestamp prefix
+            self.lines.extend((ts, line) for line in data.splitlines(keepends=True))
             self.cond.notify_all()
 
     def close(self):

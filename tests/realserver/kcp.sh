@@ -18,6 +18,7 @@
 #   kcp_secret FILE           register a file's content (a minted token) in secrets.list
 #   kcp_stop_operator, kcp_start_operator   play the operator yourself for a while
 #   kcp_wait_established CRD...             until the apiserver serves those CRDs
+#   jaxjob_begun PID          jaxjob's own code runs in PID (signals held or caught): see below
 #
 # The control plane runs in sessions of its own (setsid, as up.sh starts it): a watchdog started by
 # kcp_up kills it when the shell that called kcp_up is gone without kcp_down (SIGKILL, a runner
@@ -178,6 +179,21 @@ kcp_register_secrets() {
 kcp_secret() { # FILE: a token minted by a test
 	local list=${JAXJOB_SECRETS_LIST:-${JAXJOB_TMP:+$JAXJOB_TMP/secrets.list}}
 	[ -n "$list" ] && { tr -d '\n' <"$1"; echo; } | "$KCP_HERE/../lib/append-locked" "$list"
+}
+
+# jaxjob_begun PID: jaxjob's own code has run in PID - the earliest moment it can promise to act
+# on a signal. SigBlk exactly SIGTERM (bit 15) and SIGINT (bit 2) (jaxjob.c hold_signals; before
+# it the loader and the sanitizer runtime block every signal for moments: a mask with these two
+# among the others is not ours), or, that window missed by a slow poll, both caught (the run's
+# handler, launch_run.c prepare), on a process already exec'd as jaxjob (the forking shell's own
+# traps are not ours). Read without a fork, so it can be polled fast.
+jaxjob_begun() {
+	local k v n= b= c=
+	{ while read -r k v; do
+		case $k in Name:) n=$v ;; SigBlk:) b=$v ;; SigCgt:) c=$v ;; esac
+	done <"/proc/$1/status"; } 2>/dev/null || return 1
+	[ "$n" = jaxjob ] || return 1
+	[ "$b" = 0000000000004002 ] || { [ -n "$c" ] && [ $((0x$c & 0x4002)) = $((0x4002)) ]; }
 }
 
 kcp_kill_apiserver() {
