@@ -138,7 +138,8 @@ $(BUILD)/obj/%.o: %.c
 UNIT_APP_test_health        := health-checks/health_cmd
 UNIT_APP_test_launch_opts   = component/launch_opts $(UNIT_APP_test_launch_parts)
 UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs component/launch_stdout \
-			       component/launch_outputs component/launch_progress component/launch_metrics
+			       component/launch_outputs component/launch_progress component/launch_metrics \
+			       component/launch_failure
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
 UNIT_APP_OBJ = $(patsubst %,$(BUILD)/obj/%.o,$(UNIT_APP_$(1)))
@@ -327,8 +328,12 @@ unit: $(KUBE_DRIVER)
 # metrics_line() alone over a log file, for callgrind (SCAN_ONLY=1
 # bench/metrics.sh); a release build like the rest of bench/.
 .PHONY: bench-driver
-bench-driver: $(BUILD)/bench/metrics-driver
+bench-driver: $(BUILD)/bench/metrics-driver $(BUILD)/bench/diagnose-driver
 $(BUILD)/bench/metrics-driver: bench/metrics_driver.c $(BUILD)/libjaxjob.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(BUILD)/libjaxjob.a $(LDLIBS)
+# diag_line() over generated lines, with and without a diagnosis (bench/diagnose.sh)
+$(BUILD)/bench/diagnose-driver: bench/diagnose_driver.c $(BUILD)/libjaxjob.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(BUILD)/libjaxjob.a $(LDLIBS)
 

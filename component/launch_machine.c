@@ -389,9 +389,10 @@ static void leave_queue(struct launch_state *st)
 		/* mark the seam in the logs themselves: the lines after it are the
 		 * new attempt's (the same stdout the worker lines go to, in order) */
 		if (st->o->logs != LOGS_NONE) {
-			printf("[jaxjob] attempt %d: re-admitted after preemption; the workers start "
-			       "again\n", st->q.admissions);
-			fflush(stdout);
+			char seam[128];
+			int n = snprintf(seam, sizeof(seam), "[jaxjob] attempt %d: re-admitted after "
+					 "preemption; the workers start again\n", st->q.admissions);
+			launch_stdout_line(&st->out, -1, seam, (size_t)n);
 		}
 	}
 	else

@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "buf.h"
+#include "diagnose.h"
 #include "jobparams.h"
 #include "jobparams_required.h"
 #include "suggest.h"
@@ -167,6 +168,16 @@ static const struct run_flag run_flags[] = {
 	  "write a Markdown summary for the pipeline UI" },
 	{ "out-exit-code", "FILE", "outputs", RF_STR, OUT(exit_code), NULL,
 	  "write the exit code of this step" },
+	{ "out-failure", "FILE", "outputs", RF_STR, OUT(failure), NULL,
+	  "write why the job failed as JSON: the first failing worker, pod, node, exit_code, "
+	  "signal, reason, category, finished_at, exception, last_lines, collateral (the "
+	  "workers that failed after it); {} when it did not fail" },
+	{ "out-failure-category", "FILE", "outputs", RF_STR, OUT(failure_category), NULL,
+	  "write the failure's category: oom, evicted, preempted, image, scheduling, config, "
+	  "application, coordination, deadline, backoff, unknown; empty when it did not fail" },
+	{ "failure-lines", "N", "outputs", RF_SPECIAL, 0, NULL,
+	  "how many of the failing worker's last log lines the failure outputs quote "
+	  "(default 20, at most 500)" },
 
 	{ "metrics", "MODE", "training metrics", RF_ENUM, MET(mode), metrics_names,
 	  "read training metrics from the workers' logs: auto (the common shapes, see "
@@ -442,6 +453,8 @@ static int set_run_flag(struct launch_opts *o, const struct run_flag *f, const c
 			return jobparams_set_user(o->params, v, e);
 		if (!strcmp(f->flag, "patch"))
 			return parse_patch(o, v, e);
+		if (!strcmp(f->flag, "failure-lines"))
+			return parse_count(f->flag, v, 1, DIAG_LAST_LINES_MAX, &o->failure_lines, e);
 		return set_metrics_flag(o, f->flag, v, e);
 	}
 	return 0;
@@ -590,7 +603,8 @@ static const char *run_flag_kind(const struct run_flag *f)
 		return "param";
 	if (!strcmp(f->flag, "launch-args") || !strcmp(f->flag, "metric-step"))
 		return "list";
-	if (!strcmp(f->flag, "total-steps") || !strcmp(f->flag, "metrics-points"))
+	if (!strcmp(f->flag, "total-steps") || !strcmp(f->flag, "metrics-points") ||
+	    !strcmp(f->flag, "failure-lines"))
 		return "int";
 	return "string";	/* --metric: NAME=REGEX lines */
 }
@@ -671,6 +685,7 @@ static void set_defaults(struct launch_opts *o)
 	o->metrics.from = 0;		/* first */
 	o->metrics.progress_s = 10;
 	o->metrics.points = 300;
+	o->failure_lines = DIAG_LAST_LINES_DEFAULT;
 }
 
 /* Everything after "--" is the container command. */

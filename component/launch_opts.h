@@ -56,6 +56,8 @@ struct launch_outputs {
 	const char *queue_time;		/* seconds held by Kueue (0 for a job without a queue) */
 	const char *run_time;		/* seconds of the wait not queued */
 	const char *progress;		/* percent done: TrainJob status.trainerStatus, else the logs */
+	const char *failure;		/* JSON: why it failed (lib/diagnose.h), {} if it did not */
+	const char *failure_category;	/* oom, application, ...; empty if it did not fail */
 	/* training metrics (launch_metrics.h) */
 	const char *metrics;		/* JSON: per metric last/min/max, steps, rate */
 	const char *metrics_csv;	/* CSV metric,step,value (LTTB-downsampled) */
@@ -111,6 +113,7 @@ struct launch_opts {
 	enum launch_outcome outcome;	/* --outcome exit-code|outputs */
 	int adopt;			/* --adopt=true|false: re-attach to our own existing job (default true) */
 	int quiet;			/* --quiet: no progress lines, logs only */
+	double failure_lines;		/* --failure-lines: the failing worker's last lines quoted */
 
 	struct launch_outputs out;
 	struct launch_metrics_opts metrics;

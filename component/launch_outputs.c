@@ -17,6 +17,7 @@
 
 #include "jobapi.h"
 #include "jtree.h"
+#include "launch_failure.h"
 #include "launch_metrics.h"
 #include "launch_run.h"
 #include "yj.h"
@@ -285,6 +286,7 @@ void launch_outputs_summary(const struct launch_result *r, struct buf *out)
 	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
 	md_row(out, "exit code", tmp);
 	launch_metrics_summary(r->metrics, out);
+	launch_failure_summary(r->failure, r->message, out);
 }
 
 static void add_opt(struct buf *v, const char *s)
@@ -333,6 +335,10 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 	case 12: launch_outputs_summary(r, v); break;
 	case 13: buf_addf(v, "%d", r->exit_code); break;
 	case 14: buf_addf(v, "%.3f", r->queue ? r->queued_s : 0.0); break;
+	case 15:	/* a Float output: 0 when unknown, never empty */
+		d = r->queue ? r->run_s : duration_of(r);
+		buf_addf(v, "%.3f", d >= 0 ? d : 0.0);
+		break;
 	case 16: {	/* the job's own percentage, else the logs' */
 		const cJSON *pct = jtree_get(r->job, "status.trainerStatus.progressPercentage");
 		if (cJSON_IsNumber(pct))
@@ -341,10 +347,13 @@ static void value_of(const struct launch_result *r, int which, struct buf *v)
 			launch_metrics_percent(r->metrics, v);
 		break;
 	}
-	case 15:	/* a Float output: 0 when unknown, never empty */
-		d = r->queue ? r->run_s : duration_of(r);
-		buf_addf(v, "%.3f", d >= 0 ? d : 0.0);
+	case 17:	/* a STRUCT output: "{}" when it did not fail */
+		if (r->failure)
+			yj_json_pretty(r->failure, v);
+		else
+			buf_adds(v, "{}");
 		break;
+	case 18: add_opt(v, r->failure_category); break;
 	}
 }
 
@@ -371,6 +380,7 @@ int launch_outputs_write(const struct launch_outputs *p, const struct launch_res
 		p->job_name, p->job_namespace, p->job_uid, p->start_time,
 		p->completion_time, p->duration, p->workers, p->summary, p->exit_code,
 		p->queue_time, p->run_time, p->progress,
+		p->failure, p->failure_category,
 	};
 	struct buf v = BUF_INIT;
 	int rc = 0;

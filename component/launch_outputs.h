@@ -54,6 +54,8 @@ struct launch_result {
 	int exit_code;
 	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
 	const struct metrics *metrics;	/* training metrics (launch_metrics.h), or NULL */
+	const cJSON *failure;		/* why it failed (launch_failure.h), or NULL */
+	const char *failure_category;	/* its category, or NULL/"" */
 };
 
 /* Set reason and message (printf-style message). */

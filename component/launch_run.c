@@ -29,6 +29,7 @@
 
 #include "jtree.h"
 #include "launch_ending.h"
+#include "launch_failure.h"
 #include "launch_outputs.h"
 #include "launch_run.h"
 #include "launch_state.h"
@@ -562,6 +563,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	struct launch_result r;
 	struct buf note = BUF_INIT, lost = BUF_INIT;
 	struct err e = ERR_INIT, me = ERR_INIT;
+	cJSON *failure = NULL;
 
 	memset(&st, 0, sizeof(st));
 	memset(&r, 0, sizeof(r));
@@ -574,6 +576,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	launch_progress_init(&st.prog, o->quiet ? NULL : stderr, st.t0);
 	if (launch_metrics_init(&st.metrics, &o->metrics, &st.prog, &me))	/* the parser checked */
 		fprintf(stderr, "warning: no training metrics: %s\n", me.msg);
+	st.diag = diag_new((int)o->failure_lines);
 	r.manifest = manifest;
 
 	if (prepare(&st, manifest, &r) == 0) {
@@ -593,6 +596,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 				r.run_s = launch_now() - st.t0 - r.queued_s;
 			}
 			launch_ending(&st, &r, &note);
+			launch_failure_judge(st.diag, st.job, &r, &failure);	/* why, first */
 		}
 	}
 	st.phase = RUN_DONE;
@@ -626,6 +630,8 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	if (!o->server_dry_run && launch_metrics_write(&st.metrics, &o->out, &r, &e))
 		fprintf(stderr, "warning: %s\n", e.msg);
 	launch_metrics_free(&st.metrics);
+	cJSON_Delete(failure);
+	diag_free(st.diag);
 	state_free(&st);
 	buf_free(&note);
 	buf_free(&lost);

@@ -30,6 +30,7 @@
 
 #include <cJSON.h>
 
+#include "diagnose.h"
 #include "jobapi.h"
 #include "kube.h"
 #include "launch_identity.h"
@@ -132,6 +133,7 @@ struct launch_state {
 	struct launch_identity id;
 	struct launch_progress prog;
 	struct launch_metrics metrics;	/* training metrics from the worker logs */
+	struct diag *diag;		/* why it failed: fed pods, events, lines (lib/diagnose.h) */
 	struct launch_stdout out;	/* the workers' lines on stdout, never blocking */
 	double t0;
 

@@ -155,7 +155,7 @@ static void on_writable(void *ud)
 static void count_dropped(struct launch_stdout *o, int index)
 {
 	if (index < 0)
-		index = 0;
+		return;		/* a line of ours (launch_machine.c's attempt seam) */
 	if (index >= o->ndropped) {
 		int n = index + 1;
 		o->dropped = xrealloc(o->dropped, (size_t)n * sizeof(*o->dropped));
@@ -209,11 +209,12 @@ void launch_stdout_finish(struct launch_stdout *o, double max_wait_s, const int 
 	kube_loop_watch_writable(o->c, -1, NULL, NULL);
 }
 
+/* The worker index of a queued line, -1 for a line of ours. */
 static int worker_of_line(const char *s, size_t n)
 {
 	const char pre[] = "[worker-";
 	if (n <= sizeof(pre) || memcmp(s, pre, sizeof(pre) - 1))
-		return 0;
+		return -1;
 	return atoi(s + sizeof(pre) - 1);
 }
 
@@ -234,6 +235,10 @@ unsigned long launch_stdout_lost(const struct launch_stdout *o, struct buf *out)
 		const char *nl = memchr(o->q.data + at, '\n', o->q.len - at);
 		size_t end = nl ? (size_t)(nl - o->q.data) + 1 : o->q.len;
 		int w = worker_of_line(o->q.data + at, end - at);
+		if (w < 0) {
+			at = end;
+			continue;
+		}
 		if (w >= nper) {
 			per = xrealloc(per, (size_t)(w + 1) * sizeof(*per));
 			memset(per + nper, 0, (size_t)(w + 1 - nper) * sizeof(*per));

@@ -64,7 +64,8 @@ void launch_stdout_init(struct launch_stdout *o, int fd);
 void launch_stdout_attach(struct launch_stdout *o, struct kube_client *c,
 			  struct launch_progress *prog);
 /* Queue worker `index`'s whole line (its "[worker-N] " prefix and '\n'
- * included) and write what can be written now. */
+ * included; index -1: a line of the launch's own, not counted as a
+ * worker's) and write what can be written now. */
 void launch_stdout_line(struct launch_stdout *o, int index, const char *data, size_t len);
 /*
  * The run is over: write what is queued, waiting in the loop at most

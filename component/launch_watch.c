@@ -5,6 +5,17 @@
  * only way pod or Service creation failures show: the job just stays
  * Created).
  *
+ * The event watch selects the namespace's Warning events (type=Warning),
+ * not involvedObject.name: a field selector cannot say "the job or its
+ * pods", and the events about the worker pods (Evicted, Preempted,
+ * FailedMount, FailedScheduling, ...) feed the diagnosis (lib/diagnose.h);
+ * a second watch would cost one more connection per step. The price: the
+ * namespace's other Warning events are read and dropped here (diag_event()
+ * ignores pods that are not our workers). A job in a Kueue queue needs its
+ * Normal events too (Kueue's Started "Admitted by clusterQueue ...", Stopped
+ * "Preempted ..."): for it alone the watch takes every event of the
+ * namespace, still one watch.
+ *
  * It turns what the server says into reports to the hub (st->hub): the job
  * seen, deleted, absent from the first list, the watch failed for good; a
  * creation failure the API can never accept stops the wait at once, one
@@ -111,6 +122,14 @@ static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *e
 
 	if (type == KUBE_DELETED || !reason || !etype)
 		return;
+	if (!strcmp(jtree_get_string(ev, "involvedObject.kind", ""), "Pod")) {
+		if (!strcmp(etype, "Warning"))
+			diag_event(st->diag, ev);	/* a worker's, or ignored */
+		return;
+	}
+	if (strcmp(jtree_get_string(ev, "involvedObject.kind", ""), st->kind) ||
+	    strcmp(jtree_get_string(ev, "involvedObject.name", ""), st->name))
+		return;	/* another object of the namespace */
 	if (strcmp(etype, "Warning") != 0) {	/* Kueue's Started/Stopped: the hub's to say */
 		st->hub->normal_event(st, ev);
 		return;
@@ -153,8 +172,10 @@ int launch_events_start(struct launch_state *st, struct err *e)
 
 	if (st->deny.events)	/* said before the create */
 		return 0;
-	buf_addf(&sel, "involvedObject.kind=%s,involvedObject.name=%s", st->kind, st->name);
-	st->event_watch = st->hub->watch(st, &KUBE_EVENT, NULL, sel.data, on_job_k8s_event,
+	if (!launch_kueue_queue_of(st->manifest))
+		buf_adds(&sel, "type=Warning");
+	st->event_watch = st->hub->watch(st, &KUBE_EVENT, NULL, sel.len ? sel.data : NULL,
+					 on_job_k8s_event,
 					 on_event_watch_state, e);
 	buf_free(&sel);
 	return st->event_watch ? 0 : -1;

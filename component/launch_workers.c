@@ -202,8 +202,10 @@ static void on_line(void *ud, const char *line, size_t len, int truncated)
 	int fresh = !p->ls.skip;	/* not a line a resumed follow repeats */
 	(void)truncated;
 	launch_logstream_line(&p->ls, line, len, &p->st->out);
-	if (fresh)
+	if (fresh) {
 		launch_metrics_line(&p->st->metrics, p->index, line, len);
+		diag_line(p->st->diag, p->index, line, len);	/* a bounded ring */
+	}
 }
 
 /*
@@ -265,6 +267,7 @@ static void follow(struct launch_pod *p)
 		/* a new container: new log, from its start */
 		launch_logstream_init(&p->ls, p->index, p->restarts);
 		p->drops = 0;
+		diag_container(st->diag, p->index);	/* its last lines start again */
 	}
 	if (p->done_restarts >= p->ls.restarts)
 		return;
@@ -313,6 +316,23 @@ static void complete_from_tail(struct launch_pod *p)
 		err_clear(&e);
 }
 
+/*
+ * Tell the diagnosis about a worker's pod - unless a newer pod of the same
+ * index exists (the operator re-created it): the old one's late updates and
+ * its deletion must not overwrite what the new one says.
+ */
+static void diagnose(struct launch_state *st, const struct launch_pod *p, const cJSON *pod)
+{
+	int i = 0;
+
+	while (i < st->npods && st->pods[i] != p)
+		i++;
+	for (i++; i < st->npods; i++)
+		if (st->pods[i]->index == p->index && !st->pods[i]->gone)
+			return;
+	diag_pod(st->diag, p->index, pod, worker_container(st));
+}
+
 static void pod_update(struct launch_state *st, const cJSON *pod)
 {
 	const char *uid = jtree_get_string(pod, "metadata.uid", NULL);
@@ -347,6 +367,7 @@ static void pod_update(struct launch_state *st, const cJSON *pod)
 			 jtree_get_string(t, "reason", ""));
 	}
 	pod_stuck_state(p, pod, cs);
+	diagnose(st, p, pod);
 	follow(p);
 }
 
@@ -358,6 +379,8 @@ static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
 		const char *uid = jtree_get_string(pod, "metadata.uid", NULL);
 		struct launch_pod *p = uid ? pod_find(st, uid) : NULL;
 		if (p) {
+			/* its last state: a preemption or eviction may show only here */
+			diagnose(st, p, pod);
 			p->gone = 1;
 			p->queued = 0;	/* its log cannot be read any more */
 			p->stuck[0] = '\0';

@@ -43,6 +43,9 @@ Subcommands (files are paths; ROOT is where "/" of the step's pod is mapped):
   kfp-collect IR TASK ROOT EXIT [run= task_name=]  the outputs as KFP reads them, as JSON
                                    (or exit 1 naming the output that fails to parse)
   kfp-branch IR TASK STATE         which condition branch of the IR runs for that state
+  kfp-branch-outputs IR TASK COLLECTED  which tasks the IR's conditions on TASK's outputs let
+                                   run, given the JSON kfp-collect printed (If/Elif/Else on
+                                   any String output, e.g. failure_category)
   argo-argv WT TEMPLATE ROOT [k=v...]  argv of a template (k=v: workflow.uid=, workflow.name=)
   argo-collect WT TEMPLATE ROOT    the output parameters as Argo reads them, as JSON
   argo-depends WT TASK PHASE       which DAG tasks run after TASK ended in PHASE
@@ -389,6 +392,46 @@ def kfp_branch(ir_path, task, state):
     print(" ".join(ran))
 
 
+CHANNEL = r"inputs\.parameter_values\['pipelinechannel--{task}-([A-Za-z0-9_]+)'\]"
+
+
+def condition_holds(cond, task, outputs):
+    """KFP's driver evaluates a task's triggerPolicy.condition as CEL over the executor
+    input (backend/src/v2/expression/expression.go:134 Condition). The SDK writes only
+    string comparisons of upstream outputs joined by !( ), && and || (dsl.If/Elif/Else);
+    that subset is restated here in Python, anything else is refused."""
+    expr = re.sub(CHANNEL.format(task=re.escape(task)), lambda m: f"V[{m.group(1)!r}]", cond)
+    if "inputs.parameter_values" in expr:
+        die(f"condition on another task's output not emulated: {cond}")
+    expr = expr.replace("&&", " and ").replace("||", " or ")
+    expr = re.sub(r"!\(", " not (", expr)
+    if not re.fullmatch(r"[\sA-Za-z0-9_'\[\]()=!.,:-]*", expr) or "__" in expr:
+        die(f"condition not emulated: {cond}")
+    return bool(eval(expr, {"__builtins__": {}}, {"V": {k: str(v) if not isinstance(v, str) else v
+                                                          for k, v in outputs.items()}}))
+
+
+def kfp_branch_outputs(ir_path, task, collected):
+    """The leaf tasks that run after TASK, given its collected outputs: a group runs
+    when its condition holds (or it has none), and so do the tasks inside it."""
+    ir = load(ir_path)
+    outputs = json.load(open(collected))["outputs"]
+    ran = []
+
+    def walk(dag):
+        for tname, t in sorted(dag["tasks"].items()):
+            cond = t.get("triggerPolicy", {}).get("condition")
+            if tname == task or (cond and not condition_holds(cond, task, outputs)):
+                continue
+            sub = ir["components"][t["componentRef"]["name"]]
+            if "dag" in sub:
+                walk(sub["dag"])
+            else:
+                ran.append(tname)
+    walk(ir["root"]["dag"])
+    print(" ".join(ran))
+
+
 def ir_check(ir_path, task):
     """The compiled IR is what component/README.md says."""
     ir = load(ir_path)
@@ -523,6 +566,8 @@ def main(argv):
         kfp_collect(args[0], args[1], args[2], args[3], args[4:])
     elif cmd == "kfp-branch":
         kfp_branch(*args[:3])
+    elif cmd == "kfp-branch-outputs":
+        kfp_branch_outputs(*args[:3])
     elif cmd == "argo-argv":
         argo_argv(args[0], args[1], args[2], args[3:])
     elif cmd == "argo-collect":

@@ -22,8 +22,9 @@ import uuid
 import resources as R
 from api import now_iso, rand_suffix
 from resources import ApiError, err
-from simscript import (exit_code, int_set, kf, knobs_from, parse_time, plan_exit, pull_message,  # noqa: F401
-                       set_cond, set_metacond, unschedulable, worker_script)
+from simscript import (EVICT_MESSAGE, cascade_lines, cascade_peer, exit_code, failure_mode,  # noqa: F401
+                       int_set, kf, knobs_from, missing_secret, parse_time, plan_exit, pull_message, set_cond,
+                       set_metacond, term_reason, unschedulable, worker_script)
 
 OPERATOR = 'jaxjob-controller'
 NODE = 'sim-node'
@@ -725,6 +726,8 @@ class Simulator:
         st['podIPs'] = [{'ip': st['podIP']}]
         st['startTime'] = now
         pull_err = k.get('SIM_IMAGE_PULL_ERROR') not in (None, '', '0')
+        # this server stores no Secrets: every secret a container's env needs is missing
+        secret = missing_secret(self.main_container(pod), lambda name: False)
         st['containerStatuses'] = [
             {'name': c['name'], 'state': {'waiting': {'reason': 'ErrImagePull' if pull_err else 'ContainerCreating',
                                                       **({'message': pull_message(c['image'])} if pull_err else {})}},
@@ -737,6 +740,16 @@ class Simulator:
         img = main.get('image', '')
         self.event(pod, 'Normal', 'Pulling', f'Pulling image "{img}"', component='kubelet', host=NODE,
                    field_path=f'spec.containers{{{main.get("name")}}}')
+        if secret and not pull_err:     # the kubelet cannot build the container; it retries for ever
+            pod = copy.deepcopy(pod)    # the stored object is not ours to change in place
+            for cs in pod['status']['containerStatuses']:
+                if cs['name'] == main.get('name'):
+                    cs['state'] = {'waiting': {'reason': 'CreateContainerConfigError',
+                                               'message': f'secret "{secret}" not found'}}
+            self.write(R.PODS, pod)
+            self.event(pod, 'Warning', 'Failed', f'Error: secret "{secret}" not found', component='kubelet',
+                       host=NODE, field_path=f'spec.containers{{{main.get("name")}}}')
+            return
         if pull_err:
             self.event(pod, 'Warning', 'Failed', f'Failed to pull image "{img}": ' + pull_message(img),
                        component='kubelet', host=NODE, field_path=f'spec.containers{{{main.get("name")}}}')
@@ -874,7 +887,9 @@ class Simulator:
         now = now_iso()
         st = pod['status']
         rp = pod['spec'].get('restartPolicy', 'Always')
-        restart = rp == 'Always' or (rp == 'OnFailure' and code != 0)
+        k = self.pod_knobs(pod)
+        evicted = code != 0 and not crash and failure_mode(k) == 'evict'
+        restart = not evicted and (rp == 'Always' or (rp == 'OnFailure' and code != 0))
         main = self.main_container(pod)
         if crash or code:
             self.note_crash(pod)
@@ -884,7 +899,7 @@ class Simulator:
                 lg.close()
         for cs in st.get('containerStatuses') or []:
             started = (cs.get('state') or {}).get('running', {}).get('startedAt', now)
-            term = {'exitCode': code, 'reason': 'Completed' if code == 0 else 'Error', 'startedAt': started,
+            term = {'exitCode': code, 'reason': term_reason(k, code, crash), 'startedAt': started,
                     'finishedAt': now, 'containerID': cs.get('containerID', '')}
             if restart:
                 cs['lastState'] = {'terminated': term}
@@ -897,6 +912,8 @@ class Simulator:
             cs['started'] = False
         if not restart:
             st['phase'] = 'Succeeded' if code == 0 else 'Failed'
+        if evicted:     # what the kubelet's eviction manager writes
+            st.update({'reason': 'Evicted', 'message': EVICT_MESSAGE})
         for c in st.get('conditions') or []:
             if c['type'] in ('Ready', 'ContainersReady'):
                 c.update({'status': 'False', 'lastTransitionTime': now, 'reason': 'PodCompleted' if not restart else
@@ -904,6 +921,10 @@ class Simulator:
                 if restart:
                     c['message'] = f'containers with unready status: [{main.get("name")}]'
         self.write(R.PODS, pod)
+        if evicted:
+            self.event(pod, 'Warning', 'Evicted', EVICT_MESSAGE, component='kubelet', host=NODE)
+        if code and not crash and failure_mode(k) == 'cascade' and not cascade_peer(k, self.worker_index(pod)):
+            self.cascade(pod, kf(k, 'SIM_CASCADE_DELAY', 5.0))
         if code and not restart:
             jobs = [r for r in pod['metadata'].get('ownerReferences') or [] if r.get('kind') == 'JAXJob']
             for r in jobs:
@@ -912,6 +933,32 @@ class Simulator:
                     self.event(j, 'Normal', 'ExitedWithCode', f'Pod: {ns}.{name} exited with code {code}')
         if restart:
             self.later(self.scale(0.3), self.container_run, ns, name, uid, instance + 1)
+
+    def cascade(self, dead, delay):
+        """The other workers of the job share the dead one's fate `delay` s later (JAX's heartbeat)."""
+        m = dead['metadata']
+        lab = m.get('labels') or {}
+        key = next(((k, lab[k]) for k in ('training.kubeflow.org/job-name', 'jobset.sigs.k8s.io/jobset-name')
+                    if k in lab), None)
+        for p in self.s.list(R.PODS, m['namespace'])[0]:
+            if key is None or (p['metadata'].get('labels') or {}).get(key[0]) != key[1]:
+                continue
+            if p['metadata']['uid'] == m['uid'] or (p.get('status') or {}).get('phase') != 'Running':
+                continue
+            cs = next(iter((p.get('status') or {}).get('containerStatuses') or []), {})
+            self.later(self.scale(delay), self.cascade_exit, p['metadata']['namespace'], p['metadata']['name'],
+                       p['metadata']['uid'], cs.get('restartCount', 0))
+
+    def cascade_exit(self, ns, name, uid, instance):
+        pod = self.s.get(R.PODS, ns, name)
+        if pod is None or pod['metadata']['uid'] != uid:
+            return
+        log = self.logs.get((uid, self.main_container(pod).get('name'), instance))
+        if log is None or log.done:
+            return
+        for text in cascade_lines():
+            log.write(text)
+        self.container_exit(ns, name, uid, instance, 1, False)
 
     def pod_terminating(self, ns, name, uid):
         """Graceful deletion: the containers stop (SIGTERM) and the kubelet confirms with grace 0."""

@@ -139,6 +139,63 @@ def plan_exit(idx, k, attempt):
     return (code if chosen else 0), False
 
 
+def failure_mode(k):
+    """SIM_FAILURE: how a failing worker (SIM_FAIL_WORKER / SIM_EXIT) fails. oom: the kernel kills
+    it mid-step (no last words; terminated OOMKilled, exit 137 with SIM_EXIT=137); traceback: a Python
+    exception; evict: the kubelet evicts its pod (phase Failed, reason Evicted, an Evicted event);
+    cascade: a traceback, and every other worker dies SIM_CASCADE_DELAY s (default 5) after the
+    first failed container with JAX's fate-sharing text (docs/fault_tolerance.rst of jax-ml/jax);
+    coordination: the failing worker itself dies with that text."""
+    return k.get('SIM_FAILURE') or ''
+
+
+def term_reason(k, code, crash):
+    if code == 0:
+        return 'Completed'
+    if not crash and failure_mode(k) == 'oom' and code == 137:
+        return 'OOMKilled'
+    return 'Error'
+
+
+EVICT_MESSAGE = ('The node was low on resource: memory. Threshold quantity: 100Mi, available: 51200Ki. '
+                 'Container jax was using 30Gi, request is 16Gi, has larger consumption of memory. ')
+
+
+def traceback_lines(idx, step):
+    return ['Traceback (most recent call last):\n', '  File "/app/train.py", line 88, in <module>\n', '    main()\n',
+            '  File "/app/train.py", line 61, in main\n', '    state = train_step(state, batch)\n',
+            f'ValueError: loss is NaN at step {step} (worker {idx})\n']
+
+
+def cascade_lines():
+    """What a surviving JAX process prints when the coordinator (process 0) died."""
+    return ['E1126 12:00:05.000000       1 coordination_service_agent.cc:332] Polled an error from coordination '
+            'service (this can be an error from this or another task).\n',
+            'F1126 12:00:05.000100       1 client.h:77] Terminating process because the JAX distributed service '
+            'detected fatal errors. This most likely indicates that another task died; see the other task logs '
+            'for more details. absl::Status: UNAVAILABLE: Failed to send RPC to coordination service. Either the '
+            'leader task was preempted/died/restarted unexpectedly or this task is experiencing network issues.\n']
+
+
+def cascade_peer(k, idx):
+    """A worker that lives until a peer fails (SIM_FAILURE=cascade), then shares its fate."""
+    return failure_mode(k) == 'cascade' and idx not in int_set(k.get('SIM_FAIL_WORKER'))
+
+
+def missing_secret(container, exists):
+    """The first Secret the container's env needs that `exists(name)` denies, or None: the kubelet
+    then cannot build the container (CreateContainerConfigError, 'secret "x" not found')."""
+    for e in container.get('env') or []:
+        ref = ((e or {}).get('valueFrom') or {}).get('secretKeyRef') or {}
+        if ref.get('name') and not ref.get('optional') and not exists(ref['name']):
+            return ref['name']
+    for e in container.get('envFrom') or []:
+        ref = (e or {}).get('secretRef') or {}
+        if ref.get('name') and not ref.get('optional') and not exists(ref['name']):
+            return ref['name']
+    return None
+
+
 def hangs(k):
     """The workers never exit (SIM_HANG, or waiting forever for a coordinator without Service)."""
     return k.get('SIM_HANG') not in (None, '', '0') or k.get('SIM_FAIL_SERVICE') not in (None, '', '0')
@@ -167,6 +224,9 @@ def worker_script(idx, n, coord, k, code, crash, duration):
     if hangs(k) or idx in int_set(k.get('SIM_HANG_WORKER')):     # SIM_HANG_WORKER: only those survive
         script.append((0.0, f'INFO:sim:worker {idx} waiting for the coordinator (SIM_HANG)\n'))
         return script, True
+    if cascade_peer(k, idx):
+        script.append((0.0, f'step 1/{int(kf(k, "SIM_LINES", 3, int))} loss=0.5000 worker={idx}\n'))
+        return script, True
     body = log_file(k, idx)
     if body is not None:    # SIM_LOG_FILE: a real-shaped training log instead of the step lines
         body = body if not crash else body[:max(1, len(body) // 2)]
@@ -175,8 +235,17 @@ def worker_script(idx, n, coord, k, code, crash, duration):
     steps = 0 if body is not None else lines if not crash else max(1, lines // 2)
     for s in range(1, steps + 1):
         script.append((duration * s / (steps + 1), f'step {s}/{lines} loss={1.0 / (s + 1):.4f} worker={idx}\n'))
+    mode = failure_mode(k)
     if crash:
         script.append((duration, f'ERROR:sim:worker {idx} crashed (exit code {code}, SIM_RESTART)\n'))
+    elif code and mode == 'oom':    # killed mid-step: nothing more
+        script.append((duration, f'INFO:sim:worker {idx} allocating activations for step {steps + 1}\n'))
+    elif code and mode == 'evict':
+        script.append((duration, f'INFO:sim:worker {idx} saving checkpoint at step {steps}\n'))
+    elif code and mode in ('traceback', 'cascade'):
+        script += [(duration, t) for t in traceback_lines(idx, steps)]
+    elif code and mode == 'coordination':   # it dies of a peer it cannot see (e.g. a lost coordinator)
+        script += [(duration, t) for t in cascade_lines()]
     elif code:
         script.append((duration, f'ERROR:sim:worker {idx} failed with exit code {code}\n'))
     else:

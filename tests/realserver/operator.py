@@ -44,8 +44,9 @@ import traceback
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'kube-apiserver'))
-from simscript import (OPERATOR, exit_code, hangs, int_set, kf, knobs_from, main_container,  # noqa: E402
-                       now_iso, parse_time, plan_exit, pull_message, set_cond, set_metacond, worker_index,
+from simscript import (EVICT_MESSAGE, OPERATOR, cascade_lines, cascade_peer, exit_code,  # noqa: E402
+                       failure_mode, hangs, int_set, kf, knobs_from, main_container, missing_secret, now_iso,
+                       parse_time, plan_exit, pull_message, set_cond, set_metacond, term_reason, worker_index,
                        worker_pod, worker_script, worker_service)
 
 UA = 'sim-training-operator/v1.9.4'
@@ -687,6 +688,9 @@ class Cluster:
         now = now_iso()
         names = ' '.join(c['name'] for c in pod['spec']['containers'])
         pull_err = k.get('SIM_IMAGE_PULL_ERROR') not in (None, '', '0')
+        # a kubelet reads the Secrets the container's env names; a missing one stops the container
+        secret = missing_secret(main_container(pod), lambda s: self.kube.call(
+            'GET', f'/api/v1/namespaces/{ns}/secrets/{s}')[0] == 200)
         status = {
             'phase': 'Pending', 'hostIP': '127.0.0.1', 'podIP': f'10.244.0.{random.randint(2, 254)}',
             'startTime': now, 'qosClass': 'BestEffort',
@@ -708,6 +712,15 @@ class Cluster:
         main = main_container(pod)
         img, fp = main.get('image', ''), f'spec.containers{{{main.get("name")}}}'
         self.event(pod, 'Normal', 'Pulling', f'Pulling image "{img}"', 'kubelet', self.node, fp)
+        if secret and not pull_err:     # CreateContainerConfigError; a kubelet retries for ever
+            css = status['containerStatuses']
+            for cs in css:
+                if cs['name'] == main.get('name'):
+                    cs['state'] = {'waiting': {'reason': 'CreateContainerConfigError',
+                                               'message': f'secret "{secret}" not found'}}
+            self.patch_pod_status(ns, name, uid, {'containerStatuses': css})
+            self.event(pod, 'Warning', 'Failed', f'Error: secret "{secret}" not found', 'kubelet', self.node, fp)
+            return
         if pull_err:
             self.event(pod, 'Warning', 'Failed', f'Failed to pull image "{img}": ' + pull_message(img), 'kubelet',
                        self.node, fp)
@@ -851,12 +864,14 @@ class Cluster:
         now = now_iso()
         st = pod['status']
         rp = pod['spec'].get('restartPolicy', 'Always')
-        restart = rp == 'Always' or (rp == 'OnFailure' and code != 0)
+        k = self.knobs(pod)
+        evicted = code != 0 and not crash and failure_mode(k) == 'evict'
+        restart = not evicted and (rp == 'Always' or (rp == 'OnFailure' and code != 0))
         if crash or code:
             self.note_crash(pod)
         for cs in st.get('containerStatuses') or []:
             started = (cs.get('state') or {}).get('running', {}).get('startedAt', now)
-            term = {'exitCode': code, 'reason': 'Completed' if code == 0 else 'Error', 'startedAt': started,
+            term = {'exitCode': code, 'reason': term_reason(k, code, crash), 'startedAt': started,
                     'finishedAt': now, 'containerID': cs.get('containerID', '')}
             if restart:
                 cs['lastState'] = {'terminated': term}
@@ -869,12 +884,18 @@ class Cluster:
         patch = {'containerStatuses': st['containerStatuses'], 'conditions': st.get('conditions') or []}
         if not restart:
             patch['phase'] = 'Succeeded' if code == 0 else 'Failed'
+        if evicted:     # what the kubelet's eviction manager writes
+            patch.update({'reason': 'Evicted', 'message': EVICT_MESSAGE})
         for c in patch['conditions']:
             if c['type'] in ('Ready', 'ContainersReady'):
                 c.update({'status': 'False', 'lastTransitionTime': now,
                           'reason': 'ContainersNotReady' if restart else 'PodCompleted'})
         if self.patch_pod_status(ns, name, uid, patch) is None:
             return
+        if evicted:
+            self.event(pod, 'Warning', 'Evicted', EVICT_MESSAGE, 'kubelet', self.node)
+        if code and not crash and failure_mode(k) == 'cascade' and not cascade_peer(k, worker_index(pod)):
+            self.cascade(pod, kf(k, 'SIM_CASCADE_DELAY', 5.0))
         if code and not restart:
             for r in pod['metadata'].get('ownerReferences') or []:
                 if r.get('kind') == 'JAXJob':
@@ -884,6 +905,32 @@ class Cluster:
         if restart:
             self.pods[uid]['alive'] = True
             self.ops.later(0.3, self.container_run, ns, name, uid, instance + 1)
+
+    def cascade(self, dead, delay):
+        """The job's other workers share the dead one's fate `delay` s later, as JAX's processes do
+        when the coordination service's heartbeats stop."""
+        m = dead['metadata']
+        lab = m.get('labels') or {}
+        key = next(((k, lab[k]) for k in ('training.kubeflow.org/job-name', 'jobset.sigs.k8s.io/jobset-name')
+                    if k in lab), None)
+        for p in self.podinf.items():
+            pm = p['metadata']
+            if key is None or pm.get('namespace') != m.get('namespace') or \
+                    (pm.get('labels') or {}).get(key[0]) != key[1] or pm['uid'] == m['uid']:
+                continue
+            kp = self.pods.get(pm['uid'])
+            if kp and kp['alive']:
+                self.ops.later(delay, self.cascade_exit, pm['namespace'], pm['name'], pm['uid'], kp['instance'])
+
+    def cascade_exit(self, ns, name, uid, instance):
+        pod = self.podinf.get(ns, name)
+        if pod is None or pod['metadata']['uid'] != uid or not self.running(uid, (uid, instance)):
+            return
+        f = self.logfile(ns, name, main_container(pod).get('name'))
+        with open(f, 'a') as fh:
+            fh.writelines(cascade_lines())
+        self.mark_exited(uid, (uid, instance), pod)
+        self.container_exit(ns, name, uid, instance, 1, False)
 
     def pod_terminating(self, ns, name, uid):
         """Graceful deletion: the containers get SIGTERM (a last line), exit, and the kubelet

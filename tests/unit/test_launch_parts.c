@@ -14,10 +14,52 @@
 
 #include "buf.h"
 #include "err.h"
+#include "component/launch_failure.h"
 #include "component/launch_identity.h"
 #include "component/launch_logs.h"
 #include "component/launch_outputs.h"
 #include "component/launch_progress.h"
+
+/* The "Why it failed" section: the lines in a fence no line can close, the
+ * newest lines kept when they do not all fit, nothing for {} */
+static void failure_section_fences_and_keeps_the_last_lines(void **state)
+{
+	struct buf md = BUF_INIT, big = BUF_INIT;
+	cJSON *f = cJSON_Parse("{\"worker\":2,\"pod\":\"j-worker-2\",\"node\":\"n\",\"category\":"
+			       "\"application\",\"exception\":\"ValueError: a|b\",\"last_lines\":"
+			       "[\"```\",\"ValueError: a|b\"],\"collateral\":[{\"worker\":0}]}");
+	cJSON *lines;
+	(void)state;
+
+	launch_failure_summary(f, "worker-2 Error (exit 1)", &md);
+	assert_non_null(strstr(md.data, "#### Why it failed\n\nworker-2 Error (exit 1)\n"));
+	assert_non_null(strstr(md.data, "| exception | ValueError: a\\|b |"));
+	assert_non_null(strstr(md.data, "| failed after it | worker-0 |"));
+	assert_non_null(strstr(md.data, "\n````text\n```\nValueError: a|b\n````\n"));
+	buf_reset(&md);
+	/* 500 lines of 400 bytes: far more than the section's 32 kB */
+	cJSON_DeleteItemFromObjectCaseSensitive(f, "last_lines");
+	lines = cJSON_AddArrayToObject(f, "last_lines");
+	for (int i = 0; i < 500; i++) {
+		buf_reset(&big);
+		buf_addf(&big, "line %03d ", i);
+		while (big.len < 400)
+			buf_addch(&big, 'x');
+		cJSON_AddItemToArray(lines, cJSON_CreateString(big.data));
+	}
+	launch_failure_summary(f, "m", &md);
+	assert_true(md.len < 33 * 1024);
+	assert_non_null(strstr(md.data, "line 499 "));
+	assert_null(strstr(md.data, "line 000 "));
+	buf_reset(&md);
+	cJSON_Delete(f);
+	f = cJSON_CreateObject();
+	launch_failure_summary(f, "m", &md);
+	assert_int_equal(md.len, 0);
+	cJSON_Delete(f);
+	buf_free(&md);
+	buf_free(&big);
+}
 
 static void clear_pipeline_env(void)
 {
@@ -428,6 +470,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(job_json_of_no_job_is_an_empty_object),
+		cmocka_unit_test(failure_section_fences_and_keeps_the_last_lines),
 		cmocka_unit_test(outcome_outputs_turns_job_endings_into_exit_0),
 		cmocka_unit_test(run_and_task_inputs_give_identity_and_name),
 		cmocka_unit_test(retries_of_one_argo_step_share_an_identity),
