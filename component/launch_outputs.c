@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,67 +296,133 @@ static void add_opt(struct buf *v, const char *s)
 		buf_adds(v, s);
 }
 
-/* The value of output number `which`, in the order of launch_outputs_write(). */
-static void value_of(const struct launch_result *r, int which, struct buf *v)
+/*
+ * Every output: the --out-* path in struct launch_outputs and how its value
+ * is made. One table, so an output is one line here and one flag in
+ * launch_opts.c's table (OUT(field)), never a position kept in step across
+ * lists.
+ */
+typedef void output_value_fn(const struct launch_result *r, struct buf *v);
+
+static void v_state(const struct launch_result *r, struct buf *v)
+{
+	buf_adds(v, r->state ? r->state : "");
+}
+
+static void v_reason(const struct launch_result *r, struct buf *v) { buf_adds(v, r->reason); }
+static void v_message(const struct launch_result *r, struct buf *v) { buf_adds(v, r->message); }
+
+static void v_job_json(const struct launch_result *r, struct buf *v)
+{
+	if (r->job)	/* a STRUCT output: an empty file would fail KFP's parsing */
+		yj_json_pretty(r->job, v);
+	else
+		buf_adds(v, "{}");
+}
+
+static void v_manifest(const struct launch_result *r, struct buf *v)
+{
+	struct err e = ERR_INIT;
+	if (r->manifest && yj_emit(r->manifest, 0, v, &e))
+		buf_reset(v);
+}
+
+static void v_job_name(const struct launch_result *r, struct buf *v) { add_opt(v, job_name(r)); }
+static void v_job_ns(const struct launch_result *r, struct buf *v) { add_opt(v, job_ns(r)); }
+
+static void v_job_uid(const struct launch_result *r, struct buf *v)
+{
+	add_opt(v, jtree_get_string(r->job, "metadata.uid", NULL));
+}
+
+static void v_start_time(const struct launch_result *r, struct buf *v)
+{
+	add_opt(v, jtree_get_string(r->job, "status.startTime", NULL));
+}
+
+static void v_completion_time(const struct launch_result *r, struct buf *v)
+{
+	add_opt(v, jtree_get_string(r->job, "status.completionTime", NULL));
+}
+
+static void v_duration(const struct launch_result *r, struct buf *v)
+{
+	double d = duration_of(r);	/* a NUMBER_DOUBLE output: KFP cannot parse an empty file */
+	buf_addf(v, "%.3f", d >= 0 ? d : 0.0);
+}
+
+static void v_workers(const struct launch_result *r, struct buf *v)
 {
 	struct launch_workers w;
-	double d;
-
-	switch (which) {
-	case 0: buf_adds(v, r->state ? r->state : ""); break;
-	case 1: buf_adds(v, r->reason); break;
-	case 2: buf_adds(v, r->message); break;
-	case 3:	/* a STRUCT output: an empty file would fail KFP's parsing */
-		if (r->job)
-			yj_json_pretty(r->job, v);
-		else
-			buf_adds(v, "{}");
-		break;
-	case 4:
-		if (r->manifest) {
-			struct err e = ERR_INIT;
-			if (yj_emit(r->manifest, 0, v, &e))
-				buf_reset(v);
-		}
-		break;
-	case 5: add_opt(v, job_name(r)); break;
-	case 6: add_opt(v, job_ns(r)); break;
-	case 7: add_opt(v, jtree_get_string(r->job, "metadata.uid", NULL)); break;
-	case 8: add_opt(v, jtree_get_string(r->job, "status.startTime", NULL)); break;
-	case 9: add_opt(v, jtree_get_string(r->job, "status.completionTime", NULL)); break;
-	case 10:	/* a NUMBER_DOUBLE output: KFP cannot parse an empty file */
-		d = duration_of(r);
-		buf_addf(v, "%.3f", d >= 0 ? d : 0.0);
-		break;
-	case 11:
-		workers_of(r, &w);
-		buf_addf(v, "{\"active\":%d,\"failed\":%d,\"replicas\":%d,\"succeeded\":%d}",
-			 w.active, w.failed, w.replicas, w.succeeded);
-		break;
-	case 12: launch_outputs_summary(r, v); break;
-	case 13: buf_addf(v, "%d", r->exit_code); break;
-	case 14: buf_addf(v, "%.3f", r->queue ? r->queued_s : 0.0); break;
-	case 15:	/* a Float output: 0 when unknown, never empty */
-		d = r->queue ? r->run_s : duration_of(r);
-		buf_addf(v, "%.3f", d >= 0 ? d : 0.0);
-		break;
-	case 16: {	/* the job's own percentage, else the logs' */
-		const cJSON *pct = jtree_get(r->job, "status.trainerStatus.progressPercentage");
-		if (cJSON_IsNumber(pct))
-			buf_addf(v, "%d", pct->valueint);
-		else
-			launch_metrics_percent(r->metrics, v);
-		break;
-	}
-	case 17:	/* a STRUCT output: "{}" when it did not fail */
-		if (r->failure)
-			yj_json_pretty(r->failure, v);
-		else
-			buf_adds(v, "{}");
-		break;
-	case 18: add_opt(v, r->failure_category); break;
-	}
+	workers_of(r, &w);
+	buf_addf(v, "{\"active\":%d,\"failed\":%d,\"replicas\":%d,\"succeeded\":%d}",
+		 w.active, w.failed, w.replicas, w.succeeded);
 }
+
+static void v_exit_code(const struct launch_result *r, struct buf *v)
+{
+	buf_addf(v, "%d", r->exit_code);
+}
+
+static void v_queue_time(const struct launch_result *r, struct buf *v)
+{
+	buf_addf(v, "%.3f", r->queue ? r->queued_s : 0.0);
+}
+
+static void v_run_time(const struct launch_result *r, struct buf *v)
+{
+	double d = r->queue ? r->run_s : duration_of(r);	/* a Float: 0 when unknown */
+	buf_addf(v, "%.3f", d >= 0 ? d : 0.0);
+}
+
+static void v_progress(const struct launch_result *r, struct buf *v)
+{
+	/* the job's own percentage, else the logs' */
+	const cJSON *pct = jtree_get(r->job, "status.trainerStatus.progressPercentage");
+	if (cJSON_IsNumber(pct))
+		buf_addf(v, "%d", pct->valueint);
+	else
+		launch_metrics_percent(r->metrics, v);
+}
+
+static void v_failure(const struct launch_result *r, struct buf *v)
+{
+	if (r->failure)		/* a STRUCT output: "{}" when it did not fail */
+		yj_json_pretty(r->failure, v);
+	else
+		buf_adds(v, "{}");
+}
+
+static void v_failure_category(const struct launch_result *r, struct buf *v)
+{
+	add_opt(v, r->failure_category);
+}
+
+#define OUTPUT(field, fn) { offsetof(struct launch_outputs, field), fn }
+static const struct output {
+	size_t path;		/* offset of the const char * path in struct launch_outputs */
+	output_value_fn *value;
+} outputs[] = {
+	OUTPUT(state, v_state),
+	OUTPUT(reason, v_reason),
+	OUTPUT(message, v_message),
+	OUTPUT(job_json, v_job_json),
+	OUTPUT(manifest, v_manifest),
+	OUTPUT(job_name, v_job_name),
+	OUTPUT(job_namespace, v_job_ns),
+	OUTPUT(job_uid, v_job_uid),
+	OUTPUT(start_time, v_start_time),
+	OUTPUT(completion_time, v_completion_time),
+	OUTPUT(duration, v_duration),
+	OUTPUT(workers, v_workers),
+	OUTPUT(summary, launch_outputs_summary),
+	OUTPUT(exit_code, v_exit_code),
+	OUTPUT(queue_time, v_queue_time),
+	OUTPUT(run_time, v_run_time),
+	OUTPUT(progress, v_progress),
+	OUTPUT(failure, v_failure),
+	OUTPUT(failure_category, v_failure_category),
+};
 
 int launch_outcome_exit(enum launch_outcome how, int code)
 {
@@ -375,23 +442,17 @@ int launch_outcome_exit(enum launch_outcome how, int code)
 int launch_outputs_write(const struct launch_outputs *p, const struct launch_result *r,
 			 struct err *e)
 {
-	const char *paths[] = {
-		p->state, p->reason, p->message, p->job_json, p->manifest,
-		p->job_name, p->job_namespace, p->job_uid, p->start_time,
-		p->completion_time, p->duration, p->workers, p->summary, p->exit_code,
-		p->queue_time, p->run_time, p->progress,
-		p->failure, p->failure_category,
-	};
 	struct buf v = BUF_INIT;
 	int rc = 0;
 
-	for (int i = 0; i < (int)(sizeof(paths) / sizeof(paths[0])); i++) {
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		const char *path = *(const char *const *)((const char *)p + outputs[i].path);
 		struct err one = ERR_INIT;
-		if (!paths[i])
+		if (!path)
 			continue;
 		buf_reset(&v);
-		value_of(r, i, &v);
-		if (launch_write_file_atomic(paths[i], v.data, v.len, &one) && rc == 0) {
+		outputs[i].value(r, &v);
+		if (launch_write_file_atomic(path, v.data, v.len, &one) && rc == 0) {
 			*e = one;
 			rc = -1;
 		}
