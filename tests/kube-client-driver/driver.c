@@ -598,6 +598,29 @@ static void s_token_revoked_and_rotated(void)
 	CHECK(rs.attempts == 2, "one 401, then the new token: %d attempts", rs.attempts);
 	kube_response_free(&rs);
 	kube_request_free(&rq);
+
+	/* a failing plugin: its stderr is not relayed (once per attempt, it was), its last
+	 * line is in the one error (issue 27) */
+	snprintf(block, sizeof(block),
+		 "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: /bin/sh\n"
+		 "      args: [-c, 'echo starting >&2; echo plugin-has-no-credentials >&2; exit 3']\n");
+	write_kubeconfig("kc-exec-fail", block);
+	struct kube_client *xf = client_from("kc-exec-fail");
+	FILE *caught = tmpfile();
+	int saved = dup(2);
+	char said[256] = "";
+	dup2(fileno(caught), 2);
+	int xrc = xf ? kube_get(xf, &KUBE_JAXJOB, "team-a", "kc-retry", NULL, &e) : 0;
+	dup2(saved, 2);
+	close(saved);
+	rewind(caught);
+	size_t nsaid = fread(said, 1, sizeof(said) - 1, caught);
+	said[nsaid] = 0;
+	fclose(caught);
+	CHECK(xrc == -1 && strstr(e.msg, "(exit status 3): plugin-has-no-credentials"),
+	      "a failing exec plugin's last stderr line is in the error: %s", e.msg);
+	CHECK(!strstr(said, "plugin-has-no-credentials"), "nothing of it relayed to stderr: %s", said);
+	kube_client_free(xf);
 	kube_client_free(c);
 	kube_client_free(tf);
 	kube_client_free(ex);
