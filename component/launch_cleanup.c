@@ -44,8 +44,7 @@ static void on_delete_wait_over(void *ud)
 	kube_loop_stop(st->c);
 }
 
-/* Requests of the cleanup retry until the ending's deadline, at least 1 s. */
-static void retry_until(struct launch_state *st, double deadline)
+void launch_retry_until(struct launch_state *st, double deadline)
 {
 	double left = deadline - kube_now();
 	kube_client_set_retry(st->c, left > 1 ? left : 1);
@@ -71,7 +70,7 @@ static int delete_job(struct launch_state *st, double deadline, struct buf *note
 	if (st->hub->job_watch(st, &e))
 		launch_progress_note(&st->prog, "warning: %s", e.msg);
 	err_clear(&e);
-	retry_until(st, deadline);
+	launch_retry_until(st, deadline);
 	rc = kube_delete(st->c, st->res, st->ns, st->name, KUBE_PROPAGATE_FOREGROUND, &pre, 0,
 			 &answer, &e);
 	cJSON_Delete(answer);
@@ -124,7 +123,7 @@ static int suspend_job(struct launch_state *st, double deadline, struct buf *not
 	if (rv)
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(patch, "metadata"),
 					"resourceVersion", rv);
-	retry_until(st, deadline);
+	launch_retry_until(st, deadline);
 	rc = kube_patch(st->c, st->res, st->ns, st->name, KUBE_PATCH_MERGE, patch, 0,
 			&answer, &e);
 	cJSON_Delete(patch);

@@ -34,19 +34,6 @@ static double cleanup_bound(const struct launch_opts *o)
 	return o->delete_wait_s > 0 ? o->delete_wait_s : 20;
 }
 
-static const cJSON *condition(const cJSON *job, const char *type)
-{
-	const cJSON *c;
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(
-				      cJSON_GetObjectItemCaseSensitive(job, "status"), "conditions")) {
-		const char *t = jtree_get_string(c, "type", NULL);
-		const char *s = jtree_get_string(c, "status", NULL);
-		if (t && s && strcmp(t, type) == 0 && strcmp(s, "True") == 0)
-			return c;
-	}
-	return NULL;
-}
-
 static enum launch_cleanup_action on_cancel_action(const struct launch_opts *o)
 {
 	switch (o->on_cancel) {
@@ -64,10 +51,9 @@ static enum launch_cleanup_action on_cancel_action(const struct launch_opts *o)
 static enum view look(struct launch_state *st, double deadline, struct err *e)
 {
 	cJSON *fresh = NULL;
-	double left = deadline - kube_now();
 	const char *uid;
 
-	kube_client_set_retry(st->c, left > 1 ? left : 1);
+	launch_retry_until(st, deadline);
 	if (kube_get(st->c, st->res, st->ns, st->name, &fresh, e)) {
 		cJSON_Delete(fresh);
 		return e->code == ERR_NOTFOUND ? VIEW_GONE : VIEW_UNREAD;
@@ -105,7 +91,7 @@ static void finished_meanwhile(struct launch_state *st)
 static enum launch_cleanup_action judge_end(struct launch_state *st, struct launch_result *r)
 {
 	const char *phase = st->q.queued ? "Queued" : launch_phase_of(st->job);
-	const cJSON *c = condition(st->job, phase);
+	const cJSON *c = launch_condition(st->job, phase, "True");
 	int succeeded = 0;
 
 	switch (st->end) {

@@ -63,23 +63,9 @@ const char *launch_kueue_queue_of(const cJSON *job)
 	return q && *q ? q : NULL;
 }
 
-/* The condition of `type` on `obj` (any status), or NULL. */
-static const cJSON *cond(const cJSON *obj, const char *type)
-{
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(
-				      cJSON_GetObjectItemCaseSensitive(obj, "status"), "conditions")) {
-		const char *t = jtree_get_string(c, "type", NULL);
-		if (t && !strcmp(t, type))
-			return c;
-	}
-	return NULL;
-}
-
 static int cond_true(const cJSON *obj, const char *type)
 {
-	const char *s = jtree_get_string(cond(obj, type), "status", NULL);
+	const char *s = jtree_get_string(launch_condition(obj, type, NULL), "status", NULL);
 	return s && !strcmp(s, "True");
 }
 
@@ -112,7 +98,7 @@ static int job_suspended(const struct launch_state *st)
 
 int launch_kueue_held(const struct launch_state *st, char *why, size_t n)
 {
-	const cJSON *wl = st->q.workload;
+	const cJSON *wl = st->q.workload, *quota;
 
 	why[0] = 0;
 	if (!st->q.queue || !st->job || launch_judge(st->job, NULL) || !job_suspended(st))
@@ -120,10 +106,10 @@ int launch_kueue_held(const struct launch_state *st, char *why, size_t n)
 	if (wl && cond_true(wl, "Admitted") && !cond_true(wl, "Evicted"))
 		return 0;	/* admitted: Kueue is about to un-suspend it */
 	if (wl && cond_true(wl, "Evicted"))
-		cond_words(cond(wl, "Evicted"), why, n);
-	else if (wl && cond(wl, "QuotaReserved") && !cond_true(wl, "QuotaReserved"))
-		snprintf(why, n, "%s", jtree_get_string(cond(wl, "QuotaReserved"), "message",
-							"waiting for quota"));
+		cond_words(launch_condition(wl, "Evicted", NULL), why, n);
+	else if (wl && (quota = launch_condition(wl, "QuotaReserved", NULL)) &&
+		 !cond_true(wl, "QuotaReserved"))
+		snprintf(why, n, "%s", jtree_get_string(quota, "message", "waiting for quota"));
 	else if (wl)
 		snprintf(why, n, "Workload %s not admitted yet",
 			 jtree_get_string(wl, "metadata.name", "?"));
@@ -138,8 +124,8 @@ void launch_kueue_evicted(const struct launch_state *st, char *why, size_t n)
 {
 	const cJSON *wl = st->q.workload;
 
-	if (wl && cond(wl, "Evicted"))
-		cond_words(cond(wl, "Evicted"), why, n);
+	if (wl && launch_condition(wl, "Evicted", NULL))
+		cond_words(launch_condition(wl, "Evicted", NULL), why, n);
 	else if (st->q.stopped[0])
 		snprintf(why, n, "%s", st->q.stopped);
 	else

@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "health.h"
+#include "jtree.h"
 #include "kube_loop.h"
 #include "launch_outputs.h"
 
@@ -61,6 +62,20 @@ const char *launch_phase_of(const cJSON *job)
 	phase = hr.phase;	/* static storage */
 	health_result_free(&hr);
 	return phase;
+}
+
+const cJSON *launch_condition(const cJSON *obj, const char *type, const char *status)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(
+				      cJSON_GetObjectItemCaseSensitive(obj, "status"), "conditions")) {
+		const char *t = jtree_get_string(c, "type", NULL);
+		const char *s = jtree_get_string(c, "status", NULL);
+		if (t && !strcmp(t, type) && (!status || (s && !strcmp(s, status))))
+			return c;
+	}
+	return NULL;
 }
 
 void launch_progress_counts(struct launch_progress *p, const char *phase,

@@ -47,6 +47,10 @@ void launch_progress_counts(struct launch_progress *p, const char *phase,
  */
 const char *launch_phase_of(const cJSON *job);
 
+/* The first entry of `obj`'s status.conditions with this `type` and, when
+ * `status` is not NULL, that status ("True"); NULL when there is none. */
+const cJSON *launch_condition(const cJSON *obj, const char *type, const char *status);
+
 /* Print each line of `lines` (a core module's warnings, e.g. struct
  * kube_config's) to stderr as "warning: LINE", whatever --quiet says. */
 void launch_print_warnings(const char *lines);

@@ -310,5 +310,7 @@ enum launch_cleanup_done {
  */
 int launch_cleanup(struct launch_state *st, enum launch_cleanup_action action, double deadline,
 		   struct buf *note);
+/* The look and the requests of the ending retry until `deadline`, at least 1 s. */
+void launch_retry_until(struct launch_state *st, double deadline);
 
 #endif
