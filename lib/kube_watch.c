@@ -44,8 +44,7 @@ struct kube_watch {
 	struct kube_timer *timer;
 	struct kube_lines lines;
 	cJSON *acc;		/* list pages so far */
-	unsigned errors;	/* consecutive failures the server answered, for backoff */
-	unsigned unreachable;	/* consecutive ones it did not (kube_backoff_after) */
+	unsigned failures[2];	/* in a row: answered, unanswered (kube_backoff_after) */
 	unsigned expired;	/* 410s since the last healthy stream, for re-list backoff */
 	int troubled;		/* RETRYING was reported: RESUMED or SYNCED is due */
 	int polling, failed, busy, stopped, listing;
@@ -268,10 +267,7 @@ static void backoff(struct kube_watch *w, const struct err *e, double retry_afte
 	state(w, KUBE_WATCH_RETRYING, e);
 	if (w->stopped)
 		return;
-	unsigned n[2] = { w->errors, w->unreachable };
-	double delay = kube_backoff_after(e, n, retry_after, kube_random(w->c));
-	w->errors = n[0];
-	w->unreachable = n[1];
+	double delay = kube_backoff_after(e, w->failures, retry_after, kube_random(w->c));
 	w->timer = kube_timer_add(w->c, delay, resume_timer, w);
 }
 
@@ -291,7 +287,7 @@ static int final_error(const struct err *e)
  * 410 Expired/Gone: the resourceVersion we hold is too old for the server
  * (compaction, or a restarted apiserver whose watch cache starts afresh).
  * Resending it can only earn another 410, so the one way on is a fresh LIST,
- * always - whatever errors came before (an outage raises `errors`, and a
+ * always - whatever errors came before (an outage raises `failures`, and a
  * restart answers every resume with 410). The first re-list goes out at once;
  * repeated ones back off between re-lists, never instead of them, as
  * client-go's reflector does.
@@ -382,7 +378,7 @@ static void list_done(void *ud, struct kube_response *rs, const struct err *e)
 	cJSON *all = w->acc;
 	w->acc = NULL;
 	w->listing = 0;
-	w->errors = w->unreachable = 0;
+	w->failures[0] = w->failures[1] = 0;
 	w->troubled = 0;
 	reconcile(w, cJSON_GetObjectItemCaseSensitive(all, "items"));
 	cJSON_Delete(all);
@@ -488,7 +484,7 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 		}
 	}
 	if (known) {
-		w->errors = w->unreachable = 0;
+		w->failures[0] = w->failures[1] = 0;
 		apply_event(w, t, obj);
 	}
 	/* BOOKMARK (and types we do not know) only move the resourceVersion */
