@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-#include "buf.h"
-
 void launch_logstream_init(struct launch_logstream *s, int index, int restarts)
 {
 	memset(s, 0, sizeof(*s));
@@ -17,17 +15,11 @@ void launch_logstream_init(struct launch_logstream *s, int index, int restarts)
 void launch_logstream_line(struct launch_logstream *s, const char *line, size_t len,
 			   struct launch_stdout *out)
 {
-	struct buf b = BUF_INIT;
-
 	if (s->skip) {
 		s->skip--;
 		return;
 	}
-	buf_addf(&b, "[worker-%d] ", s->index);
-	buf_add(&b, line, len);
-	buf_addch(&b, '\n');
-	launch_stdout_line(out, s->index, b.data, b.len);
-	buf_free(&b);
+	launch_stdout_worker_line(out, s->index, line, len);
 	s->printed++;
 }
 

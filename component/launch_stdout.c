@@ -152,26 +152,23 @@ static void on_writable(void *ud)
 		kube_loop_stop(o->c);	/* launch_stdout_finish is done */
 }
 
-static void count_dropped(struct launch_stdout *o, int index)
+/* One more line of worker `index` in a per-worker count that grows as needed;
+ * index < 0 is a line of ours (launch_machine.c's attempt seam): not counted. */
+static void count_line(unsigned long **per, int *n, int index)
 {
 	if (index < 0)
-		return;		/* a line of ours (launch_machine.c's attempt seam) */
-	if (index >= o->ndropped) {
-		int n = index + 1;
-		o->dropped = xrealloc(o->dropped, (size_t)n * sizeof(*o->dropped));
-		memset(o->dropped + o->ndropped, 0, (size_t)(n - o->ndropped) * sizeof(*o->dropped));
-		o->ndropped = n;
+		return;
+	if (index >= *n) {
+		*per = xrealloc(*per, (size_t)(index + 1) * sizeof(**per));
+		memset(*per + *n, 0, (size_t)(index + 1 - *n) * sizeof(**per));
+		*n = index + 1;
 	}
-	o->dropped[index]++;
+	(*per)[index]++;
 }
 
-void launch_stdout_line(struct launch_stdout *o, int index, const char *data, size_t len)
+/* The line just queued: written now if it can be, else by the loop. */
+static void queued(struct launch_stdout *o)
 {
-	if (o->closed) {
-		count_dropped(o, index);
-		return;
-	}
-	buf_add(&o->q, data, len);
 	if (!o->nonblocking) {		/* a file: it does not wait on anyone */
 		flush_some(o);
 		return;
@@ -180,6 +177,29 @@ void launch_stdout_line(struct launch_stdout *o, int index, const char *data, si
 	if (o->c && o->held)
 		return;
 	watch(o, flush_some(o));
+}
+
+void launch_stdout_line(struct launch_stdout *o, int index, const char *data, size_t len)
+{
+	if (o->closed) {
+		count_line(&o->dropped, &o->ndropped, index);
+		return;
+	}
+	buf_add(&o->q, data, len);
+	queued(o);
+}
+
+void launch_stdout_worker_line(struct launch_stdout *o, int index, const char *line, size_t len)
+{
+	if (o->closed) {
+		count_line(&o->dropped, &o->ndropped, index);
+		return;
+	}
+	/* formatted in the queue itself: no copy of its own per line */
+	buf_addf(&o->q, "[worker-%d] ", index);
+	buf_add(&o->q, line, len);
+	buf_addch(&o->q, '\n');
+	queued(o);
 }
 
 static void on_finish_timer(void *ud)
@@ -234,17 +254,7 @@ unsigned long launch_stdout_lost(const struct launch_stdout *o, struct buf *out)
 	while (at < o->q.len) {
 		const char *nl = memchr(o->q.data + at, '\n', o->q.len - at);
 		size_t end = nl ? (size_t)(nl - o->q.data) + 1 : o->q.len;
-		int w = worker_of_line(o->q.data + at, end - at);
-		if (w < 0) {
-			at = end;
-			continue;
-		}
-		if (w >= nper) {
-			per = xrealloc(per, (size_t)(w + 1) * sizeof(*per));
-			memset(per + nper, 0, (size_t)(w + 1 - nper) * sizeof(*per));
-			nper = w + 1;
-		}
-		per[w]++;
+		count_line(&per, &nper, worker_of_line(o->q.data + at, end - at));
 		at = end;
 	}
 	for (int i = 0; i < nper; i++) {

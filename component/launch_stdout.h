@@ -67,6 +67,9 @@ void launch_stdout_attach(struct launch_stdout *o, struct kube_client *c,
  * included; index -1: a line of the launch's own, not counted as a
  * worker's) and write what can be written now. */
 void launch_stdout_line(struct launch_stdout *o, int index, const char *data, size_t len);
+/* The same for a worker's log line without its prefix and '\n' (the hot
+ * path: formatted straight into the queue). */
+void launch_stdout_worker_line(struct launch_stdout *o, int index, const char *line, size_t len);
 /*
  * The run is over: write what is queued, waiting in the loop at most
  * `max_wait_s` seconds (0: one non-blocking attempt) or until `*stop`
