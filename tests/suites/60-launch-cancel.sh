@@ -58,21 +58,31 @@ ctl DELETE /_test/faults >/dev/null
 expect "SIGTERM during the create exits 5 (got $rc)" "test $rc -eq 5"
 expect '... and no job is left behind' 'wait_for test "$(job_state sc1)" = absent'
 
+# cancel_held NAME: a launch of NAME, SIGTERM once it runs; its cleanup's DELETE
+# reaches the server and is held there. release NAME: answer it; the launch's
+# exit code in $rc.
+cancel_held() {
+	ks_mark
+	ctl POST /_test/faults "{\"holdMatch\": \"/jaxjobs/$1\$\", \"holdMethod\": \"DELETE\"}" >/dev/null
+	bg_launch "$1" --name "$1" $HANG
+	wait_for grep -q "Running:" "$T/$1.err"
+	eval "kill -TERM \"\$BG_$1\""
+	wait_for seen DELETE "/jaxjobs/$1\$"
+}
+release() {
+	ctl POST /_test/faults '{"holdMatch": null}' >/dev/null
+	bg_wait "$1"
+	rc=$?
+	ctl DELETE /_test/faults >/dev/null
+}
+
 # SIGTERM again while deleting: the deletion still completes. The second
 # signal goes while the server holds the DELETE, and the DELETE is answered
 # only once the launch said it got that signal.
-ks_mark
-ctl POST /_test/faults '{"holdMatch": "/jaxjobs/sd1$", "holdMethod": "DELETE"}' >/dev/null
-bg_launch sd1 --name sd1 $HANG
-wait_for grep -q "Running:" "$T/sd1.err"
-kill -TERM "$BG_sd1"
-wait_for seen DELETE '/jaxjobs/sd1$'
+cancel_held sd1
 kill -TERM "$BG_sd1" 2>/dev/null
 wait_for grep -q "signal received during cleanup" "$T/sd1.err"
-ctl POST /_test/faults '{"holdMatch": null}' >/dev/null
-bg_wait sd1
-rc=$?
-ctl DELETE /_test/faults >/dev/null
+release sd1
 expect "a second SIGTERM during cleanup does not abort it: exit 5 (got $rc)" "test $rc -eq 5"
 expect '... the launch said so and finished the cleanup' 'grep -q "signal received during cleanup" "$T/sd1.err"'
 expect '... the job is gone' 'test "$(job_state sd1)" = absent'
@@ -80,17 +90,9 @@ expect '... the job is gone' 'test "$(job_state sd1)" = absent'
 # A job that changes between the look and the DELETE (issue 27): the DELETE carries the uid and
 # resourceVersion it was decided on, so the server refuses it (409); the launch looks again,
 # decides again and deletes what it now sees. The DELETE is held while the job is touched.
-ks_mark
-ctl POST /_test/faults '{"holdMatch": "/jaxjobs/cf1$", "holdMethod": "DELETE"}' >/dev/null
-bg_launch cf1 --name cf1 $HANG
-wait_for grep -q "Running:" "$T/cf1.err"
-kill -TERM "$BG_cf1"
-wait_for seen DELETE '/jaxjobs/cf1$'
+cancel_held cf1
 ctl PATCH /apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/cf1 '{"metadata":{"annotations":{"touched":"1"}}}' >/dev/null
-ctl POST /_test/faults '{"holdMatch": null}' >/dev/null
-bg_wait cf1
-rc=$?
-ctl DELETE /_test/faults >/dev/null
+release cf1
 expect "a job changed between the look and the DELETE: 409, looked again, deleted (exit 5, got $rc)" \
 	"test $rc -eq 5 && grep -q 'changed since it was seen: looking again' '$T/cf1.err' &&
 	 grep -q 'deleted JAXJob team-a/cf1' '$T/cf1.err'"
