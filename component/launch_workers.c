@@ -459,18 +459,23 @@ static int workers_unseen(const struct launch_state *st);
  * finished has been seen finish, and, when the status has no worker counts
  * (TrainJob), some worker has been seen fail.
  */
+/* Has some worker been seen fail (a non-zero exit, a restart, its pod gone)? */
+static int failure_seen(const struct launch_state *st)
+{
+	for (int i = 0; i < st->npods; i++)
+		if (st->pods[i]->exit_code != 0 || st->pods[i]->restarts > 0 || st->pods[i]->gone)
+			return 1;
+	return 0;
+}
+
 static int survivors_only(const struct launch_state *st)
 {
 	struct launch_workers w;
 	int counted = launch_workers_of(st->job, &w);	/* the handler's answer */
-	int cause = 0;
 
 	if (workers_unseen(st))
 		return 0;
-	for (int i = 0; i < st->npods; i++)
-		if (st->pods[i]->exit_code != 0 || st->pods[i]->restarts > 0 || st->pods[i]->gone)
-			cause = 1;
-	return counted || cause;
+	return counted || failure_seen(st);
 }
 
 /* wall clock, as the kubelet's timestamps */
@@ -551,11 +556,11 @@ int launch_workers_streaming(const struct launch_state *st)
 static int workers_unseen(const struct launch_state *st)
 {
 	struct launch_workers w;
-	int done = 0, seen = 0;
+	int done = 0, seen = 0, unseen, counted, ok = 1;
 
 	if (st->o->logs == LOGS_NONE || st->deny.logs || st->deny.pods)
 		return 0;
-	launch_workers_of(st->job, &w);
+	counted = launch_workers_of(st->job, &w);
 	done = w.succeeded + w.failed;
 	for (int i = 0; i < st->npods; i++) {
 		const struct launch_pod *p = st->pods[i];
@@ -565,8 +570,20 @@ static int workers_unseen(const struct launch_state *st)
 			seen++;
 	}
 	if (st->o->logs == LOGS_FIRST)
-		return done > 0 && seen == 0 ? 1 : 0;
-	return done > seen ? done - seen : 0;
+		unseen = done > 0 && seen == 0 ? 1 : 0;
+	else
+		unseen = done > seen ? done - seen : 0;
+	/*
+	 * A status without worker counts (TrainJob: it counts child Jobs) does
+	 * not say which worker failed; after Failed, that worker is the one
+	 * still to see. The job watch can deliver Failed before the pod watch
+	 * delivers the worker's exit, and ending then loses its last lines and
+	 * the diagnosis its cause (63-launch-failure did, on a busy machine):
+	 * it is waited for like any unseen worker, within --log-drain.
+	 */
+	if (!unseen && !counted && launch_judge(st->job, &ok) && !ok && !failure_seen(st))
+		unseen = 1;
+	return unseen;
 }
 
 int launch_workers_drained(const struct launch_state *st)
