@@ -3,12 +3,14 @@
  *
  * Two tables drive everything: lib/jobparams.h's parameter table gives the
  * job flags (so a new parameter is a flag, a job-file key and a help line at
- * once), and run_flags[] below gives the run settings. The parser accepts
- * `--flag VALUE`, `--flag=VALUE`, `-n NS`, `-o json`, and everything after
- * `--` as the container command. Boolean flags: bare (`--suspend`) means
- * true; `--suspend=false` and `--suspend false` both work; the separate form
- * takes the next word only when it is a boolean literal (true, false, 1, 0;
- * case-insensitive), so `--suspend --workers 2` stays "true". The help is printed from the same tables.
+ * once), and run_flags[] below gives the run settings. Both become the one
+ * table of lib/parseopt.h, which accepts `--flag VALUE`, `--flag=VALUE`,
+ * `-n NS`, `-o json`, and everything after `--` as the container command.
+ * Boolean flags: bare (`--suspend`) means true; `--suspend=false` and
+ * `--suspend false` both work; the separate form takes the next word only
+ * when it is a boolean literal (true, false, 1, 0; case-insensitive), so
+ * `--suspend --workers 2` stays "true". The help is printed from the same
+ * tables.
  */
 #include "launch_opts.h"
 
@@ -23,7 +25,7 @@
 #include "diagnose.h"
 #include "jobparams.h"
 #include "jobparams_required.h"
-#include "suggest.h"
+#include "parseopt.h"
 #include "tmpl.h"
 #include "k8sname.h"
 #include "launch_metrics.h"
@@ -659,14 +661,6 @@ static void print_help_json(void)
 
 /* ---- parsing --------------------------------------------------------------- */
 
-static const struct run_flag *find_run_flag(const char *name)
-{
-	for (const struct run_flag *f = run_flags; f->flag; f++)
-		if (!strcmp(f->flag, name))
-			return f;
-	return NULL;
-}
-
 static void set_defaults(struct launch_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -702,27 +696,6 @@ static int set_command(struct launch_opts *o, int argc, char **argv, struct err 
 		cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
 	cJSON_AddItemToObject(o->params, "command", cmd);
 	return 0;
-}
-
-/* The one wording (suggest.h), with the closest option as a "did you mean". */
-static int unknown_option(const char *arg, struct err *e)
-{
-	static const char *const shorthands[] = { "-n", "-o", "-h", "--help", NULL };
-	const char *dashes = arg[1] == '-' ? "--" : "-";
-	const char *word = arg + strlen(dashes);
-	struct suggest sg;
-	char near[80];
-
-	suggest_init(&sg, word);
-	for (const struct jobparam *p = jobparams_all(); p->name; p++)
-		suggest_add(&sg, p->flag);
-	for (const struct run_flag *f = run_flags; f->flag; f++)
-		suggest_add(&sg, f->flag);
-	for (size_t i = 0; shorthands[i]; i++)
-		suggest_add(&sg, shorthands[i] + (shorthands[i][1] == '-' ? 2 : 1));
-	if (sg.best)
-		snprintf(near, sizeof(near), "%s%s", strlen(sg.best) == 1 ? "-" : "--", sg.best);
-	return suggest_unknown(e, "option", arg, sg.best ? near : NULL, "jaxjob launch --help");
 }
 
 /*
@@ -772,59 +745,59 @@ static int finish_identity(struct launch_opts *o, struct err *e)
 	return jobparams_set_text(o->params, jobparams_find("name"), name, e);
 }
 
-/* One option; *i is advanced past a separate value. */
-static int parse_option(struct launch_opts *o, int argc, char **argv, int *i, struct err *e)
+/*
+ * The one table of the command line (lib/parseopt.h), made from the two
+ * tables above: every job parameter's flag, every run flag, then the short
+ * forms and the help, in the order the did-you-mean tries them. Made per
+ * parse (a few hundred bytes) rather than kept: no state outlives a call.
+ */
+enum { OPT_PARAM, OPT_RUN, OPT_HELP };
+
+static struct parseopt *options_table(void)
 {
-	const char *arg = argv[*i];
-	char name[64];
-	const char *value = NULL;
-	if (arg[1] != '-') {	/* -n NS, -o json, -ojson */
-		snprintf(name, sizeof(name), "%s", arg[1] == 'n' ? "namespace" :
-			 arg[1] == 'o' ? "output" : arg);
-		if ((arg[1] != 'n' && arg[1] != 'o'))
-			return unknown_option(arg, e);
-		if (arg[2])
-			value = arg + 2;
-	} else {
-		const char *eq = strchr(arg + 2, '=');
-		size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-		if (n >= sizeof(name))
-			return unknown_option(arg, e);
-		memcpy(name, arg + 2, n);
-		name[n] = '\0';
-		value = eq ? eq + 1 : NULL;
+	size_t n = 3, k = 0;
+	struct parseopt *t;
+
+	for (const struct jobparam *p = jobparams_all(); p->name; p++)
+		n++;
+	for (const struct run_flag *f = run_flags; f->flag; f++)
+		n++;
+	t = calloc(n + 1, sizeof(*t));
+	if (!t)
+		abort();
+	for (const struct jobparam *p = jobparams_all(); p->name; p++)
+		t[k++] = (struct parseopt){ p->flag, 0, p->type == JP_BOOL ? PARSEOPT_BOOL :
+					    PARSEOPT_VALUE, OPT_PARAM, p };
+	for (const struct run_flag *f = run_flags; f->flag; f++) {
+		t[k++] = (struct parseopt){ f->flag, 0, f->kind == RF_BOOL ? PARSEOPT_BOOL :
+					    PARSEOPT_VALUE, OPT_RUN, f };
+		if (!strcmp(f->flag, "output"))
+			t[n - 2] = (struct parseopt){ NULL, 'o', PARSEOPT_VALUE, OPT_RUN, f };
 	}
-	const struct run_flag *f = find_run_flag(name);
-	const struct jobparam *p = f ? NULL : jobparams_find_flag(name);
-	if (!f && !p) {
-		char opt[sizeof(name) + 2];
-		snprintf(opt, sizeof(opt), "--%s", name);
-		return unknown_option(opt, e);
-	}
-	int is_bool = f ? f->kind == RF_BOOL : p->type == JP_BOOL;
-	int lit;
-	/* a boolean flag takes the next word only when it is a boolean literal
-	 * (nothing else can follow an option: the command comes after --) */
-	if (!value && is_bool && *i + 1 < argc && jobparams_parse_bool(argv[*i + 1], &lit) == 0)
-		value = argv[++*i];
-	else if (!value && is_bool)
-		value = "true";
-	if (!value) {
-		if (*i + 1 >= argc)
-			return err_set(e, ERR_INPUT, "--%s needs a value (%s)", name,
-				       f ? f->metavar : p->metavar);
-		value = argv[++*i];
-	}
-	if (p) {
-		if (!strcmp(p->name, "name") && unfilled(name, value, e))
-			return -1;
-		if (jobparams_set_text(o->params, p, value, e) < 0)
-			return -1;
-		if (!strcmp(p->name, "namespace"))
-			o->namespace_flag = *value ? value : NULL;
-		return 0;
-	}
-	return set_run_flag(o, f, value, e);
+	t[n - 3] = (struct parseopt){ NULL, 'n', PARSEOPT_VALUE, OPT_PARAM,
+				      jobparams_find_flag("namespace") };
+	t[n - 1] = (struct parseopt){ "help", 'h', PARSEOPT_OPTARG, OPT_HELP, NULL };
+	return t;
+}
+
+/* One option of the table, its value in h->value (NULL: none was given). */
+static int set_option(struct launch_opts *o, const struct parseopt_hit *h, struct err *e)
+{
+	const struct run_flag *f = h->opt->id == OPT_RUN ? h->opt->data : NULL;
+	const struct jobparam *p = h->opt->id == OPT_PARAM ? h->opt->data : NULL;
+
+	if (!h->value)
+		return err_set(e, ERR_INPUT, "--%s needs a value (%s)", f ? f->flag : p->flag,
+			       f ? f->metavar : p->metavar);
+	if (f)
+		return set_run_flag(o, f, h->value, e);
+	if (!strcmp(p->name, "name") && unfilled(p->flag, h->value, e))
+		return -1;
+	if (jobparams_set_text(o->params, p, h->value, e) < 0)
+		return -1;
+	if (!strcmp(p->name, "namespace"))
+		o->namespace_flag = *h->value ? h->value : NULL;
+	return 0;
 }
 
 /* Combinations the flags alone cannot judge; the patterns compile here, so
@@ -867,32 +840,40 @@ int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *
 	return rc;
 }
 
-/* The words argv[first..argc-1]: options, then "--" and the command. */
+/* The words argv[first..argc-1]: options, then "--" and the command.
+ * Returns 0, 1 after the help, or -1. */
 static int parse_words(struct launch_opts *o, int argc, char **argv, int first, struct err *e)
 {
-	for (int i = first; i < argc; i++) {
-		const char *arg = argv[i];
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			print_help();
-			return 1;
-		}
-		if (!strcmp(arg, "--help=json")) {
-			print_help_json();
-			return 1;
-		}
-		if (!strcmp(arg, "--")) {
-			if (set_command(o, argc - i - 1, argv + i + 1, e) < 0)
-				return -1;
+	struct parseopt *table = options_table();
+	const struct parseopt_cmd cmd = { table, "jaxjob launch --help", 0 };
+	struct parseopt_state s;
+	struct parseopt_hit h;
+	int ev = 0, rc = 0;
+
+	parseopt_start(&s, &cmd, argc, argv, first);
+	while (rc == 0 && (ev = parseopt_next(&s, &h, e)) > 0) {
+		if (ev == PARSEOPT_ARG) {
+			rc = err_set(e, ERR_INPUT, "unexpected argument \"%s\"; put the command after "
+				     "--, e.g. jaxjob launch ... -- python train.py", h.spelled);
+		} else if (ev == PARSEOPT_END) {
+			rc = set_command(o, argc - parseopt_rest(&s), argv + parseopt_rest(&s), e);
 			break;
+		} else if (h.opt->id != OPT_HELP) {
+			rc = set_option(o, &h, e);
+		} else if (!h.value || !strcmp(h.value, "json")) {
+			if (h.value)
+				print_help_json();
+			else
+				print_help();
+			rc = 1;
+		} else {	/* --help=other */
+			rc = parseopt_unknown(&cmd, "--help", e);
 		}
-		if (arg[0] != '-' || !arg[1])
-			return err_set(e, ERR_INPUT, "unexpected argument \"%s\"; put the command after "
-				       "--, e.g. jaxjob launch ... -- python train.py", arg);
-		int rc = parse_option(o, argc, argv, &i, e);
-		if (rc != 0)
-			return rc;
 	}
-	return 0;
+	if (rc == 0 && ev < 0)
+		rc = -1;
+	free(table);
+	return rc;
 }
 
 /*
