@@ -136,7 +136,8 @@ $(BUILD)/obj/%.o: %.c
 
 # The front-end objects a unit suite tests (each suite of lib/ links lib alone).
 UNIT_APP_test_health        := health-checks/health_cmd
-UNIT_APP_test_launch_opts   = component/launch_opts $(UNIT_APP_test_launch_parts)
+UNIT_APP_test_launch_opts   = component/launch_opts component/launch_flags component/launch_values \
+			      component/launch_metrics_flags component/launch_help $(UNIT_APP_test_launch_parts)
 UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs component/launch_stdout \
 			       component/launch_outputs component/launch_progress component/launch_metrics \
 			       component/launch_failure
