@@ -43,6 +43,7 @@ static const char *walk(const struct parseopt_cmd *c, const char **words)
 	argv[argc++] = "t";
 	while (*words)
 		argv[argc++] = (char *)*words++;
+	argv[argc] = NULL;
 	trace[0] = '\0';
 	parseopt_start(&s, c, argc, argv, 1);
 	while ((ev = parseopt_next(&s, &h, &e)) > 0) {
