@@ -6,7 +6,7 @@
  * launch_values.c. A new output file is one OUT(field) row here plus its
  * row in launch_outputs.c.
  */
-#include "launch_flags.h"
+#include "launch_opts_int.h"
 
 static const char *const api_names[] = { "jaxjob", "trainjob", "auto", NULL };
 static const char *const format_names[] = { "yaml", "json", NULL };

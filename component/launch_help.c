@@ -11,7 +11,7 @@
 #include "buf.h"
 #include "jobparams.h"
 #include "jobparams_required.h"
-#include "launch_flags.h"
+#include "launch_opts_int.h"
 #include "tmpl.h"
 
 #define HELP_COL 34

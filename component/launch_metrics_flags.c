@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "launch_flags.h"
+#include "launch_opts_int.h"
 #include "launch_metrics.h"
 
 /* --metric-step '["update", "it"]': each name as if given alone. */

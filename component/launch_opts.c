@@ -4,7 +4,7 @@
  * Two tables drive everything: lib/jobparams.h's parameter table gives the
  * job flags (so a new parameter is a flag, a job-file key and a help line at
  * once), and run_flags[] (launch_flags.c) gives the run settings; the other
- * parts are named in launch_flags.h. Both tables become the one
+ * parts are named in launch_opts_int.h. Both tables become the one
  * table of lib/parseopt.h, which accepts `--flag VALUE`, `--flag=VALUE`,
  * `-n NS`, `-o json`, and everything after `--` as the container command.
  * Boolean flags: bare (`--suspend`) means true; `--suspend=false` and
@@ -20,7 +20,7 @@
 
 #include "diagnose.h"
 #include "jobparams.h"
-#include "launch_flags.h"
+#include "launch_opts_int.h"
 #include "parseopt.h"
 
 static void set_defaults(struct launch_opts *o)

@@ -13,7 +13,7 @@
 #include "buf.h"
 #include "diagnose.h"
 #include "jobparams.h"
-#include "launch_flags.h"
+#include "launch_opts_int.h"
 #include "yj.h"
 
 /* 90s, 30m, 2h, 1h30m, 1.5h, or plain seconds ("3600"); "0" = none. */

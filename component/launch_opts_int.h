@@ -1,5 +1,5 @@
 /*
- * launch_flags.h - the parts of `jaxjob launch`'s command line, shared by
+ * launch_opts_int.h - the parts of `jaxjob launch`'s command line, shared by
  * the files that make it up (not a public interface: launch_opts.h is):
  *
  *   launch_flags.c          run_flags[]: every run setting, its kind and help
@@ -13,8 +13,8 @@
  * The job parameters' flags come from lib/jobparams.h's table; these are the
  * others.
  */
-#ifndef JAXJOB_LAUNCH_FLAGS_H
-#define JAXJOB_LAUNCH_FLAGS_H
+#ifndef JAXJOB_LAUNCH_OPTS_INT_H
+#define JAXJOB_LAUNCH_OPTS_INT_H
 
 #include <stddef.h>
 
