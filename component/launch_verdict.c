@@ -1,0 +1,23 @@
+/*
+ * launch_verdict.c - see launch_verdict.h.
+ */
+#include <string.h>
+
+#include "health.h"
+#include "launch_verdict.h"
+
+void launch_verdict_of(const cJSON *job, struct launch_verdict *v)
+{
+	struct health_result hr = HEALTH_RESULT_INIT;
+	int rc = health_judge(job, &hr);
+
+	memset(v, 0, sizeof(*v));
+	v->phase = hr.phase;	/* static storage */
+	if (job && rc == 0) {
+		v->terminal = hr.terminal;
+		v->succeeded = hr.succeeded && !hr.failed;
+		v->suspended = hr.suspended;
+	}
+	health_result_free(&hr);
+	v->counted = launch_workers_of(job, &v->w);
+}
