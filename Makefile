@@ -139,6 +139,8 @@ UNIT_APP_test_health        := health-checks/health_cmd
 UNIT_APP_test_launch_opts   = component/launch_opts $(UNIT_APP_test_launch_parts)
 UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs component/launch_stdout \
 			       component/launch_outputs component/launch_progress component/launch_metrics \
+			       component/launch_result component/launch_file component/launch_summary \
+			       component/launch_kfp component/launch_metrics_chart \
 			       component/launch_failure
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
