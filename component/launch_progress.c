@@ -11,7 +11,7 @@
 #include "health.h"
 #include "jtree.h"
 #include "kube_loop.h"
-#include "launch_outputs.h"
+#include "launch_result.h"
 
 double launch_now(void)
 {

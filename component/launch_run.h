@@ -15,19 +15,8 @@
 #include <cJSON.h>
 
 #include "kube.h"
+#include "launch_exit.h"
 #include "launch_opts.h"
-
-enum launch_exit {
-	EXIT_SUCCEEDED = 0,
-	EXIT_JOB_FAILED = 1,
-	EXIT_BAD_INPUT = 2,
-	EXIT_TIMEOUT = 3,
-	EXIT_API_ERROR = 4,
-	EXIT_CANCELLED = 5,
-	EXIT_JOB_LOST = 6,
-	EXIT_STUCK = 7,
-	EXIT_QUEUE_TIMEOUT = 8,	/* --queue-timeout: Kueue held the job queued too long */
-};
 
 /* kube_config_load's options from the flags: the same for every client of a launch. */
 void launch_config_opts(const struct launch_opts *o, struct kube_config_opts *ko);
