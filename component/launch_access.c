@@ -36,7 +36,7 @@
  */
 #include <string.h>
 
-#include "launch_run.h"
+#include "launch_exit.h"
 #include "launch_access.h"
 #include "launch_connect.h"
 #include "launch_kueue.h"
@@ -150,24 +150,6 @@ static int rules_allow(const cJSON *rules, const struct launch_ctx *ctx, const s
 	return 0;
 }
 
-void launch_access_rules_request(struct kube_request *rq, const char *ns)
-{
-	cJSON *body = cJSON_CreateObject();
-	char *json;
-
-	cJSON_AddStringToObject(body, "apiVersion", "authorization.k8s.io/v1");
-	cJSON_AddStringToObject(body, "kind", "SelfSubjectRulesReview");
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"), "namespace", ns);
-	json = cJSON_PrintUnformatted(body);
-	cJSON_Delete(body);
-	kube_request_init(rq, KUBE_POST, "create");
-	buf_adds(&rq->path, "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews");
-	buf_adds(&rq->body, json);
-	rq->content_type = "application/json";
-	buf_adds(&rq->what, "selfsubjectrulesreviews.authorization.k8s.io");
-	rq->retry_s = ACCESS_RETRY_S;
-	cJSON_free(json);
-}
 
 /*
  * The rules review's answer: the one sent before the build when it asked
@@ -200,7 +182,7 @@ static int rules_answer(struct launch_ctx *ctx, const struct launch_hub *h, cJSO
 		early->json = NULL;
 		return early->ok ? 0 : -1;
 	}
-	launch_access_rules_request(&rq, ctx->ns);
+	launch_rules_request(&rq, ctx->ns);
 	kube_response_init(&rs);
 	rc = kube_call(ctx->c, &rq, &rs, &e);
 	*json = rs.json;

@@ -18,8 +18,4 @@
 struct launch_result;
 int launch_access_check(struct launch_ctx *ctx, struct launch_hub *h, struct launch_result *r);
 
-/* The SelfSubjectRulesReview request for a namespace (sent early by
- * launch_early_start). */
-void launch_access_rules_request(struct kube_request *rq, const char *ns);
-
 #endif

@@ -6,9 +6,31 @@
 #include <string.h>
 
 #include "jtree.h"
-#include "launch_access.h"
 #include "launch_connect.h"
+#include "launch_exit.h"
 #include "launch_outputs.h"
+
+/* The review's retries: the access check's bound (launch_access.c). */
+#define RULES_RETRY_S 5.0
+
+void launch_rules_request(struct kube_request *rq, const char *ns)
+{
+	cJSON *body = cJSON_CreateObject();
+	char *json;
+
+	cJSON_AddStringToObject(body, "apiVersion", "authorization.k8s.io/v1");
+	cJSON_AddStringToObject(body, "kind", "SelfSubjectRulesReview");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"), "namespace", ns);
+	json = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	kube_request_init(rq, KUBE_POST, "create");
+	buf_adds(&rq->path, "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews");
+	buf_adds(&rq->body, json);
+	rq->content_type = "application/json";
+	buf_adds(&rq->what, "selfsubjectrulesreviews.authorization.k8s.io");
+	rq->retry_s = RULES_RETRY_S;
+	cJSON_free(json);
+}
 
 /* ---- connecting ---------------------------------------------------------- */
 
@@ -60,7 +82,7 @@ struct launch_early *launch_early_start(const struct launch_opts *o)
 		launch_early_free(early);
 		return NULL;
 	}
-	launch_access_rules_request(&rq, early->ns);
+	launch_rules_request(&rq, early->ns);
 	early->review = kube_start(early->c, &rq, on_early_review, early);
 	kube_request_free(&rq);
 	if (kube_loop_poke(early->c, &e))

@@ -21,7 +21,7 @@
 #include "jtree.h"
 #include "launch_create.h"
 #include "launch_outputs.h"
-#include "launch_run.h"
+#include "launch_exit.h"
 #include "yj.h"
 
 /* ---- create or re-attach ------------------------------------------------- */

@@ -16,7 +16,7 @@
 #include "launch_cleanup.h"
 #include "launch_ending.h"
 #include "launch_outputs.h"
-#include "launch_run.h"
+#include "launch_exit.h"
 
 /* Conflicts in a row before we stop deciding again (a job updated faster
  * than we can act on it, e.g. by a controller fighting us). */

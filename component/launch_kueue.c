@@ -40,7 +40,7 @@
 
 #include "jtree.h"
 #include "launch_outputs.h"
-#include "launch_run.h"
+#include "launch_exit.h"
 #include "launch_kueue.h"
 
 struct kueue {

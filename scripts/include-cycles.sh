@@ -3,7 +3,9 @@
 # #include "..." lines make a circle between modules.
 #
 # A module is a file's name without its extension: foo.c and foo.h are one
-# module, so "foo.c includes bar.h" is the dependency foo -> bar. A circle
+# module, and so is foo_int.h when foo.c exists (the private header foo's
+# files share: component/launch_hub_int.h, launch_workers_int.h); so
+# "foo.c includes bar.h" is the dependency foo -> bar. A circle
 # (foo -> bar -> ... -> foo) means neither side can be read, tested or
 # changed without the other: the layering the headers describe is false.
 # Only the project's own files count (lib/ component/ argocd-plugin/
@@ -37,9 +39,6 @@ kube_auth kube_client kube_int kube_loop kube_status: the kube client files arou
 # struct moves into launch_metrics.h (launch_opts.h including it).
 launch_metrics launch_opts: struct launch_metrics_opts lives in launch_opts.h; issue 25 (the option parser)
 
-# launch_ending.c includes launch_run.h only for the exit codes, which are
-# launch_exit.h now; launch_run.c includes launch_ending.h.
-launch_ending launch_run: launch_ending.c should include launch_exit.h; issue 25 (the wait rewrite)
 '
 
 known_file=
@@ -161,6 +160,8 @@ FILENAME == "-" {
 }
 FNR == 1 {
 	m = modname(FILENAME)
+	if (FILENAME ~ /\.c$/)
+		hasc[m] = 1
 	if (!(m in ismod)) {
 		ismod[m] = 1
 		mods[++nmod] = m
@@ -173,8 +174,18 @@ FNR == 1 {
 	rawedge[++nraw] = modname(FILENAME) SUBSEP modname(t) SUBSEP FILENAME ":" FNR
 }
 END {
+	# foo_int.h is the private header of foo when foo.c exists: one module
+	for (i = 1; i <= nmod; i++) {
+		b = mods[i]
+		if (sub(/_int$/, "", b) && (b in hasc))
+			canon[mods[i]] = b
+	}
 	for (i = 1; i <= nraw; i++) {
 		split(rawedge[i], e, SUBSEP)
+		if (e[1] in canon)
+			e[1] = canon[e[1]]
+		if (e[2] in canon)
+			e[2] = canon[e[2]]
 		if (!(e[2] in ismod) || e[1] == e[2])
 			continue
 		if (!((e[1], e[2]) in site)) {
@@ -183,7 +194,7 @@ END {
 		}
 	}
 	for (i = 1; i <= nmod; i++)
-		if (!(mods[i] in idx))
+		if (!(mods[i] in idx) && !(mods[i] in canon))
 			strong(mods[i])
 	bad = 0
 	for (i = 1; i <= nfound; i++) {
