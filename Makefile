@@ -151,8 +151,9 @@ UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs c
 			       component/launch_outputs component/launch_progress component/launch_metrics \
 			       component/launch_result component/launch_file component/launch_summary \
 			       component/launch_kfp component/launch_metrics_chart \
-			       component/launch_failure
-UNIT_APP_test_launch_hub    := component/launch_hub component/launch_hub_clock component/launch_verdict \
+			       component/launch_failure component/launch_verdict
+UNIT_APP_test_launch_hub    := component/launch_hub component/launch_hub_clock component/launch_hub_end \
+			       component/launch_verdict \
 			       component/launch_progress component/launch_result
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
