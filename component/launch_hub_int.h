@@ -5,7 +5,9 @@
  * queue) and launch_hub_end.c (after the wait: the ending's and the
  * cleanup's questions).
  * Nothing else includes it: the rest of the run reads the hub through
- * launch_hub.h.
+ * launch_hub.h (tests/suites/12-private-headers.sh holds this list).
+ *
+ * Included by: launch_hub.c launch_hub_clock.c launch_hub_end.c
  */
 #ifndef JAXJOB_LAUNCH_HUB_INT_H
 #define JAXJOB_LAUNCH_HUB_INT_H
