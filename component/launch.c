@@ -26,6 +26,7 @@
 #include "launch_opts.h"
 #include "launch_outputs.h"
 #include "launch_progress.h"
+#include "launch_connect.h"
 #include "launch_run.h"
 #include "tmpl.h"
 #include "yj.h"

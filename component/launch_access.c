@@ -29,15 +29,17 @@
  *                                 create; unreadable -> warned, not checked
  *
  * Each missing permission is one warning line naming it and what is lost,
- * and the run adapts (launch_state.h `deny`). When the review itself is
+ * and the run adapts (launch_ctx.h `deny`). When the review itself is
  * forbidden or fails (a cluster that removed system:basic-user, an old
  * proxy), nothing is said and nothing is assumed: the run goes on as
  * before and the API's own answers decide.
  */
 #include <string.h>
 
-#include "launch_run.h"
-#include "launch_state.h"
+#include "launch_exit.h"
+#include "launch_access.h"
+#include "launch_connect.h"
+#include "launch_kueue.h"
 
 #define ACCESS_RETRY_S 5.0
 #define ACCESS_MAX 16
@@ -50,7 +52,7 @@ struct review {
 	int answer;		/* 1 allowed, 0 denied, -1 unknown (the review failed) */
 	int ruled;		/* answered by the rules review, not an access review */
 	struct kube_call *call;	/* in flight */
-	struct launch_state *st;
+	struct launch_ctx *ctx;
 	int *pending;
 };
 
@@ -63,10 +65,10 @@ static void review_done(void *ud, struct kube_response *rs, const struct err *e)
 	q->call = NULL;
 	q->answer = !e && cJSON_IsBool(allowed) ? cJSON_IsTrue(allowed) : -1;
 	if (--*q->pending == 0)
-		kube_loop_stop(q->st->c);
+		kube_loop_stop(q->ctx->c);
 }
 
-static void review_start(struct launch_state *st, struct review *q)
+static void review_start(struct launch_ctx *ctx, struct review *q)
 {
 	struct kube_request rq;
 	cJSON *body = cJSON_CreateObject(), *spec, *ra;
@@ -76,7 +78,7 @@ static void review_start(struct launch_state *st, struct review *q)
 	cJSON_AddStringToObject(body, "kind", "SelfSubjectAccessReview");
 	spec = cJSON_AddObjectToObject(body, "spec");
 	ra = cJSON_AddObjectToObject(spec, "resourceAttributes");
-	cJSON_AddStringToObject(ra, "namespace", st->ns);
+	cJSON_AddStringToObject(ra, "namespace", ctx->ns);
 	cJSON_AddStringToObject(ra, "verb", q->verb);
 	cJSON_AddStringToObject(ra, "group", q->r->group);
 	cJSON_AddStringToObject(ra, "resource", q->r->plural);
@@ -92,7 +94,7 @@ static void review_start(struct launch_state *st, struct review *q)
 	rq.retry_s = ACCESS_RETRY_S;
 	cJSON_free(json);
 	q->answer = -1;
-	q->call = kube_start(st->c, &rq, review_done, q);
+	q->call = kube_start(ctx->c, &rq, review_done, q);
 	if (q->call)
 		(*q->pending)++;
 	kube_request_free(&rq);
@@ -128,7 +130,7 @@ static int resource_matches(const cJSON *list, const char *resource, const char 
 
 /* Does a rule grant it? Rules limited to resourceNames count only when they
  * name our job (they never grant create, list or watch of a collection). */
-static int rules_allow(const cJSON *rules, const struct launch_state *st, const struct review *q)
+static int rules_allow(const cJSON *rules, const struct launch_ctx *ctx, const struct review *q)
 {
 	const cJSON *rule;
 
@@ -141,66 +143,48 @@ static int rules_allow(const cJSON *rules, const struct launch_state *st, const 
 			continue;
 		if (cJSON_GetArraySize(names) == 0)
 			return 1;
-		if (q->r == st->res && st->name && strcmp(q->verb, "create") &&
-		    strcmp(q->verb, "list") && strcmp(q->verb, "watch") && has(names, st->name))
+		if (q->r == ctx->res && ctx->name && strcmp(q->verb, "create") &&
+		    strcmp(q->verb, "list") && strcmp(q->verb, "watch") && has(names, ctx->name))
 			return 1;
 	}
 	return 0;
 }
 
-void launch_access_rules_request(struct kube_request *rq, const char *ns)
-{
-	cJSON *body = cJSON_CreateObject();
-	char *json;
-
-	cJSON_AddStringToObject(body, "apiVersion", "authorization.k8s.io/v1");
-	cJSON_AddStringToObject(body, "kind", "SelfSubjectRulesReview");
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"), "namespace", ns);
-	json = cJSON_PrintUnformatted(body);
-	cJSON_Delete(body);
-	kube_request_init(rq, KUBE_POST, "create");
-	buf_adds(&rq->path, "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews");
-	buf_adds(&rq->body, json);
-	rq->content_type = "application/json";
-	buf_adds(&rq->what, "selfsubjectrulesreviews.authorization.k8s.io");
-	rq->retry_s = ACCESS_RETRY_S;
-	cJSON_free(json);
-}
 
 /*
  * The rules review's answer: the one sent before the build when it asked
  * about this namespace (waited for here), else asked now. *json is the
- * caller's to delete. -1 when it failed, or a signal came (st->end).
+ * caller's to delete. -1 when it failed, or a signal came (launch_hub_ended).
  */
-static int rules_answer(struct launch_state *st, cJSON **json)
+static int rules_answer(struct launch_ctx *ctx, const struct launch_hub *h, cJSON **json)
 {
-	struct launch_early *early = st->early;
+	struct launch_early *early = ctx->early;
 	struct kube_request rq;
 	struct kube_response rs;
 	struct err e = ERR_INIT;
 	int rc;
 
 	*json = NULL;
-	if (early && strcmp(early->ns, st->ns) != 0) {
+	if (early && strcmp(early->ns, ctx->ns) != 0) {
 		kube_cancel(early->review);	/* another namespace: the manifest names it */
 		early->review = NULL;
 		early = NULL;
 	}
 	if (early) {
-		while (early->review && st->end == END_NONE && kube_loop_run(st->c, &e) == 0)
+		while (early->review && !launch_hub_ended(h) && kube_loop_run(ctx->c, &e) == 0)
 			;
 		err_clear(&e);
 		kube_cancel(early->review);	/* a signal: it must not outlive the wait */
 		early->review = NULL;
-		if (!early->answered || st->end != END_NONE)
+		if (!early->answered || launch_hub_ended(h))
 			return -1;
 		*json = early->json;
 		early->json = NULL;
 		return early->ok ? 0 : -1;
 	}
-	launch_access_rules_request(&rq, st->ns);
+	launch_rules_request(&rq, ctx->ns);
 	kube_response_init(&rs);
-	rc = kube_call(st->c, &rq, &rs, &e);
+	rc = kube_call(ctx->c, &rq, &rs, &e);
 	*json = rs.json;
 	rs.json = NULL;
 	kube_response_free(&rs);
@@ -213,18 +197,19 @@ static int rules_answer(struct launch_state *st, cJSON **json)
  * complete. 0 when the review answered (even partly), -1 when it could not
  * be made (forbidden, not served, failing: then every question is asked).
  */
-static int rules_review(struct launch_state *st, struct review *qs, int n)
+static int rules_review(struct launch_ctx *ctx, const struct launch_hub *h, struct review *qs,
+			int n)
 {
 	cJSON *json;
 	const cJSON *status, *rules;
-	int rc = rules_answer(st, &json), complete;
+	int rc = rules_answer(ctx, h, &json), complete;
 
 	status = cJSON_GetObjectItemCaseSensitive(json, "status");
 	rules = cJSON_GetObjectItemCaseSensitive(status, "resourceRules");
 	if (rc == 0 && cJSON_IsArray(rules)) {
 		complete = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(status, "incomplete"));
 		for (int i = 0; i < n; i++)
-			qs[i].answer = rules_allow(rules, st, &qs[i]) ? 1 : complete ? 0 : -1;
+			qs[i].answer = rules_allow(rules, ctx, &qs[i]) ? 1 : complete ? 0 : -1;
 		for (int i = 0; i < n; i++)
 			qs[i].ruled = qs[i].answer >= 0;
 	} else {
@@ -238,29 +223,29 @@ static int rules_review(struct launch_state *st, struct review *qs, int n)
  * The rules first; what they leave open as access reviews, all at once
  * (they do not depend on each other). 0, or -1 when a signal cut it.
  */
-static int ask(struct launch_state *st, struct review *qs, int n)
+static int ask(struct launch_ctx *ctx, const struct launch_hub *h, struct review *qs, int n)
 {
 	struct err e = ERR_INIT;
 	int pending = 0, ruled;
 
 	for (int i = 0; i < n; i++)
 		qs[i].answer = -1;
-	ruled = rules_review(st, qs, n) == 0;
-	if (st->end != END_NONE)
+	ruled = rules_review(ctx, h, qs, n) == 0;
+	if (launch_hub_ended(h))
 		return -1;
 	for (int i = 0; i < n; i++) {
-		qs[i].st = st;
+		qs[i].ctx = ctx;
 		qs[i].pending = &pending;
 		if (!ruled || qs[i].answer < 0)
-			review_start(st, &qs[i]);
+			review_start(ctx, &qs[i]);
 	}
-	while (pending > 0 && st->end == END_NONE && kube_loop_run(st->c, &e) == 0)
+	while (pending > 0 && !launch_hub_ended(h) && kube_loop_run(ctx->c, &e) == 0)
 		;
 	for (int i = 0; i < n; i++) {	/* cut short by a signal: none may outlive `qs` */
 		kube_cancel(qs[i].call);
 		qs[i].call = NULL;
 	}
-	return pending == 0 && st->end == END_NONE ? 0 : -1;
+	return pending == 0 && !launch_hub_ended(h) ? 0 : -1;
 }
 
 static int denied(const struct review *qs, int n, const char *verb,
@@ -273,28 +258,28 @@ static int denied(const struct review *qs, int n, const char *verb,
 	return 0;
 }
 
-static void warn(struct launch_state *st, const char *verb, const char *what,
+static void warn(struct launch_ctx *ctx, const char *verb, const char *what,
 		 const char *lost)
 {
-	launch_progress_note(&st->prog, "warning: cannot %s %s in namespace %s: %s", verb, what,
-			     st->ns, lost);
+	launch_progress_note(ctx->prog, "warning: cannot %s %s in namespace %s: %s", verb, what,
+			     ctx->ns, lost);
 }
 
 /* The questions the chosen options raise. */
-static int questions(const struct launch_state *st, struct review *qs)
+static int questions(const struct launch_ctx *ctx, struct review *qs)
 {
-	const struct launch_opts *o = st->o;
+	const struct launch_opts *o = ctx->o;
 	int n = 0;
 
 #define Q(v, res, s) (qs[n].verb = (v), qs[n].r = (res), qs[n].sub = (s), n++)
-	Q("create", st->res, NULL);
-	Q("get", st->res, NULL);
-	Q("list", st->res, NULL);
-	Q("watch", st->res, NULL);
+	Q("create", ctx->res, NULL);
+	Q("get", ctx->res, NULL);
+	Q("list", ctx->res, NULL);
+	Q("watch", ctx->res, NULL);
 	if (o->delete_after != DELETE_NEVER || o->on_cancel != CANCEL_LEAVE)
-		Q("delete", st->res, NULL);
+		Q("delete", ctx->res, NULL);
 	if (o->on_cancel == CANCEL_SUSPEND)
-		Q("patch", st->res, NULL);
+		Q("patch", ctx->res, NULL);
 	if (o->logs != LOGS_NONE) {
 		Q("list", &KUBE_POD, NULL);
 		Q("watch", &KUBE_POD, NULL);
@@ -302,7 +287,7 @@ static int questions(const struct launch_state *st, struct review *qs)
 	}
 	Q("list", &KUBE_EVENT, NULL);
 	Q("watch", &KUBE_EVENT, NULL);
-	if (st->q.queue) {	/* a Kueue job: its Workload says why it waits */
+	if (ctx->queue) {	/* a Kueue job: its Workload says why it waits */
 		Q("list", &KUEUE_WORKLOAD, NULL);
 		Q("watch", &KUEUE_WORKLOAD, NULL);
 		Q("get", &KUEUE_LOCALQUEUE, NULL);
@@ -312,77 +297,77 @@ static int questions(const struct launch_state *st, struct review *qs)
 }
 
 /* What each denial costs, said once, and how the run adapts. */
-static void adapt(struct launch_state *st, const struct review *qs, int n)
+static void adapt(struct launch_ctx *ctx, const struct review *qs, int n)
 {
-	const struct launch_opts *o = st->o;
-	const char *plural = st->res->plural;
+	const struct launch_opts *o = ctx->o;
+	const char *plural = ctx->res->plural;
 
-	if (denied(qs, n, "list", st->res, NULL)) {
-		st->deny.list_job = 1;
-		warn(st, "list", plural, "a re-attach or a resync after an outage cannot look the "
+	if (denied(qs, n, "list", ctx->res, NULL)) {
+		ctx->deny.list_job = 1;
+		warn(ctx, "list", plural, "a re-attach or a resync after an outage cannot look the "
 		     "job up");
 	}
-	if (denied(qs, n, "watch", st->res, NULL)) {
-		st->deny.watch_job = 1;
-		warn(st, "watch", plural, "the job is polled instead (grant the watch verb)");
+	if (denied(qs, n, "watch", ctx->res, NULL)) {
+		ctx->deny.watch_job = 1;
+		warn(ctx, "watch", plural, "the job is polled instead (grant the watch verb)");
 	}
-	if (denied(qs, n, "delete", st->res, NULL)) {
-		st->deny.delete_job = 1;
+	if (denied(qs, n, "delete", ctx->res, NULL)) {
+		ctx->deny.delete_job = 1;
 		if (o->delete_after != DELETE_NEVER || o->on_cancel == CANCEL_DELETE)
-			warn(st, "delete", plural, "the job will be left behind where --delete-after "
+			warn(ctx, "delete", plural, "the job will be left behind where --delete-after "
 			     "or --on-cancel would delete it");
 	}
-	if (denied(qs, n, "patch", st->res, NULL)) {
-		st->deny.patch_job = 1;
-		warn(st, "patch", plural, st->deny.delete_job ?
+	if (denied(qs, n, "patch", ctx->res, NULL)) {
+		ctx->deny.patch_job = 1;
+		warn(ctx, "patch", plural, ctx->deny.delete_job ?
 		     "--on-cancel suspend cannot suspend, nor fall back to delete: a cancelled job "
 		     "is left as is" : "--on-cancel suspend falls back to delete");
 	}
 	if (denied(qs, n, "list", &KUBE_POD, NULL)) {
-		st->deny.pods = 1;
-		warn(st, "list", "pods", "no worker logs, and worker states are not watched");
+		ctx->deny.pods = 1;
+		warn(ctx, "list", "pods", "no worker logs, and worker states are not watched");
 	} else {
 		if (denied(qs, n, "watch", &KUBE_POD, NULL)) {
-			st->deny.watch_pods = 1;
-			warn(st, "watch", "pods", "worker states are polled instead");
+			ctx->deny.watch_pods = 1;
+			warn(ctx, "watch", "pods", "worker states are polled instead");
 		}
 		if (denied(qs, n, "get", &KUBE_POD, "log")) {
-			st->deny.logs = 1;
-			warn(st, "get", "pods/log", "no worker logs");
+			ctx->deny.logs = 1;
+			warn(ctx, "get", "pods/log", "no worker logs");
 		}
 	}
 	if (denied(qs, n, "list", &KUBE_EVENT, NULL)) {
-		st->deny.events = 1;
-		warn(st, "list", "events", "creation failures (FailedCreatePod, FailedCreateService) "
+		ctx->deny.events = 1;
+		warn(ctx, "list", "events", "creation failures (FailedCreatePod, FailedCreateService) "
 		     "are not detected early");
 	} else if (denied(qs, n, "watch", &KUBE_EVENT, NULL)) {
-		st->deny.watch_events = 1;
-		warn(st, "watch", "events", "events are polled instead");
+		ctx->deny.watch_events = 1;
+		warn(ctx, "watch", "events", "events are polled instead");
 	}
 	if (denied(qs, n, "list", &KUEUE_WORKLOAD, NULL)) {
-		st->deny.workloads = 1;
-		warn(st, "list", "workloads.kueue.x-k8s.io", "a queued job's pending reason and "
+		ctx->deny.workloads = 1;
+		warn(ctx, "list", "workloads.kueue.x-k8s.io", "a queued job's pending reason and "
 		     "preemptions are told from its suspend flag and Kueue's events only "
 		     "(grant get, list, watch on workloads.kueue.x-k8s.io)");
 	} else if (denied(qs, n, "watch", &KUEUE_WORKLOAD, NULL)) {
-		warn(st, "watch", "workloads.kueue.x-k8s.io", "the Workload is polled instead");
+		warn(ctx, "watch", "workloads.kueue.x-k8s.io", "the Workload is polled instead");
 	}
 }
 
-int launch_access_check(struct launch_state *st, struct launch_result *r)
+int launch_access_check(struct launch_ctx *ctx, struct launch_hub *h, struct launch_result *r)
 {
 	struct review qs[ACCESS_MAX];
 	int n;
 
 	memset(qs, 0, sizeof(qs));
-	n = questions(st, qs);
-	st->phase = RUN_CREATING;	/* a signal now cancels: nothing exists yet */
+	n = questions(ctx, qs);
+	launch_hub_creating(h);	/* a signal now cancels: nothing exists yet */
 
-	if (ask(st, qs, n))
+	if (ask(ctx, h, qs, n))
 		return 0;	/* a signal: the flow handles it (nothing created) */
 	/* the review itself forbidden or failing: the API's own answers will tell */
 	if (qs[0].answer < 0 || qs[1].answer < 0)
-		return launch_kueue_preflight(st, 1, r);
+		return launch_kueue_preflight(ctx, 1, r);
 	for (int i = 0; i < 2; i++) {
 		if (qs[i].answer)
 			continue;
@@ -390,11 +375,11 @@ int launch_access_check(struct launch_state *st, struct launch_result *r)
 				  "this identity cannot %s resource \"%s\" in API group \"%s\" in the "
 				  "namespace \"%s\" (%s), so the %s was not created "
 				  "(the step's service account needs the Role in examples/rbac.yaml)",
-				  qs[i].verb, st->res->plural, st->res->group, st->ns,
+				  qs[i].verb, ctx->res->plural, ctx->res->group, ctx->ns,
 				  qs[i].ruled ? "SelfSubjectRulesReview" : "SelfSubjectAccessReview",
-				  st->kind);
+				  ctx->kind);
 		return -1;
 	}
-	adapt(st, qs, n);
-	return launch_kueue_preflight(st, !denied(qs, n, "get", &KUEUE_LOCALQUEUE, NULL), r);
+	adapt(ctx, qs, n);
+	return launch_kueue_preflight(ctx, !denied(qs, n, "get", &KUEUE_LOCALQUEUE, NULL), r);
 }

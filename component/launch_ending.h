@@ -24,8 +24,9 @@
 #define JAXJOB_LAUNCH_ENDING_H
 
 #include "buf.h"
+#include "launch_ctx.h"
+#include "launch_hub.h"
 
-struct launch_state;
 struct launch_result;
 
 /*
@@ -33,9 +34,10 @@ struct launch_result;
  * server's, fill `r` with the ending, apply the cleanup policy (conditional,
  * re-decided on conflict), and leave the cleanup note in `note`.
  */
-void launch_ending(struct launch_state *st, struct launch_result *r, struct buf *note);
+void launch_ending(struct launch_hub *h, const struct launch_ctx *ctx, struct launch_result *r,
+		   struct buf *note);
 
 /* The one line that states the ending on stderr (or the error line). */
-void launch_ending_report(struct launch_state *st, const struct launch_result *r);
+void launch_ending_report(const struct launch_ctx *ctx, const struct launch_result *r);
 
 #endif

@@ -17,7 +17,7 @@
 #include "diagnose.h"
 #include "jtree.h"
 #include "launch_failure.h"
-#include "launch_run.h"
+#include "launch_exit.h"
 
 #define FAILURE_MD_LINE 400
 #define FAILURE_MD_MAX (32 * 1024)

@@ -13,7 +13,7 @@
 #include <cJSON.h>
 
 #include "buf.h"
-#include "launch_outputs.h"
+#include "launch_result.h"
 
 struct diag;
 

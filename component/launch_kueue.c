@@ -1,6 +1,5 @@
 /*
- * launch_kueue.c - a spoke of the launch state machine (launch_machine.c is
- * the hub): Kueue, the batch admission system, as far as a launcher must
+ * launch_kueue.c - a spoke of the wait (launch_hub.c is the hub): Kueue, the batch admission system, as far as a launcher must
  * know it to tell "queued" from "stuck".
  *
  * A job joins a Kueue LocalQueue through the label kueue.x-k8s.io/queue-name
@@ -27,22 +26,32 @@
  *    "queued", whatever its suspend flag says (a person suspended it);
  *  - one watch on the job's Workload (label selector on the job's uid), only
  *    for a queue-managed job and only when the Workload may be read (the
- *    access check, launch_access.c, sets st->deny.workloads): the request
+ *    access check, launch_access.c, sets ctx->deny.workloads): the request
  *    budget grows by one watch, for those jobs only;
- *  - the judgement "held by Kueue" (launch_kueue_held) and its reason, which
+ *  - the judgement "held by Kueue" (kueue_held) and its reason, which
  *    the hub turns into the Queued state, the queue clock and the lines;
  *  - Kueue's Normal events on the job (launch_watch.c hands them over
  *    through the hub), said as one line each.
- * It reports a Workload change through st->hub->queue_changed; the hub
+ * It reports a Workload change through struct kueue_reports; the hub
  * decides what it means.
  */
+#include <stdlib.h>
 #include <string.h>
 
-#include "health.h"
 #include "jtree.h"
 #include "launch_outputs.h"
-#include "launch_run.h"
-#include "launch_state.h"
+#include "launch_exit.h"
+#include "launch_kueue.h"
+
+struct kueue {
+	const struct launch_ctx *ctx;
+	const struct kueue_reports *rep;
+	void *hub;
+	cJSON *workload;	/* the job's Workload as last seen, or NULL */
+	struct kube_watch *watch;
+	int unreadable;		/* the Workload watch failed for good */
+	char stopped[512];	/* Kueue's last Stopped event message */
+};
 
 /* kueue.x-k8s.io/v1beta2 workloads (v1beta1 is served but deprecated:
  * config/components/crd/bases/kueue.x-k8s.io_workloads.yaml:41-42). */
@@ -82,26 +91,20 @@ static void cond_words(const cJSON *c, char *out, size_t n)
 
 /* Is the job's own suspend flag set (or, when it has none, its Suspended
  * condition true)? */
-static int job_suspended(const struct launch_state *st)
+static int job_suspended(const struct kueue *k, const cJSON *job, const struct launch_verdict *v)
 {
-	const cJSON *flag = jobapi_suspend_flag(st->api, st->job);
-	struct health_result hr = HEALTH_RESULT_INIT;
-	int s;
+	const cJSON *flag = jobapi_suspend_flag(k->ctx->api, job);
 
-	if (flag)
-		return cJSON_IsTrue(flag);
-	health_judge(st->job, &hr);
-	s = hr.suspended;
-	health_result_free(&hr);
-	return s;
+	return flag ? cJSON_IsTrue(flag) : v->suspended;
 }
 
-int launch_kueue_held(const struct launch_state *st, char *why, size_t n)
+int kueue_held(const struct kueue *k, const cJSON *job, const struct launch_verdict *v,
+	       char *why, size_t n)
 {
-	const cJSON *wl = st->q.workload, *quota;
+	const cJSON *wl = k->workload, *quota;
 
 	why[0] = 0;
-	if (!st->q.queue || !st->job || launch_judge(st->job, NULL) || !job_suspended(st))
+	if (!k->ctx->queue || !job || v->terminal || !job_suspended(k, job, v))
 		return 0;
 	if (wl && cond_true(wl, "Admitted") && !cond_true(wl, "Evicted"))
 		return 0;	/* admitted: Kueue is about to un-suspend it */
@@ -113,105 +116,123 @@ int launch_kueue_held(const struct launch_state *st, char *why, size_t n)
 	else if (wl)
 		snprintf(why, n, "Workload %s not admitted yet",
 			 jtree_get_string(wl, "metadata.name", "?"));
-	else if (st->deny.workloads || st->q.unreadable)
+	else if (k->ctx->deny.workloads || k->unreadable)
 		snprintf(why, n, "waiting for Kueue to admit it (its Workload cannot be read)");
 	else
 		snprintf(why, n, "waiting for Kueue to create its Workload");
 	return 1;
 }
 
-void launch_kueue_evicted(const struct launch_state *st, char *why, size_t n)
+void kueue_evicted(const struct kueue *k, char *why, size_t n)
 {
-	const cJSON *wl = st->q.workload;
+	const cJSON *wl = k->workload;
 
 	if (wl && launch_condition(wl, "Evicted", NULL))
 		cond_words(launch_condition(wl, "Evicted", NULL), why, n);
-	else if (st->q.stopped[0])
-		snprintf(why, n, "%s", st->q.stopped);
+	else if (k->stopped[0])
+		snprintf(why, n, "%s", k->stopped);
 	else
 		snprintf(why, n, "suspended again by Kueue");
 }
 
-const char *launch_kueue_admitted_by(const struct launch_state *st)
+const char *kueue_admitted_by(const struct kueue *k)
 {
-	return jtree_get_string(st->q.workload, "status.admission.clusterQueue", NULL);
+	return jtree_get_string(k->workload, "status.admission.clusterQueue", NULL);
 }
 
 /* ---- the Workload watch ------------------------------------------------------ */
 
 static void on_workload(void *ud, enum kube_event_type type, const cJSON *obj)
 {
-	struct launch_state *st = ud;
+	struct kueue *k = ud;
 
-	cJSON_Delete(st->q.workload);
-	st->q.workload = type == KUBE_DELETED ? NULL : cJSON_Duplicate(obj, 1);
-	st->hub->queue_changed(st);
+	cJSON_Delete(k->workload);
+	k->workload = type == KUBE_DELETED ? NULL : cJSON_Duplicate(obj, 1);
+	k->rep->changed(k->hub);
 }
 
 static void on_workload_state(void *ud, enum kube_watch_state s, const struct err *e)
 {
-	struct launch_state *st = ud;
+	struct kueue *k = ud;
 
 	if (s != KUBE_WATCH_FAILED)
 		return;
-	st->q.unreadable = 1;
-	launch_progress_note(&st->prog, "warning: cannot watch Kueue Workloads: %s (queued jobs "
-			     "are told by their suspend flag and Kueue's events only)",
+	k->unreadable = 1;
+	launch_progress_note(k->ctx->prog, "warning: cannot watch Kueue Workloads: %s (queued "
+			     "jobs are told by their suspend flag and Kueue's events only)",
 			     e ? e->msg : "?");
 }
 
-int launch_kueue_start(struct launch_state *st, struct err *e)
+struct kueue *kueue_new(const struct launch_ctx *ctx, const struct kueue_reports *rep, void *hub)
 {
+	struct kueue *k = xcalloc(1, sizeof(*k));
+
+	k->ctx = ctx;
+	k->rep = rep;
+	k->hub = hub;
+	return k;
+}
+
+int kueue_start(struct kueue *k, const char *from, struct err *e)
+{
+	const struct launch_ctx *ctx = k->ctx;
 	struct buf sel = BUF_INIT;
 
-	if (!st->q.queue || st->deny.workloads || !st->uid || !*st->uid)
+	if (!ctx->queue || ctx->deny.workloads || !ctx->uid || !*ctx->uid)
 		return 0;
-	buf_addf(&sel, "%s=%s", KUEUE_JOB_UID_LABEL, st->uid);
+	buf_addf(&sel, "%s=%s", KUEUE_JOB_UID_LABEL, ctx->uid);
 	/* after our own create the watch starts at the create's
 	 * resourceVersion (the hub's rule): Kueue makes the Workload after the
 	 * job, so no LIST is needed; a re-attach lists first */
-	st->q.watch = st->hub->watch(st, &KUEUE_WORKLOAD, sel.data, NULL, on_workload,
-				     on_workload_state, e);
+	k->watch = launch_watch_in(ctx, &KUEUE_WORKLOAD, sel.data, NULL, from, NULL, on_workload,
+				   on_workload_state, k, e);
 	buf_free(&sel);
-	return st->q.watch ? 0 : -1;
+	return k->watch ? 0 : -1;
 }
 
-void launch_kueue_stop(struct launch_state *st)
+void kueue_stop(struct kueue *k)
 {
-	kube_watch_stop(st->q.watch);
-	st->q.watch = NULL;
-	cJSON_Delete(st->q.workload);
-	st->q.workload = NULL;
+	kube_watch_stop(k->watch);
+	k->watch = NULL;
+}
+
+void kueue_free(struct kueue *k)
+{
+	if (!k)
+		return;
+	kube_watch_stop(k->watch);
+	cJSON_Delete(k->workload);
+	free(k);
 }
 
 /* ---- Kueue's events on the job -------------------------------------------------- */
 
-int launch_kueue_event(struct launch_state *st, const cJSON *ev)
+int kueue_event(struct kueue *k, const cJSON *ev)
 {
 	const char *reason = jtree_get_string(ev, "reason", "");
 	const char *msg = jtree_get_string(ev, "message", "");
 
 	/* events.go:21-23: the reasons of Kueue's job reconciler */
-	if (!st->q.queue || (strcmp(reason, "Started") && strcmp(reason, "Stopped") &&
+	if (!k->ctx->queue || (strcmp(reason, "Started") && strcmp(reason, "Stopped") &&
 			     strcmp(reason, "Suspended")))
 		return 0;
 	if (!strcmp(reason, "Stopped"))
-		snprintf(st->q.stopped, sizeof(st->q.stopped), "%s", msg);
-	launch_progress_note(&st->prog, "kueue: %s: %s", reason, msg);
+		snprintf(k->stopped, sizeof(k->stopped), "%s", msg);
+	launch_progress_note(k->ctx->prog, "kueue: %s: %s", reason, msg);
 	return 1;
 }
 
 /* ---- before the create ------------------------------------------------------------ */
 
-void launch_kueue_prepare(struct launch_state *st)
+void launch_kueue_prepare(struct launch_ctx *ctx)
 {
 	const cJSON *flag;
 	cJSON *patch;
 
-	st->q.queue = launch_kueue_queue_of(st->manifest);	/* points into st->manifest */
-	if (!st->q.queue)
+	ctx->queue = launch_kueue_queue_of(ctx->manifest);	/* points into ctx->manifest */
+	if (!ctx->queue)
 		return;
-	flag = jobapi_suspend_flag(st->api, st->manifest);
+	flag = jobapi_suspend_flag(ctx->api, ctx->manifest);
 	if (cJSON_IsTrue(flag))
 		return;
 	/*
@@ -222,28 +243,28 @@ void launch_kueue_prepare(struct launch_state *st)
 	 * Launch only: a rendered manifest (Argo CD) must not pin a flag Kueue
 	 * changes, or every admission would show as drift.
 	 */
-	patch = jobapi_suspend_patch(st->api, 1);
-	jtree_merge_patch(&st->manifest, patch);
+	patch = jobapi_suspend_patch(ctx->api, 1);
+	jtree_merge_patch(&ctx->manifest, patch);
 	cJSON_Delete(patch);
-	st->q.queue = launch_kueue_queue_of(st->manifest);
+	ctx->queue = launch_kueue_queue_of(ctx->manifest);
 }
 
 /* ---- before the create: does the LocalQueue exist? ----------------------------- */
 
-int launch_kueue_preflight(struct launch_state *st, int may_get, struct launch_result *r)
+int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct launch_result *r)
 {
 	struct err e = ERR_INIT;
 	cJSON *lq = NULL;
 
-	if (!st->q.queue)
+	if (!ctx->queue)
 		return 0;
 	if (!may_get) {
-		launch_progress_note(&st->prog, "warning: cannot get localqueues.kueue.x-k8s.io in "
+		launch_progress_note(ctx->prog, "warning: cannot get localqueues.kueue.x-k8s.io in "
 				     "namespace %s: whether LocalQueue %s exists is not checked (a job "
-				     "in a missing queue waits for ever)", st->ns, st->q.queue);
+				     "in a missing queue waits for ever)", ctx->ns, ctx->queue);
 		return 0;
 	}
-	if (kube_get(st->c, &KUEUE_LOCALQUEUE, st->ns, st->q.queue, &lq, &e) == 0) {
+	if (kube_get(ctx->c, &KUEUE_LOCALQUEUE, ctx->ns, ctx->queue, &lq, &e) == 0) {
 		cJSON_Delete(lq);
 		return 0;
 	}
@@ -252,15 +273,15 @@ int launch_kueue_preflight(struct launch_state *st, int may_get, struct launch_r
 		launch_result_set(r, "Error", EXIT_API_ERROR, "LocalQueueNotFound",
 				  "LocalQueue \"%s\" does not exist in namespace \"%s\" (label %s): "
 				  "Kueue would hold the %s for ever; create the LocalQueue or name an "
-				  "existing one", st->q.queue, st->ns, KUEUE_QUEUE_LABEL, st->kind);
+				  "existing one", ctx->queue, ctx->ns, KUEUE_QUEUE_LABEL, ctx->kind);
 		return -1;
 	}
 	if (e.code == ERR_NOTFOUND)	/* 404 page not found: no such API */
-		launch_progress_note(&st->prog, "warning: Kueue is not installed (the API serves no "
+		launch_progress_note(ctx->prog, "warning: Kueue is not installed (the API serves no "
 				     "localqueues.kueue.x-k8s.io): nothing will admit a job held for "
-				     "queue %s", st->q.queue);
+				     "queue %s", ctx->queue);
 	else if (e.code != ERR_CANCELLED)
-		launch_progress_note(&st->prog, "warning: cannot read LocalQueue %s/%s: %s (whether "
-				     "it exists is not checked)", st->ns, st->q.queue, e.msg);
+		launch_progress_note(ctx->prog, "warning: cannot read LocalQueue %s/%s: %s (whether "
+				     "it exists is not checked)", ctx->ns, ctx->queue, e.msg);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * launch_metrics.h - training metrics during `jaxjob launch`: the --metrics*
  * flags made into a lib/metrics.h store, fed every worker log line once,
- * a bounded-rate progress line on stderr, and the metrics outputs.
+ * and a bounded-rate progress line on stderr.
  *
  * The hook into the log path is one call per complete line
  * (launch_metrics_line, from launch_workers.c after the line was printed),
@@ -18,16 +18,10 @@
  * At most one per --progress-every (default 10 s), the first as soon as a
  * metric shows, and a last one at the end.
  *
- * KFP: with --kfp-executor-input (the {{$}} placeholder) the last, min and
- * max of every metric are written into the executor output file
- * (ExecutorInput.outputs.outputFile) as the metadata of each output
- * artifact of type system.Metrics; KFP's launcher merges that metadata into
- * the artifact it records (kubeflow/pipelines backend/src/v2/component/
- * launcher_v2.go: execute() -> getExecutorOutputFile(), then
- * uploadOutputArtifacts() -> mergeRuntimeArtifacts()), and the UI shows a
- * system.Metrics artifact's metadata as its scalar metrics. Output
- * parameters are still read from their files: the file holds no
- * parameterValues (collectOutputParameters reads files for those).
+ * What the run leaves behind is read from the store by the outputs
+ * (launch_outputs.c: the metrics JSON, CSV, chart, report and the KFP
+ * executor output) and the summary (launch_summary.c: the metrics table);
+ * this module knows none of them.
  *
  * Ownership: struct launch_metrics owns its store; launch_metrics_free().
  */
@@ -41,8 +35,9 @@
 #include "launch_opts.h"
 
 struct metrics;
+struct metrics_progress;
+struct metrics_series;
 struct launch_progress;
-struct launch_result;
 
 struct launch_metrics {
 	struct metrics *m;		/* NULL with --metrics none */
@@ -61,7 +56,11 @@ size_t launch_metrics_entries(const char *value);
 /* Check the flags (compile the patterns) without keeping anything. */
 int launch_metrics_check(const struct launch_metrics_opts *o, struct err *e);
 
-/* Make the store (`o` and `prog` must outlive it). */
+/* A store as the flags say, fed nothing yet (metrics_free it); NULL with
+ * `e` set when a --metric pattern is bad. */
+struct metrics *launch_metrics_store(const struct launch_metrics_opts *o, struct err *e);
+
+/* Make the run's store (`o` and `prog` must outlive it). */
 int launch_metrics_init(struct launch_metrics *lm, const struct launch_metrics_opts *o,
 			struct launch_progress *prog, struct err *e);
 void launch_metrics_free(struct launch_metrics *lm);
@@ -75,18 +74,12 @@ void launch_metrics_end(struct launch_metrics *lm);
 /* The percent done from the logs (step/total), into `out`; nothing unknown. */
 void launch_metrics_percent(const struct metrics *m, struct buf *out);
 
-/* The metrics part of the Markdown summary (a table), nothing without metrics. */
-void launch_metrics_summary(const struct metrics *m, struct buf *out);
+/* Up to `max` series of `m` in the order a reader looks for them (the
+ * training loss, other losses, then the rest; by name within each), into
+ * `out`; how many. The progress line and the chart show the same ones. */
+int launch_metrics_pick(const struct metrics *m, const struct metrics_series **out, size_t max);
 
-/*
- * Write the metrics outputs that are asked for, and the KFP executor
- * output. Goes on after a failed file; -1 with the first error.
- */
-int launch_metrics_write(const struct launch_metrics *lm, const struct launch_outputs *paths,
-			 const struct launch_result *r, struct err *e);
-
-/* The chart's SVG for `m` (deterministic), titled and with the outcome. */
-void launch_metrics_chart(const struct metrics *m, const char *title, const char *state,
-			  size_t points, struct buf *out);
+/* "step 1200/5000 (24%)" of `p` (the x label is the store's), into `b`. */
+void launch_metrics_step(struct buf *b, const struct metrics_progress *p);
 
 #endif

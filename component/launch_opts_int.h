@@ -12,6 +12,8 @@
  *
  * The job parameters' flags come from lib/jobparams.h's table; these are the
  * others.
+ *
+ * Included by: launch_opts.c launch_flags.c launch_values.c launch_metrics_flags.c launch_help.c
  */
 #ifndef JAXJOB_LAUNCH_OPTS_INT_H
 #define JAXJOB_LAUNCH_OPTS_INT_H

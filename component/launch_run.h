@@ -14,38 +14,10 @@
 
 #include <cJSON.h>
 
-#include "kube.h"
+#include "launch_exit.h"
 #include "launch_opts.h"
 
-enum launch_exit {
-	EXIT_SUCCEEDED = 0,
-	EXIT_JOB_FAILED = 1,
-	EXIT_BAD_INPUT = 2,
-	EXIT_TIMEOUT = 3,
-	EXIT_API_ERROR = 4,
-	EXIT_CANCELLED = 5,
-	EXIT_JOB_LOST = 6,
-	EXIT_STUCK = 7,
-	EXIT_QUEUE_TIMEOUT = 8,	/* --queue-timeout: Kueue held the job queued too long */
-};
-
-/* kube_config_load's options from the flags: the same for every client of a launch. */
-void launch_config_opts(const struct launch_opts *o, struct kube_config_opts *ko);
-
-/*
- * The run's connection, opened before the job is built: the kubeconfig is
- * read, the client made and the SelfSubjectRulesReview of the namespace the
- * flags and kubeconfig name is sent, pushed as far as the TLS handshake goes
- * without waiting (kube_loop_poke) - so the server works on the handshake
- * while launch builds and validates the job. Read-only: nothing is created
- * before launch_run() decides to. NULL when any of it fails; launch_run()
- * then does it all itself and reports the problem as before. `early` may be
- * NULL; launch_run() takes its client; free it after launch_run() returns.
- */
 struct launch_early;
-struct launch_early *launch_early_start(const struct launch_opts *o);
-void launch_early_free(struct launch_early *early);
-
 int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch_early *early);
 
 #endif

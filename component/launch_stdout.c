@@ -153,7 +153,7 @@ static void on_writable(void *ud)
 }
 
 /* One more line of worker `index` in a per-worker count that grows as needed;
- * index < 0 is a line of ours (launch_machine.c's attempt seam): not counted. */
+ * index < 0 is a line of ours (the hub's attempt seam, launch_hub_clock.c): not counted. */
 static void count_line(unsigned long **per, int *n, int index)
 {
 	if (index < 0)
@@ -220,7 +220,7 @@ void launch_stdout_finish(struct launch_stdout *o, double max_wait_s, const int 
 	}
 	o->finish_timer = kube_timer_add(o->c, max_wait_s, on_finish_timer, o);
 	kube_loop_watch_writable(o->c, o->fd, on_writable, o);
-	/* the signal callback stops the loop too (launch_machine.c, RUN_DONE) */
+	/* the signal callback stops the loop too (launch_hub.c, RUN_DONE) */
 	while (o->off < o->q.len && !o->closed && !*stop && o->finish_timer &&
 	       kube_loop_run(o->c, &e) == 0)
 		;

@@ -20,28 +20,29 @@
 
 #include "jtree.h"
 #include "launch_outputs.h"
-#include "launch_state.h"
+#include "launch_trainer.h"
 
-void launch_trainer_seen(struct launch_state *st)
+void launch_trainer_seen(struct launch_trainer *t, const struct launch_ctx *ctx,
+			 const cJSON *job)
 {
-	const cJSON *ts = jtree_get(st->job, "status.trainerStatus");
+	const cJSON *ts = jtree_get(job, "status.trainerStatus");
 	const char *when = jtree_get_string(ts, "lastUpdatedTime", NULL);
 	struct buf b = BUF_INIT;
 	double now = launch_now();
 
 	if (!cJSON_IsObject(ts) || !when)
 		return;
-	st->metrics.trainer_status = 1;	/* the logs' "training:" lines give way */
-	if (!strcmp(when, st->trainer.updated))
+	ctx->metrics->trainer_status = 1;	/* the logs' "training:" lines give way */
+	if (!strcmp(when, t->updated))
 		return;
-	snprintf(st->trainer.updated, sizeof(st->trainer.updated), "%s", when);
-	if (st->o->metrics.progress_s <= 0)	/* --progress-every 0: no progress lines */
+	snprintf(t->updated, sizeof(t->updated), "%s", when);
+	if (ctx->o->metrics.progress_s <= 0)	/* --progress-every 0: no progress lines */
 		return;
-	if (st->trainer.said && st->o->metrics.progress_s > 0 &&
-	    now - st->trainer.said < st->o->metrics.progress_s)
+	if (t->said && ctx->o->metrics.progress_s > 0 &&
+	    now - t->said < ctx->o->metrics.progress_s)
 		return;
-	st->trainer.said = now;
+	t->said = now;
 	launch_trainer_progress(ts, &b);
-	launch_progress_note(&st->prog, "trainer: %s (status.trainerStatus)", b.data);
+	launch_progress_note(ctx->prog, "trainer: %s (status.trainerStatus)", b.data);
 	buf_free(&b);
 }

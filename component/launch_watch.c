@@ -1,6 +1,5 @@
 /*
- * launch_watch.c - a spoke of the launch state machine (launch_machine.c is
- * the hub): the watch on the job itself (fieldSelector on its name) and the
+ * launch_watch.c - a spoke of the wait (launch_hub.c is the hub): the watch on the job itself (fieldSelector on its name) and the
  * watch on the events about it (FailedCreatePod / FailedCreateService, the
  * only way pod or Service creation failures show: the job just stays
  * Created).
@@ -16,86 +15,113 @@
  * "Preempted ..."): for it alone the watch takes every event of the
  * namespace, still one watch.
  *
- * It turns what the server says into reports to the hub (st->hub): the job
+ * It turns what the server says into reports to the hub (struct
+ * jobwatch_reports): the job
  * seen, deleted, absent from the first list, the watch failed for good; a
  * creation failure the API can never accept stops the wait at once, one
  * that may clear up asks the hub's fail-fast. What those mean - finished,
  * deleted by someone else, the cleanup's confirmation - the hub decides.
  * The connection notes (reconnecting, resynced, polling) are said here.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "jtree.h"
-#include "launch_state.h"
+#include "launch_watch.h"
+
+struct jobwatch {
+	const struct launch_ctx *ctx;
+	const struct jobwatch_reports *rep;
+	void *hub;
+	struct kube_watch *job_watch, *event_watch;
+	int retry_noted;	/* "reconnecting" said, "reconnected" not yet */
+	int lists;		/* lists the job watch made (for "resynced") */
+	int polling;		/* the job watch polls (watch forbidden) */
+	int saw_job;		/* the job watch delivered our job */
+	int failed;		/* it ended for good (KUBE_WATCH_FAILED) */
+	char stuck[64];		/* FailedCreatePod/FailedCreateService seen */
+	char stuck_msg[512];
+	int stuck_count;	/* how often the server reported it (event count) */
+};
+
+struct jobwatch *jobwatch_new(const struct launch_ctx *ctx, const struct jobwatch_reports *rep,
+			      void *hub)
+{
+	struct jobwatch *jw = xcalloc(1, sizeof(*jw));
+
+	jw->ctx = ctx;
+	jw->rep = rep;
+	jw->hub = hub;
+	return jw;
+}
+
+void jobwatch_free(struct jobwatch *jw)
+{
+	if (!jw)
+		return;
+	kube_watch_stop(jw->job_watch);
+	kube_watch_stop(jw->event_watch);
+	free(jw);
+}
 
 static void on_job_event(void *ud, enum kube_event_type type, const cJSON *obj)
 {
-	struct launch_state *st = ud;
+	struct jobwatch *jw = ud;
 	const char *uid = jtree_get_string(obj, "metadata.uid", NULL);
 
 	/* Same name, another object (deleted and re-created by someone): not ours. */
-	if (st->uid && uid && strcmp(uid, st->uid) != 0)
+	if (jw->ctx->uid && uid && strcmp(uid, jw->ctx->uid) != 0)
 		return;
-	st->saw_job = 1;
+	jw->saw_job = 1;
 	if (type != KUBE_DELETED)
-		st->hub->job_seen(st, obj);
+		jw->rep->seen(jw->hub, obj);
 	else
-		st->hub->job_deleted(st, obj);
+		jw->rep->deleted(jw->hub, obj);
 }
 
 static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct err *e)
 {
-	struct launch_state *st = ud;
+	struct jobwatch *jw = ud;
+	const struct launch_ctx *ctx = jw->ctx;
 
 	switch (s) {
 	case KUBE_WATCH_SYNCED:
 		/* a list after the first (or any, when the watch began at the
 		 * create's resourceVersion) is a re-list: a 410 or a recovery */
-		if ((st->watch_retry_noted || st->job_lists++ > 0) && !st->job_polling &&
-		    st->phase == RUN_WAITING)
-			launch_progress_note(&st->prog, "resynced: %s %s/%s listed again",
-					     st->kind, st->ns, st->name);
-		st->watch_retry_noted = 0;
+		if ((jw->retry_noted || jw->lists++ > 0) && !jw->polling &&
+		    jw->rep->waiting(jw->hub))
+			launch_progress_note(ctx->prog, "resynced: %s %s/%s listed again",
+					     ctx->kind, ctx->ns, ctx->name);
+		jw->retry_noted = 0;
 		/* The first list did not hold our job: gone before we looked. */
-		if (!st->saw_job)
-			st->hub->job_absent(st);
+		if (!jw->saw_job)
+			jw->rep->absent(jw->hub);
 		break;
 	case KUBE_WATCH_RETRYING:
-		if (!st->watch_retry_noted++)
-			launch_progress_note(&st->prog, "reconnecting to the API server… (%s)",
+		if (!jw->retry_noted++)
+			launch_progress_note(ctx->prog, "reconnecting to the API server… (%s)",
 					     e ? e->msg : "?");
 		break;
 	case KUBE_WATCH_RESUMED:
-		if (st->watch_retry_noted && st->phase == RUN_WAITING)
-			launch_progress_note(&st->prog, "reconnected: watching %s/%s again from "
-					     "where it stopped", st->ns, st->name);
-		st->watch_retry_noted = 0;
+		if (jw->retry_noted && jw->rep->waiting(jw->hub))
+			launch_progress_note(ctx->prog, "reconnected: watching %s/%s again from "
+					     "where it stopped", ctx->ns, ctx->name);
+		jw->retry_noted = 0;
 		break;
 	case KUBE_WATCH_POLLING:
-		st->job_polling = 1;
-		if (!st->deny.watch_job)	/* else said before the create */
-			launch_progress_note(&st->prog, "warning: watching %s is forbidden; "
-				     "polling instead (grant the watch verb)", st->res->plural);
+		jw->polling = 1;
+		if (!ctx->deny.watch_job)	/* else said before the create */
+			launch_progress_note(ctx->prog, "warning: watching %s is forbidden; "
+				     "polling instead (grant the watch verb)", ctx->res->plural);
 		break;
 	case KUBE_WATCH_FAILED:
-		st->hub->job_watch_failed(st, e);
+		jw->failed = 1;
+		jw->rep->failed(jw->hub, e);
 		break;
 	}
 }
 
 /* ---- events: creation failures that never become conditions ------------ */
-
-static int creation_failure(const char *reason)
-{
-	static const char *const reasons[] = {
-		"FailedCreatePod", "FailedCreateService",	/* training operator */
-		"TrainJobResourcesCreationFailed",		/* Trainer v2 */
-	};
-	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
-		if (strcmp(reason, reasons[i]) == 0)
-			return 1;
-	return 0;
-}
 
 /*
  * A creation failure that no retry can heal: the API refused the object
@@ -113,7 +139,8 @@ static int permanent_failure(const char *msg)
 
 static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *ev)
 {
-	struct launch_state *st = ud;
+	struct jobwatch *jw = ud;
+	const struct launch_ctx *ctx = jw->ctx;
 	const char *reason = jtree_get_string(ev, "reason", NULL);
 	const char *etype = jtree_get_string(ev, "type", NULL);
 	const char *msg = jtree_get_string(ev, "message", "");
@@ -124,71 +151,92 @@ static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *e
 		return;
 	if (!strcmp(jtree_get_string(ev, "involvedObject.kind", ""), "Pod")) {
 		if (!strcmp(etype, "Warning"))
-			diag_event(st->diag, ev);	/* a worker's, or ignored */
+			diag_event(ctx->diag, ev);	/* a worker's, or ignored */
 		return;
 	}
-	if (strcmp(jtree_get_string(ev, "involvedObject.kind", ""), st->kind) ||
-	    strcmp(jtree_get_string(ev, "involvedObject.name", ""), st->name))
+	if (strcmp(jtree_get_string(ev, "involvedObject.kind", ""), ctx->kind) ||
+	    strcmp(jtree_get_string(ev, "involvedObject.name", ""), ctx->name))
 		return;	/* another object of the namespace */
 	if (strcmp(etype, "Warning") != 0) {	/* Kueue's Started/Stopped: the hub's to say */
-		st->hub->normal_event(st, ev);
+		jw->rep->normal_event(jw->hub, ev);
 		return;
 	}
-	if (!creation_failure(reason))
+	if (!jobapi_creation_failure(ctx->api, reason))
 		return;
 	/* the same failure again (the server counts repeats in one event, the
 	 * operator may also send new ones): one line, counted */
-	if (strcmp(st->event_stuck, reason) == 0 && strncmp(st->event_stuck_msg, msg,
-							    sizeof(st->event_stuck_msg) - 1) == 0) {
-		st->event_stuck_count = n > st->event_stuck_count ? n : st->event_stuck_count + 1;
+	if (strcmp(jw->stuck, reason) == 0 && strncmp(jw->stuck_msg, msg,
+							    sizeof(jw->stuck_msg) - 1) == 0) {
+		jw->stuck_count = n > jw->stuck_count ? n : jw->stuck_count + 1;
 		return;
 	}
-	snprintf(st->event_stuck, sizeof(st->event_stuck), "%s", reason);
-	snprintf(st->event_stuck_msg, sizeof(st->event_stuck_msg), "%s", msg);
-	st->event_stuck_count = n;
-	launch_progress_note(&st->prog, "warning: %s: %s", reason, st->event_stuck_msg);
-	if (permanent_failure(msg) && st->phase == RUN_WAITING && !st->draining) {
-		snprintf(st->stuck_reason, sizeof(st->stuck_reason), "%s", reason);
-		snprintf(st->stuck_msg, sizeof(st->stuck_msg), "%s (event %s: the API rejects it, "
-			 "retrying cannot help)", st->event_stuck_msg, reason);
-		st->stuck_permanent = 1;
-		st->hub->stop(st, END_STUCK);
-		return;
-	}
-	st->hub->stuck_check(st);
+	snprintf(jw->stuck, sizeof(jw->stuck), "%s", reason);
+	snprintf(jw->stuck_msg, sizeof(jw->stuck_msg), "%s", msg);
+	jw->stuck_count = n;
+	launch_progress_note(ctx->prog, "warning: %s: %s", reason, jw->stuck_msg);
+	jw->rep->creation_failure(jw->hub, permanent_failure(msg));
 }
 
 static void on_event_watch_state(void *ud, enum kube_watch_state s, const struct err *e)
 {
-	struct launch_state *st = ud;
+	struct jobwatch *jw = ud;
 	if (s == KUBE_WATCH_FAILED)
-		launch_progress_note(&st->prog, "warning: cannot watch events: %s "
+		launch_progress_note(jw->ctx->prog, "warning: cannot watch events: %s "
 				     "(creation failures are not detected early)", e ? e->msg : "?");
 }
 
-int launch_events_start(struct launch_state *st, struct err *e)
+int jobwatch_start_events(struct jobwatch *jw, const char *from, struct err *e)
 {
 	struct buf sel = BUF_INIT;
 
-	if (st->deny.events)	/* said before the create */
+	if (jw->ctx->deny.events)	/* said before the create */
 		return 0;
-	if (!launch_kueue_queue_of(st->manifest))
+	if (!jw->ctx->queue)
 		buf_adds(&sel, "type=Warning");
-	st->event_watch = st->hub->watch(st, &KUBE_EVENT, NULL, sel.len ? sel.data : NULL,
-					 on_job_k8s_event,
-					 on_event_watch_state, e);
+	jw->event_watch = launch_watch_in(jw->ctx, &KUBE_EVENT, NULL, sel.len ? sel.data : NULL,
+					  from, NULL, on_job_k8s_event, on_event_watch_state, jw, e);
 	buf_free(&sel);
-	return st->event_watch ? 0 : -1;
+	return jw->event_watch ? 0 : -1;
 }
 
-int launch_start_job_watch(struct launch_state *st, struct err *e)
+void jobwatch_stop_events(struct jobwatch *jw)
+{
+	kube_watch_stop(jw->event_watch);
+	jw->event_watch = NULL;
+}
+
+int jobwatch_start(struct jobwatch *jw, const char *from, const cJSON *known, struct err *e)
 {
 	struct buf sel = BUF_INIT;
 
-	buf_addf(&sel, "metadata.name=%s", st->name);
-	st->job_watch = st->hub->watch(st, st->res, NULL, sel.data, on_job_event,
-				       on_job_watch_state, e);
+	/* right after our create: the job is known as of then, and every
+	 * list is a re-list */
+	if (from) {
+		jw->saw_job = 1;
+		jw->lists = 1;
+	}
+	buf_addf(&sel, "metadata.name=%s", jw->ctx->name);
+	jw->job_watch = launch_watch_in(jw->ctx, jw->ctx->res, NULL, sel.data, from, known,
+					on_job_event, on_job_watch_state, jw, e);
 	buf_free(&sel);
-	return st->job_watch ? 0 : -1;
+	return jw->job_watch ? 0 : -1;
 }
 
+int jobwatch_watching(const struct jobwatch *jw)
+{
+	return jw->job_watch != NULL;
+}
+
+int jobwatch_failed(const struct jobwatch *jw)
+{
+	return jw->failed;
+}
+
+const char *jobwatch_creation_failure(const struct jobwatch *jw, const char **msg, int *count)
+{
+	if (msg)
+		*msg = jw->stuck_msg;
+	if (count)
+		*count = jw->stuck_count;
+	return jw->stuck[0] ? jw->stuck : NULL;
+}

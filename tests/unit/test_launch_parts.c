@@ -19,6 +19,7 @@
 #include "component/launch_logs.h"
 #include "component/launch_outputs.h"
 #include "component/launch_progress.h"
+#include "component/launch_verdict.h"
 
 /* The "Why it failed" section: the lines in a fence no line can close, the
  * newest lines kept when they do not all fit, nothing for {} */
@@ -296,7 +297,11 @@ static void outputs_are_written_into_new_directories(void **state)
 	o.job_uid = p[5].data;
 	r.job = job;
 	launch_result_set(&r, "Failed", 1, "JAXJobFailed", "JAXJob %s is failed", "mnist");
-	assert_string_equal(launch_phase_of(job), "Failed");
+	struct launch_verdict v;
+	launch_verdict_of(job, &v);
+	assert_string_equal(v.phase, "Failed");
+	assert_true(v.terminal && !v.succeeded);
+	assert_string_equal(v.reason, "JAXJobFailed");
 	assert_int_equal(launch_outputs_write(&o, &r, &e), 0);
 
 	char *s = slurp(o.state);

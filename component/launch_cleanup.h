@@ -1,0 +1,32 @@
+/*
+ * launch_cleanup.h - what happens to the job when the run stops caring
+ * about it: delete it (and wait until the server confirms), suspend it, or
+ * leave it; each conditional on the object the decision was made on (the
+ * hub's job as last seen). launch_cleanup.c says why each step is so.
+ */
+#ifndef JAXJOB_LAUNCH_CLEANUP_H
+#define JAXJOB_LAUNCH_CLEANUP_H
+
+#include "buf.h"
+#include "launch_ctx.h"
+#include "launch_hub.h"
+
+enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };
+enum launch_cleanup_done {
+	CLEANUP_DONE,		/* done, or failed with a warning */
+	CLEANUP_CHANGED,	/* 409: the job is not the hub's job: look again */
+};
+
+/*
+ * Apply `action` to the job as the hub last saw it (its uid and
+ * resourceVersion are the request's preconditions), retrying until
+ * `deadline` (kube_now() clock); a one-line note of what was done (for
+ * outputs) goes into `note`. Never fails the run: problems are warnings.
+ */
+int launch_cleanup(struct launch_hub *h, const struct launch_ctx *ctx,
+		   enum launch_cleanup_action action, double deadline, struct buf *note);
+
+/* The look and the requests of the ending retry until `deadline`, at least 1 s. */
+void launch_retry_until(const struct launch_ctx *ctx, double deadline);
+
+#endif

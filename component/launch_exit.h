@@ -1,0 +1,26 @@
+/*
+ * launch_exit.h - the exit codes of `jaxjob launch` (README: 0 succeeded,
+ * 1 job failed, 2 bad input, 3 timeout, 4 API/auth error, 5 cancelled,
+ * 6 job deleted by someone else, 7 stuck past the grace period, 8 queued by
+ * Kueue past --queue-timeout).
+ *
+ * A header of its own, below everything that names a code: the outputs and
+ * the failure diagnosis read them without depending on the run
+ * (launch_run.h includes this one, so its users see the same names).
+ */
+#ifndef JAXJOB_LAUNCH_EXIT_H
+#define JAXJOB_LAUNCH_EXIT_H
+
+enum launch_exit {
+	EXIT_SUCCEEDED = 0,
+	EXIT_JOB_FAILED = 1,
+	EXIT_BAD_INPUT = 2,
+	EXIT_TIMEOUT = 3,
+	EXIT_API_ERROR = 4,
+	EXIT_CANCELLED = 5,
+	EXIT_JOB_LOST = 6,
+	EXIT_STUCK = 7,
+	EXIT_QUEUE_TIMEOUT = 8,	/* --queue-timeout: Kueue held the job queued too long */
+};
+
+#endif

@@ -1,0 +1,299 @@
+/*
+ * launch_follow.c - the workers spoke's log follows (launch_workers.c has
+ * the pods): one follow per worker container, re-followed after a drop or a
+ * restart, at most LAUNCH_LOG_STREAMS_MAX at once, and after the verdict the
+ * settling of every stream (see launch_workers.c for the whole story).
+ */
+#include <string.h>
+#include <time.h>
+
+#include "launch_workers_int.h"
+
+#define REFOLLOW_DELAY_S 0.5
+#define MAX_DROPS 20
+/* How far back the end of an exited container's log is read to finish its
+ * stream at once (kube_log_complete): a stream that keeps up is a few lines
+ * behind at most; one further behind ends when the kubelet ends it (about a
+ * second after the exit on a real one). There used to be a shortcut for a
+ * quiet stream that had always kept up (cut after 100 ms of quiet): a
+ * kubelet stalled across the verdict (tests/suites/94-stall.sh) made it cut
+ * streams that still held half their lines. */
+#define DRAIN_TAIL_LINES 32
+
+static void survivor_left(struct launch_pod *p, const struct err *e);
+
+static int wants_logs(const struct workers *w, const struct launch_pod *p)
+{
+	if (w->ctx->o->logs == LOGS_NONE || !w->rep->waiting(w->hub) || workers_logs_denied(w) ||
+	    w->ctx->deny.pods)
+		return 0;	/* (a denial was said once, before the create) */
+	return w->ctx->o->logs == LOGS_ALL || p->index == 0;
+}
+
+/* Start queued follows while slots are free: exited containers first. */
+static void start_queued(struct workers *w)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < w->npods && w->nfollows < LAUNCH_LOG_STREAMS_MAX; i++)
+			if (w->pods[i]->queued && (pass || w->pods[i]->terminated))
+				workers_follow(w->pods[i]);
+}
+
+/* Tell the hub the logs moved on (it drains after the verdict). */
+static void drain_check(struct workers *w)
+{
+	w->rep->logs_changed(w->hub);
+}
+
+static void on_refollow(void *ud)
+{
+	struct launch_pod *p = ud;
+
+	p->refollow = NULL;
+	if (p->clean_end && (!p->running || p->gone)) {
+		/* the container did finish, or its pod is gone (a suspended or
+		 * preempted job's): that clean end was the whole log */
+		p->done_restarts = p->ls.restarts;
+	} else {
+		launch_logstream_resume(&p->ls);
+		workers_follow(p);
+	}
+	p->clean_end = 0;
+	drain_check(p->w);
+}
+
+static void on_line(void *ud, const char *line, size_t len, int truncated)
+{
+	struct launch_pod *p = ud;
+	int fresh = !p->ls.skip;	/* not a line a resumed follow repeats */
+	(void)truncated;
+	launch_logstream_line(&p->ls, line, len, p->w->ctx->out);
+	if (fresh) {
+		launch_metrics_line(p->w->ctx->metrics, p->index, line, len);
+		diag_line(p->w->ctx->diag, p->index, line, len);	/* a bounded ring */
+	}
+}
+
+/*
+ * A follow ended. A clean end of a container that terminated is its whole
+ * log. A clean end while the pod watch still says "running" is usually the
+ * same thing seen before the pod update arrives, but could be a cut stream:
+ * look again after a short pause (no request if it did terminate). An error
+ * end is a drop: follow again, skipping what was printed.
+ */
+static void on_log_end(void *ud, const struct err *e)
+{
+	struct launch_pod *p = ud;
+	struct workers *w = p->w;
+
+	p->log = NULL;
+	w->nfollows--;
+	if (p->leaving) {	/* a survivor's last read (leave_survivor) */
+		survivor_left(p, e);
+		start_queued(w);
+		drain_check(w);
+		return;
+	}
+	if (e && e->http_status == 403 && !workers_logs_denied(w)) {
+		/* what the access review would have said, had it been allowed
+		 * to answer: no follow will do better, so none is retried (each
+		 * would cost a backoff, and the drain would wait for them) */
+		w->logs_forbidden = 1;
+		launch_progress_note(w->ctx->prog, "warning: reading worker logs is forbidden (%s): "
+				     "logs are not shown", e->msg);
+	}
+	if (e && workers_logs_denied(w)) {
+		p->done_restarts = p->ls.restarts;	/* as complete as it will ever be */
+	} else if (!e && (!p->running || w->draining || p->gone)) {
+		p->done_restarts = p->ls.restarts;
+	} else if (!p->gone && wants_logs(w, p) && !kube_err_tls_untrusted(e) &&
+		   ++p->drops <= MAX_DROPS) {
+		p->clean_end = !e;
+		p->refollow = kube_timer_add(w->ctx->c, REFOLLOW_DELAY_S, on_refollow, p);
+	} else if (e) {
+		launch_progress_note(w->ctx->prog, "warning: worker-%d log: %s", p->index, e->msg);
+	}
+	start_queued(w);
+	drain_check(w);
+}
+
+/* Start (or resume) the follow of the current container if it is due. */
+void workers_follow(struct launch_pod *p)
+{
+	struct workers *w = p->w;
+	struct kube_log_opts lo;
+	struct err e = ERR_INIT;
+
+	p->queued = 0;
+	if (p->log || p->refollow || p->gone || !wants_logs(w, p))
+		return;
+	if (!p->running && !p->terminated)
+		return;
+	if (p->ls.restarts != p->restarts) {
+		/* a new container: new log, from its start */
+		launch_logstream_init(&p->ls, p->index, p->restarts);
+		p->drops = 0;
+		diag_container(w->ctx->diag, p->index);	/* its last lines start again */
+	}
+	if (p->done_restarts >= p->ls.restarts)
+		return;
+	if (w->nfollows >= LAUNCH_LOG_STREAMS_MAX) {
+		p->queued = 1;
+		return;
+	}
+	memset(&lo, 0, sizeof(lo));
+	/* exited before we got to it: read what it wrote, no follow needed */
+	lo.once = p->terminated && !p->running;
+	lo.timestamps = 1;	/* how far behind the stream is: launch_workers_settle */
+	lo.ns = w->ctx->ns;
+	lo.pod = p->name;
+	lo.container = w->ctx->api->container;
+	lo.on_line = on_line;
+	lo.on_end = on_log_end;
+	lo.ud = p;
+	p->tail_asked = 0;
+	p->log_once = lo.once;
+	p->log = kube_log_follow(w->ctx->c, &lo, &e);
+	if (p->log)
+		w->nfollows++;
+	else
+		launch_progress_note(w->ctx->prog, "warning: cannot follow the log of %s: %s",
+				     p->name, e.msg);
+}
+
+/*
+ * The container has terminated, so its log is final: finish its follow from
+ * the log's end now (kube_log_complete) rather than when the kubelet notices
+ * the exit, up to a second later. Only after the verdict (draining): then
+ * the step waits for the answer; asked before, the kubelet's end usually
+ * came first and the read was cancelled, an HTTP 500 in the API server for
+ * every worker (issue 21). Not for a read of an exited container (it ends
+ * by itself) nor twice for one follow.
+ */
+static void complete_from_tail(struct launch_pod *p)
+{
+	struct err e = ERR_INIT;
+
+	if (!p->w->draining || !p->log || p->log_once || p->tail_asked || !p->terminated ||
+	    p->running || p->ls.restarts > p->restarts)
+		return;
+	p->tail_asked = 1;	/* done: on_log_end, as for a stream the kubelet ended */
+	if (kube_log_complete(p->log, DRAIN_TAIL_LINES, &e))
+		err_clear(&e);
+}
+
+/* Stop following a log: what was printed stays, the rest is not read. */
+static void log_done(struct launch_pod *p)
+{
+	if (p->log) {
+		kube_log_cut(p->log);
+		p->log = NULL;
+		p->w->nfollows--;
+	}
+	kube_timer_cancel(p->refollow);
+	p->refollow = NULL;
+	p->queued = 0;
+	p->clean_end = 0;
+	p->done_restarts = p->restarts > p->ls.restarts ? p->restarts : p->ls.restarts;
+}
+
+int workers_failure_seen(const struct workers *w)
+{
+	for (int i = 0; i < w->npods; i++)
+		if (w->pods[i]->exit_code != 0 || w->pods[i]->restarts > 0 || w->pods[i]->gone)
+			return 1;
+	return 0;
+}
+
+/*
+ * After Failed, may the workers still running be let go? Not before the
+ * failure itself is in: the job watch can deliver Failed before the pod
+ * watch delivers the failed worker's "terminated", and that worker's last
+ * lines (its error) must not be cut. So: every worker the status counts as
+ * finished has been seen finish, and, when the status has no worker counts
+ * (TrainJob), some worker has been seen fail.
+ */
+static int survivors_only(const struct workers *w, const struct launch_verdict *v)
+{
+	if (workers_unseen(w, v))
+		return 0;
+	return v->counted || workers_failure_seen(w);
+}
+
+/* wall clock, as the kubelet's timestamps */
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The survivor is left: say so (and what its last read could not bring). */
+static void survivor_left(struct launch_pod *p, const struct err *e)
+{
+	launch_progress_note(p->w->ctx->prog, "worker-%d still running: log not "
+			     "followed further%s%s%s", p->index, e ? " (its lines up to now: " : "", e ? e->msg : "", e ? ")" : "");
+	log_done(p);
+}
+
+/*
+ * After Failed, a worker still running is left. Its stream may still have
+ * lines on the way that it wrote before the verdict (seen: a `step 5/10`
+ * written around the verdict, in the log file, not on stdout), so one
+ * bounded read first delivers what it wrote up to now
+ * (kube_log_complete_until); on_log_end then names it. A survivor without
+ * an open stream (reconnecting, queued) is named at once.
+ */
+static void leave_survivor(struct launch_pod *p)
+{
+	struct err e = ERR_INIT;
+
+	if (p->leaving)
+		return;
+	p->leaving = 1;
+	if (p->log && !p->log_once && kube_log_complete_until(p->log, wall_now(), &e) == 0)
+		return;
+	err_clear(&e);
+	survivor_left(p, NULL);
+}
+
+/*
+ * The job is finished (draining): stop waiting for what cannot come.
+ * - A follow that ended cleanly is complete, even if the pod update saying
+ *   "terminated" has not arrived yet (no REFOLLOW_DELAY_S pause).
+ * - A worker whose container has terminated (pod status) has its follow
+ *   finished from the log's end (complete_from_tail). When that cannot
+ *   place the stream, the stream's own end is waited for, as is a stream
+ *   still delivering, reconnecting or queued (--log-drain).
+ * - After Failed, a worker still running (a survivor stuck in a collective)
+ *   is left (leave_survivor): the lines it wrote by then are read once, then
+ *   it is named and its log not followed further - the verdict stands and
+ *   nothing it could still print is worth holding the step for.
+ */
+void workers_settle(struct workers *w, const struct launch_verdict *v)
+{
+	int failed = launch_verdict_failed(v) && survivors_only(w, v);
+
+	w->draining = 1;
+	for (int i = 0; i < w->npods; i++) {
+		struct launch_pod *p = w->pods[i];
+		if (p->refollow && p->clean_end) {
+			kube_timer_cancel(p->refollow);
+			p->refollow = NULL;
+			p->clean_end = 0;
+			p->done_restarts = p->ls.restarts;
+		}
+		complete_from_tail(p);
+		if (failed && p->running && !p->gone && (p->log || p->refollow || p->queued))
+			leave_survivor(p);
+	}
+}
+
+int workers_streaming(const struct workers *w)
+{
+	for (int i = 0; i < w->npods; i++)
+		if (w->pods[i]->log || w->pods[i]->refollow || w->pods[i]->queued)
+			return 1;
+	return 0;
+}
+

@@ -1,0 +1,380 @@
+/*
+ * launch_hub.c - the hub of a launch run (launch_hub.h): the one place that
+ * changes what the run is doing (its phase, why the wait ended, the
+ * draining, the wait's timers, the job as last seen) and decides what an
+ * observation means.
+ *
+ * The spokes observe and act, each on its own part of the state:
+ *
+ *   launch_watch.c    the job watch and the event watch
+ *   launch_workers.c  the worker pods and their log follows (launch_follow.c)
+ *   launch_kueue.c    the job's Kueue Workload (the clocks: launch_hub_clock.c)
+ *
+ * A spoke calls no other spoke and nothing of this file by name: it reports
+ * through its report table (the *_reports structs below), and keeps its
+ * state to itself. The hub calls the spokes' functions and reads their
+ * answers (workers_drained() and friends). So every transition is written here
+ * once: a job turned
+ * terminal -> settle the logs and drain or stop; a pod changed -> progress,
+ * fail-fast, drain; the job vanished -> finished, deleted, or the
+ * cleanup's confirmation. Every job object is judged once, when the hub
+ * takes it (take_job): everything after reads that verdict.
+ *
+ * The clocks (--timeout, the fail-fast grace, Kueue's queue) are in
+ * launch_hub_clock.c; what the ending and the cleanup ask of the hub after
+ * the wait, in launch_hub_end.c.
+ *
+ * Finishing: when the job turns terminal, the log follows may still hold
+ * the last lines, and a follow cut by an outage may be reconnecting with
+ * backoff. We wait until every worker's log is complete
+ * (workers_drained: the containers have exited, so the kubelet ends
+ * each stream) but at most --log-drain (default 30 s: covers a reconnect
+ * after a short API server outage); a SIGTERM cuts the drain short without
+ * turning the finished job into a cancelled one. Either way, a worker whose
+ * log could not be completed is named in one warning (launch_hub_drain_report):
+ * lines are never lost silently.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launch_hub_int.h"
+
+void hub_stop(struct launch_hub *h, enum launch_end why)
+{
+	if (h->phase != RUN_WAITING)
+		return;
+	if (h->why.end == END_NONE || (h->why.end == END_FINISHED && why == END_FINISHED))
+		h->why.end = why;
+	kube_loop_stop(h->ctx->c);
+}
+
+/* Every job object the hub keeps is judged here, once. */
+static void take_job(struct launch_hub *h, cJSON *job)
+{
+	cJSON_Delete(h->job);
+	h->job = job;
+	launch_verdict_of(job, &h->v);
+}
+
+static void on_drain_timeout(void *ud)
+{
+	struct launch_hub *h = ud;
+	h->drain_timer = NULL;
+	hub_stop(h, END_FINISHED);
+}
+
+/*
+ * A JAXJob's status counts its workers; a TrainJob's counts child Jobs, not
+ * pods, so for it the counts come from the pods we watch, and "Running" is
+ * shown when a worker runs (it has no Running condition).
+ */
+static void show_progress(struct launch_hub *h)
+{
+	struct launch_workers w;
+	const char *phase;
+
+	if (!h->job || h->phase != RUN_WAITING)
+		return;
+	phase = h->v.phase;
+	/* held by Kueue: the queued lines say it (hub_queue_check) */
+	if (h->why.queued || (h->ctx->queue && !strcmp(phase, "Suspended")))
+		return;
+	w = h->v.w;
+	if (!h->v.counted) {
+		workers_count(h->workers, &w);
+		if ((w.active || w.succeeded || w.failed) &&
+		    (!strcmp(phase, "Pending") || !strcmp(phase, "Created")))
+			phase = "Running";
+	}
+	launch_progress_counts(h->ctx->prog, phase, &w);
+}
+
+/* The job watch delivered our job (not its deletion). */
+static void job_seen(void *hub, const cJSON *obj)
+{
+	struct launch_hub *h = hub;
+	const struct launch_ctx *ctx = h->ctx;
+
+	take_job(h, cJSON_Duplicate(obj, 1));
+	hub_queue_check(h);
+	launch_trainer_seen(&h->trainer, ctx, h->job);
+	show_progress(h);
+	hub_stuck_check(h);
+	if (!h->v.terminal || h->draining)
+		return;
+	h->draining = 1;
+	h->why.decided_at = kube_now();
+	workers_settle(h->workers, &h->v);
+	if (workers_drained(h->workers, &h->v) || ctx->o->log_drain_s <= 0)
+		hub_stop(h, END_FINISHED);
+	else
+		h->drain_timer = kube_timer_add(ctx->c, ctx->o->log_drain_s, on_drain_timeout, h);
+}
+
+/*
+ * Stop the wait for the deletion - only while we are in it: stopping the
+ * loop during a blocking call (the DELETE itself, whose DELETED event can
+ * arrive before its answer) would cancel that call instead.
+ */
+static void cleanup_wake(struct launch_hub *h)
+{
+	if (h->in_delete_wait)
+		kube_loop_stop(h->ctx->c);
+}
+
+/* The job watch saw our job's DELETED event. */
+static void job_deleted(void *hub, const cJSON *obj)
+{
+	struct launch_hub *h = hub;
+
+	h->delete_confirmed = 1;
+	if (h->phase == RUN_CLEANING) {
+		cleanup_wake(h);
+		return;
+	}
+	/* Gone while we waited: finished if its last state was terminal
+	 * (ttlSecondsAfterFinished), else deleted by someone else. */
+	take_job(h, cJSON_Duplicate(obj, 1));
+	hub_stop(h, h->v.terminal ? END_FINISHED : END_DELETED);
+}
+
+/* The job watch's first list did not hold our job. */
+static void job_absent(void *hub)
+{
+	struct launch_hub *h = hub;
+
+	if (h->phase == RUN_WAITING) {
+		hub_stop(h, END_DELETED);
+	} else if (h->phase == RUN_CLEANING) {
+		h->delete_confirmed = 1;
+		cleanup_wake(h);
+	}
+}
+
+/* The job watch ended for good. */
+static void job_watch_failed(void *hub, const struct err *e)
+{
+	struct launch_hub *h = hub;
+
+	if (e)
+		h->why.err = *e;
+	if (h->phase == RUN_CLEANING)
+		cleanup_wake(h);
+	else
+		hub_stop(h, END_API);
+}
+
+/* A creation failure event; one the API can never accept ends the wait at
+ * once, one that may clear up is fail-fast's. */
+static void creation_failure(void *hub, int permanent)
+{
+	struct launch_hub *h = hub;
+	const char *msg, *reason = jobwatch_creation_failure(h->jw, &msg, NULL);
+
+	if (permanent && reason && h->phase == RUN_WAITING && !h->draining) {
+		snprintf(h->why.stuck_reason, sizeof(h->why.stuck_reason), "%s", reason);
+		snprintf(h->why.stuck_msg, sizeof(h->why.stuck_msg), "%s (event %s: the API "
+			 "rejects it, retrying cannot help)", msg, reason);
+		h->why.stuck_permanent = 1;
+		hub_stop(h, END_STUCK);
+		return;
+	}
+	hub_stuck_check(h);
+}
+
+/* A Normal event about the job: Kueue's are said. */
+static void normal_event(void *hub, const cJSON *ev)
+{
+	struct launch_hub *h = hub;
+	kueue_event(h->kueue, ev);
+}
+
+static int waiting(void *hub)
+{
+	const struct launch_hub *h = hub;
+	return h->phase == RUN_WAITING;
+}
+
+/* A follow ended, resumed, or may be cut; after the verdict, the wait ends
+ * once every worker's log is complete. */
+static void logs_changed(void *hub)
+{
+	struct launch_hub *h = hub;
+
+	if (!h->draining)
+		return;
+	workers_settle(h->workers, &h->v);
+	if (workers_drained(h->workers, &h->v))
+		hub_stop(h, END_FINISHED);
+}
+
+/* The pod watch delivered a worker pod. */
+static void pods_changed(void *hub)
+{
+	struct launch_hub *h = hub;
+
+	show_progress(h);
+	hub_stuck_check(h);
+	logs_changed(h);	/* a pod the drain was waiting to see */
+}
+
+/* The job's Workload changed. */
+static void queue_changed(void *hub)
+{
+	hub_queue_check(hub);
+}
+
+static const struct jobwatch_reports jobwatch_reports = {
+	.seen = job_seen,
+	.deleted = job_deleted,
+	.absent = job_absent,
+	.failed = job_watch_failed,
+	.creation_failure = creation_failure,
+	.normal_event = normal_event,
+	.waiting = waiting,
+};
+
+static const struct workers_reports workers_reports = {
+	.pods_changed = pods_changed,
+	.logs_changed = logs_changed,
+	.waiting = waiting,
+};
+
+static const struct kueue_reports kueue_reports = {
+	.changed = queue_changed,
+};
+
+/* ---- signals ------------------------------------------------------------- */
+
+static void on_signal(void *ud, int signo)
+{
+	struct launch_hub *h = ud;
+	const struct launch_ctx *ctx = h->ctx;
+
+	h->why.signo = signo;
+	if (h->phase == RUN_WAITING && h->draining) {
+		/* the job has finished: its outcome stands, stop waiting for logs */
+		launch_progress_note(ctx->prog, "%s received: not waiting for the rest of the logs",
+				     signo == SIGINT ? "SIGINT" : "SIGTERM");
+		hub_stop(h, END_FINISHED);
+		return;
+	}
+	switch (h->phase) {
+	case RUN_CREATING:
+	case RUN_WAITING:
+		launch_progress_note(ctx->prog, "%s received: cancelling",
+				     signo == SIGINT ? "SIGINT" : "SIGTERM");
+		if (h->why.end == END_NONE || h->why.end == END_FINISHED)
+			h->why.end = END_SIGNAL;
+		/* ends the wait, or cancels the blocking create/get in flight
+		 * (ERR_CANCELLED); neither lingers to cancel the cleanup */
+		kube_loop_stop(ctx->c);
+		kube_loop_cancel_call(ctx->c);
+		break;
+	case RUN_CLEANING:
+		/* Finish what protects the cluster; the deadline is bounded. A
+		 * further signal does not abort the cleanup either: only the
+		 * kubelet's SIGKILL at the end of the grace period does. */
+		launch_progress_note(ctx->prog, "signal received during cleanup: finishing it first");
+		if (h->why.end == END_NONE)
+			h->why.end = END_SIGNAL;
+		break;
+	case RUN_DONE:
+		/* outcome decided: stop writing the last queued log lines
+		 * (launch_stdout_finish) and exit */
+		kube_loop_stop(ctx->c);
+		break;
+	}
+}
+
+int launch_hub_catch_signals(struct launch_hub *h, struct err *e)
+{
+	return kube_loop_catch_signals(h->ctx->c, on_signal, h, e);
+}
+
+/* ---- the run's phases and the job ------------------------------------------ */
+
+struct launch_hub *launch_hub_new(const struct launch_ctx *ctx)
+{
+	struct launch_hub *h = xcalloc(1, sizeof(*h));
+
+	h->ctx = ctx;
+	h->phase = RUN_CREATING;
+	h->why.queue_why = h->q.why;
+	launch_verdict_of(NULL, &h->v);
+	h->jw = jobwatch_new(ctx, &jobwatch_reports, h);
+	h->workers = workers_new(ctx, &workers_reports, h);
+	h->kueue = kueue_new(ctx, &kueue_reports, h);
+	return h;
+}
+
+void launch_hub_free(struct launch_hub *h)
+{
+	if (!h)
+		return;
+	workers_free(h->workers);
+	kueue_free(h->kueue);
+	jobwatch_free(h->jw);
+	cJSON_Delete(h->job);
+	free(h);
+}
+
+void launch_hub_creating(struct launch_hub *h) { h->phase = RUN_CREATING; }
+void launch_hub_cleaning(struct launch_hub *h) { h->phase = RUN_CLEANING; }
+void launch_hub_done(struct launch_hub *h) { h->phase = RUN_DONE; }
+
+int launch_hub_ended(const struct launch_hub *h)
+{
+	return h->why.end != END_NONE;
+}
+
+void launch_hub_take(struct launch_hub *h, cJSON *job)
+{
+	take_job(h, job);
+}
+
+const cJSON *launch_hub_job(const struct launch_hub *h) { return h->job; }
+const struct launch_verdict *launch_hub_verdict(const struct launch_hub *h) { return &h->v; }
+const struct launch_why *launch_hub_why(const struct launch_hub *h) { return &h->why; }
+
+/* ---- the wait ------------------------------------------------------------ */
+
+static int start_spokes(struct launch_hub *h, const char *from, struct err *e)
+{
+	/*
+	 * The request floor: after our own create, the job, its pods and its
+	 * events are watched from the create's resourceVersion - the answer is
+	 * the job as of then, and no pod or event of it can be older - so no
+	 * LIST is sent. A re-attach, a 410 or a resync lists as usual.
+	 */
+	return jobwatch_start(h->jw, from, h->job, e) || workers_start(h->workers, from, e) ||
+	       jobwatch_start_events(h->jw, from, e) || kueue_start(h->kueue, from, e);
+}
+
+void launch_hub_wait(struct launch_hub *h, const char *from)
+{
+	struct err e = ERR_INIT;
+
+	h->phase = RUN_WAITING;
+	if (h->why.end != END_NONE)	/* a signal arrived during create */
+		return;
+	if (start_spokes(h, from, &e) == 0) {
+		hub_queue_check(h);	/* created suspended for its queue: queued from the start */
+		if (!h->why.queued)
+			hub_arm_deadline(h);
+		if (kube_loop_run(h->ctx->c, &e) == 0 && h->why.end == END_NONE)
+			h->why.end = END_API;	/* nothing left that could end it */
+	}
+	if (e.code != ERR_OK) {
+		h->why.end = END_API;
+		h->why.err = e;
+	}
+	/* stop everything the wait started except the job watch (the cleanup's) */
+	hub_clocks_stop(h);
+	kube_timer_cancel(h->stuck_timer);
+	kube_timer_cancel(h->drain_timer);
+	h->stuck_timer = h->drain_timer = NULL;
+	jobwatch_stop_events(h->jw);
+	kueue_stop(h->kueue);
+}

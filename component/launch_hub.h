@@ -1,0 +1,103 @@
+/*
+ * launch_hub.h - the hub of a `jaxjob launch` run: the one owner of what the
+ * run is doing (its phase, why its wait ended, the job as last seen and its
+ * verdict, the wait's timers and the queue clock).
+ *
+ * During the wait the spokes - the job watch (launch_watch.h), the workers
+ * (launch_workers.h), Kueue (launch_kueue.h) - report what they see through
+ * their report tables and never write the hub's state; the hub asks them
+ * back through their functions. Around the wait, the flow (launch_run.c),
+ * the ending (launch_ending.c) and the cleanup (launch_cleanup.c) drive the
+ * hub through the functions below: they may tell it what they saw (a job
+ * object, a deletion) and which phase the run is in; only the hub decides
+ * what that changes. Every job object the hub takes is judged once
+ * (launch_verdict.h) and that verdict is what everyone reads.
+ *
+ * Everything runs on the client's one event loop (kube_loop.h); no threads.
+ */
+#ifndef JAXJOB_LAUNCH_HUB_H
+#define JAXJOB_LAUNCH_HUB_H
+
+#include "launch_ctx.h"
+#include "launch_verdict.h"
+
+/* Why the wait stopped. */
+enum launch_end {
+	END_NONE = 0,
+	END_FINISHED,		/* the judge says terminal (Succeeded or Failed) */
+	END_TIMEOUT,		/* --timeout */
+	END_SIGNAL,		/* SIGTERM/SIGINT */
+	END_DELETED,		/* the job vanished under us */
+	END_STUCK,		/* fail-fast: past the grace period, or rejected for good */
+	END_API,		/* a watch failed for good (err) */
+	END_QUEUE_TIMEOUT,	/* --queue-timeout: queued by Kueue for too long */
+};
+
+/* Why the wait ended, as the hub decided it (read-only for the others). */
+struct launch_why {
+	enum launch_end end;
+	struct err err;		/* END_API: why */
+	int signo;		/* last signal caught, 0 none */
+	char stuck_reason[64];	/* END_STUCK */
+	char stuck_msg[768];
+	int stuck_permanent;	/* END_STUCK at once: the API rejects what the job needs */
+	int queued;		/* held by Kueue when the wait ended */
+	const char *queue_why;	/* the pending reason last said */
+	double decided_at;	/* kube_now() when the verdict came, 0 none */
+};
+
+struct launch_hub;
+struct launch_hub *launch_hub_new(const struct launch_ctx *ctx);
+void launch_hub_free(struct launch_hub *h);	/* NULL is fine */
+int launch_hub_catch_signals(struct launch_hub *h, struct err *e);
+
+/* The run's phases, as the flow and the ending go through them. A signal
+ * while creating or waiting cancels; while cleaning it is noted and the
+ * cleanup finishes; once done it stops the last writes to stdout. */
+void launch_hub_creating(struct launch_hub *h);
+void launch_hub_cleaning(struct launch_hub *h);
+void launch_hub_done(struct launch_hub *h);
+/* A signal (or the end of a wait) has decided the run's end already. */
+int launch_hub_ended(const struct launch_hub *h);
+
+/* A job object seen outside the job watch (the create's answer, an adopted
+ * job, the ending's look, the suspend's answer): taken and judged once. */
+void launch_hub_take(struct launch_hub *h, cJSON *job);
+const cJSON *launch_hub_job(const struct launch_hub *h);
+const struct launch_verdict *launch_hub_verdict(const struct launch_hub *h);
+
+/*
+ * The wait: watch the job, its workers, its events and its Workload (from
+ * `from`, our create's resourceVersion, or with lists when NULL) until the
+ * job finished and its logs are in, or something else ended it; then stop
+ * everything but the job watch (the cleanup's). Problems become END_API.
+ */
+void launch_hub_wait(struct launch_hub *h, const char *from);
+
+/* ---- for the ending ---- */
+const struct launch_why *launch_hub_why(const struct launch_hub *h);
+/* After a fresh look (launch_hub_take): a wait that ended without seeing
+ * the job finish, whose job has finished meanwhile, ends FINISHED: 1. */
+int launch_hub_finished_meanwhile(struct launch_hub *h);
+/* Seconds held by Kueue (finished stretches and the current one). */
+double launch_hub_queued_seconds(const struct launch_hub *h);
+/* After a finished job's wait: one warning naming the workers whose log is
+ * incomplete, if any. */
+void launch_hub_drain_report(const struct launch_hub *h);
+/* How each worker that did not succeed ended (stderr). */
+void launch_hub_workers_report(const struct launch_hub *h);
+/* Counts from the pods seen; returns how many pods were seen. */
+int launch_hub_pod_counts(const struct launch_hub *h, struct launch_workers *w);
+/* Stop the workers' watch and follows. */
+void launch_hub_workers_stop(struct launch_hub *h);
+
+/* ---- for the cleanup ---- */
+/* Have the job watch running (to see the deletion). */
+int launch_hub_watch_job(struct launch_hub *h, struct err *e);
+/* The server said the job is gone (a 404 to our DELETE). */
+void launch_hub_gone(struct launch_hub *h);
+/* Wait until the job watch sees the job gone, at most until `deadline`
+ * (kube_now() clock): 1 when it did. */
+int launch_hub_await_deletion(struct launch_hub *h, double deadline);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * launch_hub_int.h - the hub's own state, shared by its files only:
+ * launch_hub.c (the events, the drain, signals, the wait),
+ * launch_hub_clock.c (the run's clocks: --timeout, fail-fast, Kueue's
+ * queue) and launch_hub_end.c (after the wait: the ending's and the
+ * cleanup's questions).
+ * Nothing else includes it: the rest of the run reads the hub through
+ * launch_hub.h (tests/suites/12-private-headers.sh holds this list).
+ *
+ * Included by: launch_hub.c launch_hub_clock.c launch_hub_end.c
+ */
+#ifndef JAXJOB_LAUNCH_HUB_INT_H
+#define JAXJOB_LAUNCH_HUB_INT_H
+
+#include "launch_hub.h"
+#include "launch_kueue.h"
+#include "launch_trainer.h"
+#include "launch_watch.h"
+#include "launch_workers.h"
+
+enum launch_phase_of_run { RUN_CREATING, RUN_WAITING, RUN_CLEANING, RUN_DONE };
+
+struct launch_hub {
+	const struct launch_ctx *ctx;
+	enum launch_phase_of_run phase;
+	struct launch_why why;		/* why.end: what ended the wait */
+	cJSON *job;			/* the job as last seen, or NULL */
+	struct launch_verdict v;	/* its verdict (launch_hub_take, job_seen) */
+
+	/* the spokes */
+	struct jobwatch *jw;
+	struct workers *workers;
+	struct kueue *kueue;
+	struct launch_trainer trainer;
+
+	/* the wait */
+	struct kube_timer *deadline, *stuck_timer, *drain_timer;
+	int draining;			/* terminal seen: waiting for log streams to end */
+
+	/*
+	 * Kueue's queue clock (launch_hub_clock.c). Queue time is not run
+	 * time: --timeout and the fail-fast grace count only the time the job
+	 * is not held by Kueue.
+	 */
+	struct {			/* held by Kueue now: why.queued */
+		int admissions;		/* times it left the queue (attempts) */
+		double since;		/* when the current queued stretch began */
+		double queued_s;	/* total of the finished queued stretches */
+		char why[512];		/* the pending reason last said */
+		struct kube_timer *ticker, *deadline;
+	} q;
+
+	/* the cleanup's deletion */
+	int delete_confirmed;
+	int in_delete_wait;		/* inside the loop waiting for DELETED */
+	struct kube_timer *delete_timer;
+};
+
+/* launch_hub.c */
+void hub_stop(struct launch_hub *h, enum launch_end why);
+
+/* launch_hub_clock.c */
+void hub_stuck_check(struct launch_hub *h);	/* a stuck cause came or went */
+void hub_arm_deadline(struct launch_hub *h);	/* --timeout, less the time queued */
+void hub_queue_check(struct launch_hub *h);	/* held by Kueue, admitted, or the same? */
+void hub_clocks_stop(struct launch_hub *h);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * launch_kueue.h - Kueue, as far as a launcher must know it to tell
+ * "queued" from "stuck" (launch_kueue.c says where each fact comes from).
+ *
+ * Before the create, the flow reads the job's queue and has it created
+ * suspended (launch_kueue_prepare) and checks its LocalQueue
+ * (launch_kueue_preflight). During the wait, a spoke (struct kueue) watches
+ * the job's Workload, reports its changes to the hub and answers "held by
+ * Kueue, and why"; the hub keeps the queue clock (launch_hub_queue.c).
+ */
+#ifndef JAXJOB_LAUNCH_KUEUE_H
+#define JAXJOB_LAUNCH_KUEUE_H
+
+#include "launch_ctx.h"
+#include "launch_verdict.h"
+
+#define KUEUE_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+#define KUEUE_JOB_UID_LABEL "kueue.x-k8s.io/job-uid"
+extern const struct kube_resource KUEUE_WORKLOAD, KUEUE_LOCALQUEUE;
+
+/* The job's LocalQueue (its queue-name label), or NULL: not queue-managed. */
+const char *launch_kueue_queue_of(const cJSON *job);
+/* Before the create: ctx->queue from the manifest's label; a queue-managed
+ * job is created suspended (as Kueue's webhook makes it), so no worker
+ * starts before admission. */
+void launch_kueue_prepare(struct launch_ctx *ctx);
+/* Before the create: the job's LocalQueue exists (GET when `may_get`),
+ * else -1 with `r` set; a queue that cannot be read is a warning. */
+struct launch_result;
+int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct launch_result *r);
+
+struct kueue_reports {
+	void (*changed)(void *hub);	/* the job's Workload changed */
+};
+
+struct kueue;
+struct kueue *kueue_new(const struct launch_ctx *ctx, const struct kueue_reports *rep, void *hub);
+void kueue_free(struct kueue *k);	/* NULL is fine */
+/* The Workload watch, for a queue-managed job whose Workloads may be read. */
+int kueue_start(struct kueue *k, const char *from, struct err *e);
+void kueue_stop(struct kueue *k);	/* the watch; what it saw stays */
+/* Is `job` (judged `v`) held by Kueue (queue-managed, suspended, not
+ * admitted, not finished)? 1 with the reason in `why` (the Workload's
+ * pending message). */
+int kueue_held(const struct kueue *k, const cJSON *job, const struct launch_verdict *v,
+	       char *why, size_t n);
+/* Why Kueue took an admitted job back (Evicted condition, Stopped event). */
+void kueue_evicted(const struct kueue *k, char *why, size_t n);
+/* The ClusterQueue that admitted the Workload, or NULL. */
+const char *kueue_admitted_by(const struct kueue *k);
+/* A Normal event about the job: Kueue's are said (1), others ignored (0). */
+int kueue_event(struct kueue *k, const cJSON *ev);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * launch_summary.c - see launch_summary.h.
+ */
+#include "launch_summary.h"
+
+#include <stdio.h>
+
+#include "jtree.h"
+#include "launch_failure.h"
+#include "launch_metrics.h"
+#include "launch_progress.h"
+#include "metrics.h"
+
+#define METRICS_ROWS 20	/* the rest is in the metrics output */
+
+static void md_cell(struct buf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			buf_adds(out, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			buf_addch(out, ' ');
+		else
+			buf_addch(out, *s);
+	}
+}
+
+static void md_row(struct buf *out, const char *k, const char *v)
+{
+	if (!v || !*v)
+		return;
+	buf_addf(out, "| %s | ", k);
+	md_cell(out, v);
+	buf_adds(out, " |\n");
+}
+
+void launch_trainer_progress(const cJSON *ts, struct buf *b)
+{
+	const cJSON *pct = cJSON_GetObjectItemCaseSensitive(ts, "progressPercentage");
+	const cJSON *eta = cJSON_GetObjectItemCaseSensitive(ts, "estimatedRemainingSeconds");
+	const cJSON *m;
+	int n = 0;
+
+	if (cJSON_IsNumber(pct))
+		buf_addf(b, "%d%% done", pct->valueint);
+	else
+		buf_adds(b, "progress unknown");
+	if (cJSON_IsNumber(eta) && eta->valuedouble >= 0) {
+		buf_adds(b, ", ");
+		launch_duration(b, eta->valuedouble);
+		buf_adds(b, " left");
+	}
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(ts, "metrics")) {
+		const char *name = jtree_get_string(m, "name", NULL), *v = jtree_get_string(m, "value", NULL);
+		if (!name || !v || n++ >= 6)
+			continue;
+		buf_addf(b, ", %s %s", name, v);
+	}
+}
+
+/* A TrainJob's own progress (status.trainerStatus, KEP-2779): preferred over
+ * what the logs said, which the metrics table below still shows. */
+static void trainer_rows(const struct launch_result *r, struct buf *out)
+{
+	const cJSON *ts = jtree_get(r->job, "status.trainerStatus");
+	struct buf line = BUF_INIT;
+
+	if (!cJSON_IsObject(ts))
+		return;
+	launch_trainer_progress(ts, &line);
+	md_row(out, "progress", line.data);
+	md_row(out, "progress updated", jtree_get_string(ts, "lastUpdatedTime", NULL));
+	buf_free(&line);
+}
+
+static void md_value(struct buf *out, double v, double x, const char *xl)
+{
+	buf_addf(out, " %.6g (%s %.10g) |", v, xl, x);
+}
+
+/* The training metrics: where the run got to, and per metric its last,
+ * min and max with their steps; nothing without metrics. */
+static void metrics_table(const struct metrics *m, struct buf *out)
+{
+	struct metrics_progress p;
+	size_t n;
+
+	if (!m || !metrics_nseries(m))
+		return;
+	metrics_progress(m, &p);
+	n = metrics_nseries(m);
+	buf_adds(out, "\n#### Training metrics\n\n");
+	if (p.has_step) {
+		launch_metrics_step(out, &p);
+		if (p.rate > 0)
+			buf_addf(out, ", %.3g %ss/s", p.rate, metrics_xlabel(p.xkind));
+		buf_adds(out, "\n\n");
+	}
+	buf_adds(out, "| metric | last | min | max |\n|---|---|---|---|\n");
+	for (size_t i = 0; i < n && i < METRICS_ROWS; i++) {
+		const struct metrics_series *s = metrics_get(m, i);
+		const char *xl = metrics_xlabel(p.xkind);
+		buf_addf(out, "| %s |", s->name);
+		md_value(out, s->last, s->last_x, xl);
+		if (s->has_finite) {
+			md_value(out, s->min, s->min_x, xl);
+			md_value(out, s->max, s->max_x, xl);
+		} else {
+			buf_adds(out, " - | - |");
+		}
+		buf_adds(out, "\n");
+	}
+	if (n > METRICS_ROWS)
+		buf_addf(out, "\n%zu more in the metrics output\n", n - METRICS_ROWS);
+}
+
+void launch_summary(const struct launch_result *r, struct buf *out)
+{
+	struct launch_workers w;
+	char tmp[160];
+	double d = launch_result_duration(r);
+	const char *name = launch_result_name(r), *ns = launch_result_ns(r);
+
+	launch_result_workers(r, &w);
+	const char *kind = jtree_get_string(r->job ? r->job : r->manifest, "kind", NULL);
+
+	buf_addf(out, "### %s %s/%s: %s\n\n", kind ? kind : "JAXJob", ns ? ns : "?",
+		 name ? name : "?", r->state ? r->state : "Unknown");
+	buf_adds(out, "| | |\n|---|---|\n");
+	md_row(out, "state", r->state);
+	md_row(out, "reason", r->reason);
+	md_row(out, "message", r->message);
+	snprintf(tmp, sizeof(tmp), "%d requested: %d succeeded, %d failed, %d active",
+		 w.replicas, w.succeeded, w.failed, w.active);
+	md_row(out, "workers", tmp);
+	md_row(out, "started", jtree_get_string(r->job, "status.startTime", NULL));
+	md_row(out, "completed", jtree_get_string(r->job, "status.completionTime", NULL));
+	if (d >= 0) {
+		snprintf(tmp, sizeof(tmp), "%.1f s", d);
+		md_row(out, "duration", tmp);
+	}
+	trainer_rows(r, out);
+	if (r->queue) {
+		snprintf(tmp, sizeof(tmp), "%.1f s in %s", r->queued_s, r->queue);
+		md_row(out, "queued", tmp);
+		snprintf(tmp, sizeof(tmp), "%.1f s", r->run_s);
+		md_row(out, "run time", tmp);
+	}
+	md_row(out, "uid", jtree_get_string(r->job, "metadata.uid", NULL));
+	md_row(out, "cleanup", r->cleanup);
+	md_row(out, "log lines not written", r->logs_lost);
+	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
+	md_row(out, "exit code", tmp);
+	metrics_table(r->metrics, out);
+	launch_failure_summary(r->failure, r->message, out);
+}

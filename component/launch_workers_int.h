@@ -1,0 +1,69 @@
+/*
+ * launch_workers_int.h - the workers spoke's own state, shared by its two
+ * files only: launch_workers.c (the pods and their watch) and
+ * launch_follow.c (the log follows). Nothing else includes it
+ * (tests/suites/12-private-headers.sh holds this list).
+ *
+ * Included by: launch_workers.c launch_follow.c
+ */
+#ifndef JAXJOB_LAUNCH_WORKERS_INT_H
+#define JAXJOB_LAUNCH_WORKERS_INT_H
+
+#include "launch_logs.h"
+#include "launch_workers.h"
+
+/* One worker pod (by uid: a re-created pod is a new entry). */
+struct launch_pod {
+	struct workers *w;
+	char *uid, *name;
+	int index;		/* replica index label, -1 unknown */
+	int restarts;		/* restartCount of the worker container, last seen */
+	int running;		/* worker container running (this restart) */
+	int terminated;		/* worker container terminated (this restart) */
+	int exit_code;		/* when terminated */
+	char term_reason[64];	/* Error, OOMKilled, Completed */
+	int gone;		/* pod DELETED */
+	char stuck[64];		/* waiting reason that never resolves, or "" */
+	char stuck_msg[512];
+
+	struct kube_log *log;	/* the follow in flight, or NULL */
+	struct launch_logstream ls;	/* line bookkeeping of the followed container */
+	int done_restarts;	/* highest restart whose log was read to the end, -1 none */
+	int drops;		/* follows that ended early for ls.restarts */
+	int clean_end;		/* the last follow ended without error */
+	int queued;		/* due for a follow, waiting for a free stream slot */
+	int log_once;		/* the stream reads an exited container's log (no follow) */
+	int tail_asked;		/* kube_log_complete() was started for this follow */
+	int leaving;		/* a survivor of Failed: its last read, then left */
+	struct kube_timer *refollow;
+};
+
+struct workers {
+	const struct launch_ctx *ctx;
+	const struct workers_reports *rep;
+	void *hub;
+	struct kube_watch *watch;
+	struct launch_pod **pods;
+	int npods, cap_pods;
+	int nfollows;		/* log streams open (at most LAUNCH_LOG_STREAMS_MAX) */
+	int synced;		/* the pod watch delivered its first list */
+	int draining;		/* the verdict is in (workers_settle was called) */
+	int logs_forbidden;	/* a follow was answered 403 (the review did not say) */
+};
+
+/* pods/log is forbidden: the access review said so, or a follow's 403 */
+static inline int workers_logs_denied(const struct workers *w)
+{
+	return w->ctx->deny.logs || w->logs_forbidden;
+}
+
+/* launch_follow.c */
+/* Start (or resume) the follow of the pod's current container if it is due. */
+void workers_follow(struct launch_pod *p);
+int workers_streaming(const struct workers *w);
+/* Workers the status counts as finished that were not seen finish. */
+int workers_unseen(const struct workers *w, const struct launch_verdict *v);
+/* Has some worker been seen fail (a non-zero exit, a restart, its pod gone)? */
+int workers_failure_seen(const struct workers *w);
+
+#endif
