@@ -101,12 +101,6 @@ static int check_task(const struct launch_task *t, struct err *e)
 	return 0;
 }
 
-int launch_identity_derive(const char *flag, const char *ns, const char *name,
-			   struct launch_identity *id, struct err *e)
-{
-	return launch_identity_derive_task(flag, NULL, ns, name, id, e);
-}
-
 int launch_identity_derive_task(const char *flag, const struct launch_task *task,
 				const char *ns, const char *name,
 				struct launch_identity *id, struct err *e)

@@ -71,13 +71,10 @@ struct launch_identity {
 
 /*
  * Derive the identity of this launch. `flag` is --identity (or NULL); the
- * environment is read with getenv(). `ns` and `name` are the job's namespace
- * and name (name may be NULL for generateName jobs).
+ * environment is read with getenv(), and the run and task given on the
+ * command line (`task` may be NULL). `ns` and `name` are the job's
+ * namespace and name (name may be NULL for generateName jobs).
  */
-int launch_identity_derive(const char *flag, const char *ns, const char *name,
-			   struct launch_identity *id, struct err *e);
-
-/* The same, with the run and task given on the command line (`task` may be NULL). */
 int launch_identity_derive_task(const char *flag, const struct launch_task *task,
 				const char *ns, const char *name,
 				struct launch_identity *id, struct err *e);

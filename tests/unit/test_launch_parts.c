@@ -80,11 +80,11 @@ static void retries_of_one_argo_step_share_an_identity(void **state)
 	setenv("ARGO_WORKFLOW_NAME", "train-x7k2p", 1);
 	setenv("ARGO_NODE_ID", "train-x7k2p-111", 1);
 	setenv("HOSTNAME", "train-x7k2p-step-111", 1);
-	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &a, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "team-a", "mnist", &a, &e), 0);
 	/* the retry: new node id and pod name, same workflow */
 	setenv("ARGO_NODE_ID", "train-x7k2p-222", 1);
 	setenv("HOSTNAME", "train-x7k2p-step-222", 1);
-	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &b, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "team-a", "mnist", &b, &e), 0);
 	assert_string_equal(a.id, b.id);
 	assert_int_equal(strlen(a.id), 32);
 	assert_true(a.adoptable);
@@ -92,11 +92,11 @@ static void retries_of_one_argo_step_share_an_identity(void **state)
 	assert_string_equal(b.pod, "train-x7k2p-step-222");
 	/* another run of the same pipeline is someone else */
 	setenv("ARGO_WORKFLOW_NAME", "train-q9z3m", 1);
-	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &c, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "team-a", "mnist", &c, &e), 0);
 	assert_string_not_equal(a.id, c.id);
 	/* another step (job name) of the same run too */
 	setenv("ARGO_WORKFLOW_NAME", "train-x7k2p", 1);
-	assert_int_equal(launch_identity_derive(NULL, "team-a", "eval", &c, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "team-a", "eval", &c, &e), 0);
 	assert_string_not_equal(a.id, c.id);
 	clear_pipeline_env();
 }
@@ -109,18 +109,18 @@ static void flag_wins_and_local_runs_are_never_adoptable(void **state)
 
 	clear_pipeline_env();
 	setenv("KFP_RUN_ID", "run-1", 1);
-	assert_int_equal(launch_identity_derive("mine", "ns", "j", &a, &e), 0);
+	assert_int_equal(launch_identity_derive_task("mine", NULL, "ns", "j", &a, &e), 0);
 	assert_string_equal(a.source, "--identity");
 	unsetenv("KFP_RUN_ID");
-	assert_int_equal(launch_identity_derive("mine", "ns", "j", &b, &e), 0);
+	assert_int_equal(launch_identity_derive_task("mine", NULL, "ns", "j", &b, &e), 0);
 	assert_string_equal(a.id, b.id);
 
-	assert_int_equal(launch_identity_derive(NULL, "ns", "j", &a, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "ns", "j", &a, &e), 0);
 	assert_false(a.adoptable);
-	assert_int_equal(launch_identity_derive(NULL, "ns", "j", &b, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "ns", "j", &b, &e), 0);
 	assert_string_not_equal(a.id, b.id);
 
-	assert_int_equal(launch_identity_derive("", "ns", "j", &a, &e), -1);
+	assert_int_equal(launch_identity_derive_task("", NULL, "ns", "j", &a, &e), -1);
 	assert_int_equal(e.code, ERR_INPUT);
 	assert_non_null(strstr(e.msg, "--identity"));
 }
@@ -133,8 +133,8 @@ static void stamp_adds_label_and_annotations_and_match_compares(void **state)
 	cJSON *job = cJSON_Parse("{\"metadata\":{\"name\":\"j\",\"labels\":{\"a\":\"b\"}}}");
 
 	clear_pipeline_env();
-	assert_int_equal(launch_identity_derive("x", "ns", "j", &id, &e), 0);
-	assert_int_equal(launch_identity_derive("y", "ns", "j", &other, &e), 0);
+	assert_int_equal(launch_identity_derive_task("x", NULL, "ns", "j", &id, &e), 0);
+	assert_int_equal(launch_identity_derive_task("y", NULL, "ns", "j", &other, &e), 0);
 	assert_false(launch_identity_matches(job, &id));
 	launch_identity_stamp(job, &id);
 	assert_string_equal(launch_identity_of(job), id.id);
@@ -461,7 +461,7 @@ static void run_and_task_inputs_give_identity_and_name(void **state)
 	assert_false(a.adoptable);
 	/* the identity of an env-only run is what it was before --run-id existed */
 	setenv("ARGO_WORKFLOW_NAME", "train-x7k2p", 1);
-	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &a, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "team-a", "mnist", &a, &e), 0);
 	assert_int_equal(launch_identity_derive_task(NULL, &none, "team-a", "mnist", &b, &e), 0);
 	assert_string_equal(a.id, b.id);
 	clear_pipeline_env();
