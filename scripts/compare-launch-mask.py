@@ -25,6 +25,7 @@ SUBS = [
     (re.compile(r'("resourceVersion":\s*)"\d+"'), r'\1"<RV>"'),
     (re.compile(r'(resource ?[vV]ersion[:= ]+)\d+( \(\d+\))?'), r'\1<RV>'),
     (re.compile(r'\b(UID|JobUID): [0-9a-f]{8}\b'), r'\1: <UID8>'),
+    (re.compile(r'\b\d+ milliseconds\b'), '<N> milliseconds'),
     (re.compile(r'base64,[A-Za-z0-9+/=]+'), 'base64,<B64>'),
     (re.compile(r'127\.0\.0\.1:\d+'), '127.0.0.1:<PORT>'),
     (re.compile(r'(-node-0-\d+-)[a-z0-9]{5}\b'), r'\1<RND>'),

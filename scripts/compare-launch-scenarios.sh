@@ -195,3 +195,7 @@ sc_delete_timeout() { # the cleanup's DELETE is held by the server past --delete
 sc_metrics_patterns() { up; L --name mp1 --image x/jax:1 --workers 2 --env SIM_LINES=5 --metrics patterns \
 	--metric 'l2=loss=([0-9.]+)' --total-steps 10; }
 sc_metrics_none() { up; L --name mn1 --image x/jax:1 --workers 2 --env SIM_LINES=3 --metrics none; }
+sc_kueue_deleted_queued() { kup; B --name qd $KQ --env SIM_LINES=2; SK hold team-a JAXJob qd q
+	ev "queued [0-9]+s in team-a/q"; ctl DELETE $J/qd; W; }
+sc_kueue_timeout_after_admit() { kup; B --name qm $KQ --env SIM_HANG=1 --timeout 2s; SK hold team-a JAXJob qm q
+	ev "queued [0-9]+s in team-a/q"; SK admit team-a JAXJob qm cq; W; }

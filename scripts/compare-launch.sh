@@ -34,7 +34,6 @@ if [ "${1:-}" = --side ]; then
 	mkdir -p "$D/o"
 	unset ARGO_WORKFLOW_UID ARGO_WORKFLOW_NAME KFP_RUN_ID JAXJOB_TMP
 	J=/apis/kubeflow.org/v1/namespaces/team-a/jaxjobs
-	TJ=/apis/trainer.kubeflow.org/v1alpha1/namespaces/team-a/trainjobs
 	up() {
 		"$TOP/tests/kube-apiserver/start.sh" "$KS" "$@" >"$D/ks.log" 2>&1 ||
 			{ echo "the test server did not start" >"$D/side-error"; exit 1; }
@@ -138,7 +137,7 @@ shift 2
 for b in "$OLD" "$NEW"; do
 	[ -x "$b" ] || { echo "error: $b is not an executable jaxjob binary" >&2; exit 2; }
 done
-# shellcheck disable=SC2207
+# shellcheck disable=SC2046
 [ $# -gt 0 ] || set -- $(declare -F | sed -n 's/^declare -f sc_//p' | sort)
 if [ -n "${KEEP:-}" ]; then R=$KEEP; mkdir -p "$R"; else R=$(mktemp -d /tmp/compare-launch.XXXXXX); fi
 printf '%s\n' "$@" | xargs -P "${JOBS:-2}" -I{} "$0" --one "$OLD" "$NEW" {} "$R" | tee "$R/table"
