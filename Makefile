@@ -146,13 +146,15 @@ $(BUILD)/obj/%.o: %.c
 
 # The front-end objects a unit suite tests (each suite of lib/ links lib alone).
 UNIT_APP_test_health        := health-checks/health_cmd
-UNIT_APP_test_launch_opts   = component/launch_opts $(UNIT_APP_test_launch_parts)
+UNIT_APP_test_launch_opts   = component/launch_opts component/launch_flags component/launch_values \
+			      component/launch_metrics_flags component/launch_help $(UNIT_APP_test_launch_parts)
 UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs component/launch_stdout \
 			       component/launch_outputs component/launch_progress component/launch_metrics \
 			       component/launch_result component/launch_file component/launch_summary \
 			       component/launch_kfp component/launch_metrics_chart \
-			       component/launch_failure
-UNIT_APP_test_launch_hub    := component/launch_hub component/launch_hub_clock component/launch_verdict \
+			       component/launch_failure component/launch_verdict
+UNIT_APP_test_launch_hub    := component/launch_hub component/launch_hub_clock component/launch_hub_end \
+			       component/launch_verdict \
 			       component/launch_progress component/launch_result
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo

@@ -32,7 +32,7 @@
 
 #include "../commands.h"
 #include "render.h"
-#include "suggest.h"
+#include "parseopt.h"
 
 extern char **environ;
 
@@ -76,49 +76,73 @@ static int exit_code(const struct err *e)
 	}
 }
 
-/* The one wording for what the command line did not understand (suggest.h). */
-static int unknown_arg(const char *a, struct err *e)
-{
-	static const char *const opts[] = { "--repo", "--revision", "--path", "--params",
-					    "--diff", "--help", NULL };
-	struct suggest sg;
+enum { OPT_REPO, OPT_REVISION, OPT_PATH, OPT_PARAMS, OPT_DIFF, OPT_HELP };
 
-	if (a[0] != '-')
-		return err_set(e, ERR_INPUT, "unexpected argument %.80s; render takes only options; "
-			       "see `jaxjob render --help`", a);
-	suggest_init(&sg, a);
-	for (size_t i = 0; opts[i]; i++)
-		suggest_add(&sg, opts[i]);
-	return suggest_unknown(e, "option", a, sg.best, "jaxjob render --help");
+/* The command line, one table (lib/parseopt.h): separate values only
+ * (PARSEOPT_NO_INLINE), an unknown option said as typed (PARSEOPT_TYPED). */
+static const struct parseopt options[] = {
+	{ "repo", 0, PARSEOPT_VALUE, OPT_REPO, NULL },
+	{ "revision", 0, PARSEOPT_VALUE, OPT_REVISION, NULL },
+	{ "path", 0, PARSEOPT_VALUE, OPT_PATH, NULL },
+	{ "params", 0, PARSEOPT_NONE, OPT_PARAMS, NULL },
+	{ "diff", 0, PARSEOPT_TWO, OPT_DIFF, NULL },
+	{ "help", 'h', PARSEOPT_NONE, OPT_HELP, NULL },
+	{ NULL, 0, PARSEOPT_NONE, 0, NULL },
+};
+static const struct parseopt_cmd render_cmd = {
+	options, "jaxjob render --help", PARSEOPT_TYPED | PARSEOPT_NO_INLINE,
+};
+
+/* One option of the table. */
+static int set_opt(struct render_opts *o, const struct parseopt_hit *h, struct err *e)
+{
+	const char **slot = h->opt->id == OPT_REPO ? &o->repo :
+			    h->opt->id == OPT_REVISION ? &o->revision : &o->path;
+
+	switch (h->opt->id) {
+	case OPT_PARAMS:
+		o->params = 1;
+		return 0;
+	case OPT_DIFF:
+		if (!h->value2)
+			return err_set(e, ERR_INPUT, "--diff needs two revisions: --diff REV1 REV2");
+		o->diff[0] = h->value;
+		o->diff[1] = h->value2;
+		return 0;
+	default:
+		if (!h->value || !*h->value)
+			return err_set(e, ERR_INPUT, "%s needs a value; see `jaxjob render --help`",
+				       h->spelled);
+		*slot = h->value;
+		return 0;
+	}
 }
 
 static int parse_opts(struct render_opts *o, int argc, char **argv, struct err *e)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char **slot = !strcmp(a, "--repo") ? &o->repo :
-				    !strcmp(a, "--revision") ? &o->revision :
-				    !strcmp(a, "--path") ? &o->path : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	struct parseopt_state s;
+	struct parseopt_hit h;
+	int ev;
+
+	parseopt_start(&s, &render_cmd, argc, argv, 1);
+	while ((ev = parseopt_next(&s, &h, e)) > 0) {
+		if (ev == PARSEOPT_OPTION && h.opt->id == OPT_HELP) {
 			fputs(usage_text, stdout);
 			return 1;
-		} else if (!strcmp(a, "--params")) {
-			o->params = 1;
-		} else if (!strcmp(a, "--diff")) {
-			if (i + 2 >= argc)
-				return err_set(e, ERR_INPUT, "--diff needs two revisions: --diff REV1 REV2");
-			o->diff[0] = argv[++i];
-			o->diff[1] = argv[++i];
-		} else if (slot) {
-			if (i + 1 >= argc || !*argv[i + 1])
-				return err_set(e, ERR_INPUT, "%s needs a value; see `jaxjob render --help`", a);
-			*slot = argv[++i];
-		} else if (!strcmp(a, "generate")) {
-			/* the CMP verb, accepted for readability in plugin.yaml */
-		} else {
-			return unknown_arg(a, e);
 		}
+		if (ev == PARSEOPT_OPTION && set_opt(o, &h, e) < 0)
+			return -1;
+		/* "generate": the CMP verb, accepted for readability in plugin.yaml */
+		if (ev == PARSEOPT_ARG && !strcmp(h.spelled, "generate"))
+			continue;
+		if (ev != PARSEOPT_OPTION && h.spelled[0] == '-')	/* -, -- */
+			return parseopt_unknown(&render_cmd, h.spelled, e);
+		if (ev == PARSEOPT_ARG)
+			return err_set(e, ERR_INPUT, "unexpected argument %.80s; render takes only "
+				       "options; see `jaxjob render --help`", h.spelled);
 	}
+	if (ev < 0)
+		return -1;
 	if (o->repo && !o->revision && !o->diff[0])
 		return err_set(e, ERR_INPUT, "--repo needs --revision REV (or --diff REV1 REV2)");
 	if (o->diff[0] && (o->revision || o->params))

@@ -89,18 +89,17 @@ static enum launch_cleanup_action judge_end(const struct launch_hub *h,
 	const cJSON *job = launch_hub_job(h);
 	const struct launch_opts *o = ctx->o;
 	const char *phase = why->queued ? "Queued" : v->phase;
-	const cJSON *c = launch_condition(job, phase, "True");
+	/* queued by Kueue: no condition of that name */
+	const char *reason = why->queued ? NULL : v->reason;
+	const char *message = why->queued ? "" : v->message;
 
 	switch (why->end) {
 	case END_FINISHED:
 		if (v->succeeded) {
-			launch_result_set(r, "Succeeded", EXIT_SUCCEEDED,
-					  jtree_get_string(c, "reason", NULL), "%s",
-					  jtree_get_string(c, "message", ""));
+			launch_result_set(r, "Succeeded", EXIT_SUCCEEDED, reason, "%s", message);
 			return o->delete_after == DELETE_NEVER ? CLEAN_NONE : CLEAN_DELETE;
 		}
-		launch_result_set(r, "Failed", EXIT_JOB_FAILED, jtree_get_string(c, "reason", NULL),
-				  "%s", jtree_get_string(c, "message", ""));
+		launch_result_set(r, "Failed", EXIT_JOB_FAILED, reason, "%s", message);
 		return o->delete_after == DELETE_ALWAYS ? CLEAN_DELETE : CLEAN_NONE;
 	case END_TIMEOUT:
 		launch_result_set(r, "Timeout", EXIT_TIMEOUT, "Timeout",

@@ -20,13 +20,9 @@
  * cleanup's confirmation. Every job object is judged once, when the hub
  * takes it (take_job): everything after reads that verdict.
  *
- * Fail-fast: a stuck cause (a worker that cannot pull its image or cannot
- * be scheduled, or a creation failure event while the job is not running)
- * arms one timer of --fail-fast-after seconds. When it fires and some cause
- * is still there, the wait ends with END_STUCK; when every cause went away
- * before, the timer is cancelled. So a registry hiccup that resolves itself
- * costs nothing, and a typo in the image name costs the grace period, not
- * the whole --timeout.
+ * The clocks (--timeout, the fail-fast grace, Kueue's queue) are in
+ * launch_hub_clock.c; what the ending and the cleanup ask of the hub after
+ * the wait, in launch_hub_end.c.
  *
  * Finishing: when the job turns terminal, the log follows may still hold
  * the last lines, and a follow cut by an outage may be reconnecting with
@@ -82,7 +78,7 @@ static void show_progress(struct launch_hub *h)
 		return;
 	phase = h->v.phase;
 	/* held by Kueue: the queued lines say it (hub_queue_check) */
-	if (h->q.queued || (h->ctx->queue && !strcmp(phase, "Suspended")))
+	if (h->why.queued || (h->ctx->queue && !strcmp(phase, "Suspended")))
 		return;
 	w = h->v.w;
 	if (!h->v.counted) {
@@ -249,61 +245,6 @@ static const struct kueue_reports kueue_reports = {
 	.changed = queue_changed,
 };
 
-/* ---- fail-fast ----------------------------------------------------------- */
-
-/* The current stuck cause, or 0. Creation-failure events count only while
- * the job has not got as far as Running. */
-static int stuck_cause(const struct launch_hub *h, char *reason, size_t rn, char *msg, size_t mn)
-{
-	const char *phase = h->v.phase, *ev, *evmsg;
-	int count;
-
-	if (h->q.queued)	/* waiting for quota is not being stuck */
-		return 0;
-	if (workers_stuck(h->workers, reason, rn, msg, mn))
-		return 1;
-	ev = jobwatch_creation_failure(h->jw, &evmsg, &count);
-	if (ev && (strcmp(phase, "Created") == 0 || strcmp(phase, "Pending") == 0)) {
-		snprintf(reason, rn, "%s", ev);
-		if (count > 1)
-			snprintf(msg, mn, "%s (event %s, %d times)", evmsg, ev, count);
-		else
-			snprintf(msg, mn, "%s (event %s)", evmsg, ev);
-		return 1;
-	}
-	return 0;
-}
-
-static void on_stuck_timer(void *ud)
-{
-	struct launch_hub *h = ud;
-
-	h->stuck_timer = NULL;
-	if (stuck_cause(h, h->why.stuck_reason, sizeof(h->why.stuck_reason),
-			h->why.stuck_msg, sizeof(h->why.stuck_msg)))
-		hub_stop(h, END_STUCK);
-}
-
-void hub_stuck_check(struct launch_hub *h)
-{
-	const struct launch_ctx *ctx = h->ctx;
-	char reason[64], msg[768];
-	int stuck;
-
-	if (h->phase != RUN_WAITING || ctx->o->fail_fast_s <= 0)
-		return;
-	stuck = stuck_cause(h, reason, sizeof(reason), msg, sizeof(msg));
-	if (stuck && !h->stuck_timer) {
-		launch_progress_note(ctx->prog, "%s; failing in %.0fs unless it recovers",
-				     msg, ctx->o->fail_fast_s);
-		h->stuck_timer = kube_timer_add(ctx->c, ctx->o->fail_fast_s, on_stuck_timer, h);
-	} else if (!stuck && h->stuck_timer) {
-		launch_progress_note(ctx->prog, "recovered");
-		kube_timer_cancel(h->stuck_timer);
-		h->stuck_timer = NULL;
-	}
-}
-
 /* ---- signals ------------------------------------------------------------- */
 
 static void on_signal(void *ud, int signo)
@@ -420,7 +361,7 @@ void launch_hub_wait(struct launch_hub *h, const char *from)
 		return;
 	if (start_spokes(h, from, &e) == 0) {
 		hub_queue_check(h);	/* created suspended for its queue: queued from the start */
-		if (!h->q.queued)
+		if (!h->why.queued)
 			hub_arm_deadline(h);
 		if (kube_loop_run(h->ctx->c, &e) == 0 && h->why.end == END_NONE)
 			h->why.end = END_API;	/* nothing left that could end it */
@@ -436,81 +377,4 @@ void launch_hub_wait(struct launch_hub *h, const char *from)
 	h->stuck_timer = h->drain_timer = NULL;
 	jobwatch_stop_events(h->jw);
 	kueue_stop(h->kueue);
-}
-
-/* ---- for the ending ------------------------------------------------------ */
-
-int launch_hub_finished_meanwhile(struct launch_hub *h)
-{
-	enum launch_end end = h->why.end;
-
-	if (end == END_FINISHED || end == END_DELETED || !h->v.terminal)
-		return 0;
-	h->why.end = END_FINISHED;
-	return 1;
-}
-
-void launch_hub_drain_report(const struct launch_hub *h)
-{
-	struct buf who = BUF_INIT;
-	int n;
-
-	if (h->why.end != END_FINISHED)
-		return;
-	n = workers_incomplete(h->workers, &h->v, &who);
-	if (n)
-		launch_progress_note(h->ctx->prog, "warning: the log%s of %s %s incomplete: %s",
-				     n > 1 ? "s" : "", who.data, n > 1 ? "are" : "is",
-				     h->why.signo ? "the wait for the logs was cut short by a signal" :
-				     "the stream broke for good or did not end within --log-drain");
-	buf_free(&who);
-}
-
-void launch_hub_workers_report(const struct launch_hub *h) { workers_report(h->workers); }
-
-int launch_hub_pod_counts(const struct launch_hub *h, struct launch_workers *w)
-{
-	return workers_count(h->workers, w);
-}
-
-void launch_hub_workers_stop(struct launch_hub *h)
-{
-	workers_stop(h->workers);
-}
-
-/* ---- for the cleanup ----------------------------------------------------- */
-
-int launch_hub_watch_job(struct launch_hub *h, struct err *e)
-{
-	return jobwatch_watching(h->jw) ? 0 : jobwatch_start(h->jw, NULL, NULL, e);
-}
-
-void launch_hub_gone(struct launch_hub *h)
-{
-	h->delete_confirmed = 1;
-}
-
-static void on_delete_wait_over(void *ud)
-{
-	struct launch_hub *h = ud;
-	h->delete_timer = NULL;
-	kube_loop_stop(h->ctx->c);
-}
-
-int launch_hub_await_deletion(struct launch_hub *h, double deadline)
-{
-	struct err e = ERR_INIT;
-
-	if (h->delete_confirmed || !jobwatch_watching(h->jw) || deadline <= kube_now())
-		return h->delete_confirmed;
-	h->delete_timer = kube_timer_add(h->ctx->c, deadline - kube_now(), on_delete_wait_over, h);
-	h->in_delete_wait = 1;
-	while (!h->delete_confirmed && h->delete_timer && !jobwatch_failed(h->jw) &&
-	       kube_loop_run(h->ctx->c, &e) == 0)
-		;
-	h->in_delete_wait = 0;
-	kube_timer_cancel(h->delete_timer);
-	h->delete_timer = NULL;
-	err_clear(&e);
-	return h->delete_confirmed;
 }

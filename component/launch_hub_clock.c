@@ -1,5 +1,14 @@
 /*
- * launch_hub_clock.c - the hub's clocks: --timeout, and Kueue's queue.
+ * launch_hub_clock.c - the hub's clocks: --timeout, the fail-fast grace,
+ * and Kueue's queue.
+ *
+ * Fail-fast: a stuck cause (a worker that cannot pull its image or cannot
+ * be scheduled, or a creation failure event while the job is not running)
+ * arms one timer of --fail-fast-after seconds. When it fires and some cause
+ * is still there, the wait ends with END_STUCK; when every cause went away
+ * before, the timer is cancelled. So a registry hiccup that resolves itself
+ * costs nothing, and a typo in the image name costs the grace period, not
+ * the whole --timeout.
  *
  * --timeout bounds the run: the time since the start less the time the job
  * was held by Kueue. A queue-managed job that Kueue holds (launch_kueue.c
@@ -11,6 +20,63 @@
 #include <string.h>
 
 #include "launch_hub_int.h"
+
+/* ---- fail-fast ----------------------------------------------------------- */
+
+/* The current stuck cause, or 0. Creation-failure events count only while
+ * the job has not got as far as Running. */
+static int stuck_cause(const struct launch_hub *h, char *reason, size_t rn, char *msg, size_t mn)
+{
+	const char *phase = h->v.phase, *ev, *evmsg;
+	int count;
+
+	if (h->why.queued)	/* waiting for quota is not being stuck */
+		return 0;
+	if (workers_stuck(h->workers, reason, rn, msg, mn))
+		return 1;
+	ev = jobwatch_creation_failure(h->jw, &evmsg, &count);
+	if (ev && (strcmp(phase, "Created") == 0 || strcmp(phase, "Pending") == 0)) {
+		snprintf(reason, rn, "%s", ev);
+		if (count > 1)
+			snprintf(msg, mn, "%s (event %s, %d times)", evmsg, ev, count);
+		else
+			snprintf(msg, mn, "%s (event %s)", evmsg, ev);
+		return 1;
+	}
+	return 0;
+}
+
+static void on_stuck_timer(void *ud)
+{
+	struct launch_hub *h = ud;
+
+	h->stuck_timer = NULL;
+	if (stuck_cause(h, h->why.stuck_reason, sizeof(h->why.stuck_reason),
+			h->why.stuck_msg, sizeof(h->why.stuck_msg)))
+		hub_stop(h, END_STUCK);
+}
+
+void hub_stuck_check(struct launch_hub *h)
+{
+	const struct launch_ctx *ctx = h->ctx;
+	char reason[64], msg[768];
+	int stuck;
+
+	if (h->phase != RUN_WAITING || ctx->o->fail_fast_s <= 0)
+		return;
+	stuck = stuck_cause(h, reason, sizeof(reason), msg, sizeof(msg));
+	if (stuck && !h->stuck_timer) {
+		launch_progress_note(ctx->prog, "%s; failing in %.0fs unless it recovers",
+				     msg, ctx->o->fail_fast_s);
+		h->stuck_timer = kube_timer_add(ctx->c, ctx->o->fail_fast_s, on_stuck_timer, h);
+	} else if (!stuck && h->stuck_timer) {
+		launch_progress_note(ctx->prog, "recovered");
+		kube_timer_cancel(h->stuck_timer);
+		h->stuck_timer = NULL;
+	}
+}
+
+/* ---- --timeout and the queue ------------------------------------------------ */
 
 static void on_deadline(void *ud)
 {
@@ -32,7 +98,7 @@ void hub_arm_deadline(struct launch_hub *h)
 
 double launch_hub_queued_seconds(const struct launch_hub *h)
 {
-	return h->q.queued_s + (h->q.queued ? launch_now() - h->q.since : 0);
+	return h->q.queued_s + (h->why.queued ? launch_now() - h->q.since : 0);
 }
 
 /* "queued 12m05s in NS/Q: why": this wait; after a preemption also the
@@ -58,7 +124,7 @@ static void on_queue_ticker(void *ud)
 	struct launch_hub *h = ud;
 
 	h->q.ticker = NULL;
-	if (!h->q.queued || h->phase != RUN_WAITING)
+	if (!h->why.queued || h->phase != RUN_WAITING)
 		return;
 	say_queued(h);
 	h->q.ticker = kube_timer_add(h->ctx->c, h->ctx->o->queue_every_s, on_queue_ticker, h);
@@ -76,7 +142,7 @@ static void enter_queue(struct launch_hub *h, const char *why)
 	const struct launch_ctx *ctx = h->ctx;
 	double left;
 
-	h->q.queued = 1;
+	h->why.queued = 1;
 	h->q.since = launch_now();
 	snprintf(h->q.why, sizeof(h->q.why), "%s", why);
 	/* the run's clocks stop: --timeout and the fail-fast grace */
@@ -105,7 +171,7 @@ static void leave_queue(struct launch_hub *h)
 	struct buf d = BUF_INIT;
 
 	h->q.queued_s += launch_now() - h->q.since;
-	h->q.queued = 0;
+	h->why.queued = 0;
 	kube_timer_cancel(h->q.ticker);
 	kube_timer_cancel(h->q.deadline);
 	h->q.ticker = h->q.deadline = NULL;
@@ -140,9 +206,9 @@ void hub_queue_check(struct launch_hub *h)
 	if (!h->ctx->queue || h->phase != RUN_WAITING || h->draining)
 		return;
 	held = kueue_held(h->kueue, h->job, &h->v, why, sizeof(why));
-	if (held && !h->q.queued)
+	if (held && !h->why.queued)
 		enter_queue(h, why);
-	else if (!held && h->q.queued)
+	else if (!held && h->why.queued)
 		leave_queue(h);
 	else if (held && strcmp(why, h->q.why)) {	/* a new pending reason: say it now */
 		snprintf(h->q.why, sizeof(h->q.why), "%s", why);

@@ -1,9 +1,13 @@
 /*
  * launch_hub_int.h - the hub's own state, shared by its files only:
- * launch_hub.c (the events, the drain, fail-fast, signals, the wait) and
- * launch_hub_clock.c (the run's clocks: --timeout and Kueue's queue).
+ * launch_hub.c (the events, the drain, signals, the wait),
+ * launch_hub_clock.c (the run's clocks: --timeout, fail-fast, Kueue's
+ * queue) and launch_hub_end.c (after the wait: the ending's and the
+ * cleanup's questions).
  * Nothing else includes it: the rest of the run reads the hub through
- * launch_hub.h.
+ * launch_hub.h (tests/suites/12-private-headers.sh holds this list).
+ *
+ * Included by: launch_hub.c launch_hub_clock.c launch_hub_end.c
  */
 #ifndef JAXJOB_LAUNCH_HUB_INT_H
 #define JAXJOB_LAUNCH_HUB_INT_H
@@ -38,8 +42,7 @@ struct launch_hub {
 	 * time: --timeout and the fail-fast grace count only the time the job
 	 * is not held by Kueue.
 	 */
-	struct {
-		int queued;		/* held by Kueue now */
+	struct {			/* held by Kueue now: why.queued */
 		int admissions;		/* times it left the queue (attempts) */
 		double since;		/* when the current queued stretch began */
 		double queued_s;	/* total of the finished queued stretches */
@@ -55,9 +58,9 @@ struct launch_hub {
 
 /* launch_hub.c */
 void hub_stop(struct launch_hub *h, enum launch_end why);
-void hub_stuck_check(struct launch_hub *h);
 
 /* launch_hub_clock.c */
+void hub_stuck_check(struct launch_hub *h);	/* a stuck cause came or went */
 void hub_arm_deadline(struct launch_hub *h);	/* --timeout, less the time queued */
 void hub_queue_check(struct launch_hub *h);	/* held by Kueue, admitted, or the same? */
 void hub_clocks_stop(struct launch_hub *h);

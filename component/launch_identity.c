@@ -10,9 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "digest.h"
-
 #include "buf.h"
+#include "digest.h"
+#include "jobparams.h"
+#include "k8sname.h"
 
 static const char *env_nonempty(const char *name)
 {
@@ -98,12 +99,6 @@ static int check_task(const struct launch_task *t, struct err *e)
 	    check_line("task-id", t->task_id, e))
 		return -1;
 	return 0;
-}
-
-int launch_identity_derive(const char *flag, const char *ns, const char *name,
-			   struct launch_identity *id, struct err *e)
-{
-	return launch_identity_derive_task(flag, NULL, ns, name, id, e);
 }
 
 int launch_identity_derive_task(const char *flag, const struct launch_task *task,
@@ -211,4 +206,52 @@ int launch_identity_matches(const cJSON *job, const struct launch_identity *id)
 {
 	const char *v = launch_identity_of(job);
 	return v && strcmp(v, id->id) == 0;
+}
+
+/*
+ * A "{{...}}" that reached us was not filled in: KFP substitutes its
+ * placeholders only when one is the whole value of an input (driver
+ * resolve.go, a switch on the whole string), so f"mnist-{PLACEHOLDER}"
+ * arrives literally. Say so instead of a confusing name error later.
+ */
+int launch_identity_unfilled(const char *flag, const char *v, struct err *e)
+{
+	if (!v || !strstr(v, "{{"))
+		return 0;
+	return err_set(e, ERR_INPUT, "--%s \"%.120s\" holds a placeholder nobody filled in: KFP "
+		       "fills one only when it is the whole value of an input; pass "
+		       "name_prefix=\"...\" and run_id=dsl.PIPELINE_JOB_ID_PLACEHOLDER (each alone) "
+		       "instead of building the string in the pipeline", flag, v);
+}
+
+/*
+ * After all flags: the identity inputs carry no unfilled placeholder, and
+ * --name-prefix becomes the job name (the name parameter), derived from the
+ * run and the task (launch_identity_name).
+ */
+int launch_identity_flags(cJSON *params, const char *identity, const struct launch_task *task,
+			  const char *prefix, struct err *e)
+{
+	const cJSON *given = cJSON_GetObjectItemCaseSensitive(params, "name");
+	char name[80];
+
+	if (launch_identity_unfilled("identity", identity, e) || launch_identity_unfilled("run-id", task->run_id, e) ||
+	    launch_identity_unfilled("task-name", task->task_name, e) || launch_identity_unfilled("task-id", task->task_id, e) ||
+	    launch_identity_unfilled("name-prefix", prefix, e))
+		return -1;
+	if (!prefix)
+		return 0;
+	if (cJSON_IsString(given) && *given->valuestring)
+		return err_set(e, ERR_INPUT, "both --name and --name-prefix are given; keep one "
+			       "(--name-prefix derives the name from the run)");
+	if (k8s_check_dns1035("--name-prefix", prefix, e) < 0)
+		return -1;
+	if (strlen(prefix) > LAUNCH_NAME_PREFIX_MAX)
+		return err_set(e, ERR_INPUT, "--name-prefix \"%s\" is %zu characters; at most %d "
+			       "fit before the -<%d hex> suffix (fewer with many workers: "
+			       "{name}-worker-{N-1} must fit in 63)", prefix,
+			       strlen(prefix), LAUNCH_NAME_PREFIX_MAX, LAUNCH_NAME_SUFFIX_HEX);
+	if (launch_identity_name(prefix, identity, task, name, sizeof(name), e) < 0)
+		return -1;
+	return jobparams_set_text(params, jobparams_find("name"), name, e);
 }

@@ -71,13 +71,10 @@ struct launch_identity {
 
 /*
  * Derive the identity of this launch. `flag` is --identity (or NULL); the
- * environment is read with getenv(). `ns` and `name` are the job's namespace
- * and name (name may be NULL for generateName jobs).
+ * environment is read with getenv(), and the run and task given on the
+ * command line (`task` may be NULL). `ns` and `name` are the job's
+ * namespace and name (name may be NULL for generateName jobs).
  */
-int launch_identity_derive(const char *flag, const char *ns, const char *name,
-			   struct launch_identity *id, struct err *e);
-
-/* The same, with the run and task given on the command line (`task` may be NULL). */
 int launch_identity_derive_task(const char *flag, const struct launch_task *task,
 				const char *ns, const char *name,
 				struct launch_identity *id, struct err *e);
@@ -93,6 +90,20 @@ int launch_identity_derive_task(const char *flag, const struct launch_task *task
  */
 int launch_identity_name(const char *prefix, const char *flag, const struct launch_task *task,
 			 char *out, size_t outsz, struct err *e);
+
+/*
+ * A "{{...}}" in the value of --FLAG: a pipeline placeholder nobody filled
+ * in (KFP fills one only when it is a whole input). 0, or -1 with `e` set.
+ */
+int launch_identity_unfilled(const char *flag, const char *v, struct err *e);
+
+/*
+ * After all of launch's flags: --identity, the task (--run-id, --task-name,
+ * --task-id) and --name-prefix carry no unfilled placeholder, and a
+ * --name-prefix becomes the job's name parameter in `params` (launch_opts.c).
+ */
+int launch_identity_flags(cJSON *params, const char *identity, const struct launch_task *task,
+			  const char *prefix, struct err *e);
 
 /* Add the label and annotations to `job` (metadata is created if missing). */
 void launch_identity_stamp(cJSON *job, const struct launch_identity *id);

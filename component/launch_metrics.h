@@ -32,7 +32,25 @@
 
 #include "buf.h"
 #include "err.h"
-#include "launch_opts.h"
+
+enum launch_metrics_mode { LAUNCH_METRICS_AUTO, LAUNCH_METRICS_PATTERNS, LAUNCH_METRICS_NONE };
+
+#define LAUNCH_METRIC_PATTERNS_MAX 32
+#define LAUNCH_METRIC_STEPS_MAX 8
+
+/* What --metrics* say (launch_metrics.h turns it into a lib/metrics.h store). */
+struct launch_metrics_opts {
+	enum launch_metrics_mode mode;	/* --metrics auto|patterns|none */
+	int from;			/* --metrics-from first|any|all (enum metrics_from) */
+	const char *patterns[LAUNCH_METRIC_PATTERNS_MAX];	/* --metric NAME=REGEX */
+	int npatterns;
+	const char *steps[LAUNCH_METRIC_STEPS_MAX + 1];	/* --metric-step NAME, NULL-terminated */
+	int nsteps;
+	double total_steps;		/* --total-steps (0 = from the log) */
+	double progress_s;		/* --progress-every (0 = no training progress lines) */
+	double points;			/* --metrics-points: per metric in CSV and chart */
+	const char *kfp_executor_input;	/* --kfp-executor-input: KFP's {{$}} (scalars for system.Metrics) */
+};
 
 struct metrics;
 struct metrics_progress;

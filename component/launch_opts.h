@@ -24,6 +24,7 @@
 
 #include "err.h"
 #include "launch_identity.h"
+#include "launch_metrics.h"
 
 enum launch_logs { LOGS_ALL, LOGS_FIRST, LOGS_NONE };
 enum launch_delete_after { DELETE_NEVER, DELETE_ON_SUCCESS, DELETE_ALWAYS };
@@ -32,10 +33,6 @@ enum launch_output_format { OUTPUT_YAML, OUTPUT_JSON };
 enum launch_api { API_JAXJOB, API_TRAINJOB, API_AUTO };
 /* How the step says how the job ended: its exit code, or exit 0 and the outputs. */
 enum launch_outcome { OUTCOME_EXIT_CODE, OUTCOME_OUTPUTS };
-enum launch_metrics_mode { LAUNCH_METRICS_AUTO, LAUNCH_METRICS_PATTERNS, LAUNCH_METRICS_NONE };
-
-#define LAUNCH_METRIC_PATTERNS_MAX 32
-#define LAUNCH_METRIC_STEPS_MAX 8
 
 /* Files the pipeline gives us; each NULL when not asked for. */
 struct launch_outputs {
@@ -63,20 +60,6 @@ struct launch_outputs {
 	const char *metrics_csv;	/* CSV metric,step,value (LTTB-downsampled) */
 	const char *metrics_chart;	/* SVG line chart */
 	const char *metrics_report;	/* Markdown: the summary with the chart embedded */
-};
-
-/* What --metrics* say (launch_metrics.h turns it into a lib/metrics.h store). */
-struct launch_metrics_opts {
-	enum launch_metrics_mode mode;	/* --metrics auto|patterns|none */
-	int from;			/* --metrics-from first|any|all (enum metrics_from) */
-	const char *patterns[LAUNCH_METRIC_PATTERNS_MAX];	/* --metric NAME=REGEX */
-	int npatterns;
-	const char *steps[LAUNCH_METRIC_STEPS_MAX + 1];	/* --metric-step NAME, NULL-terminated */
-	int nsteps;
-	double total_steps;		/* --total-steps (0 = from the log) */
-	double progress_s;		/* --progress-every (0 = no training progress lines) */
-	double points;			/* --metrics-points: per metric in CSV and chart */
-	const char *kfp_executor_input;	/* --kfp-executor-input: KFP's {{$}} (scalars for system.Metrics) */
 };
 
 struct launch_opts {

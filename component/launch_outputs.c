@@ -198,7 +198,7 @@ static void v_metrics_report(const struct output_in *in, struct buf *v)
 /*
  * Every output: the --out-* path in struct launch_outputs, when it is
  * written, and how its value is made. One table, so an output is one line
- * here and one flag in launch_opts.c's table (OUT(field)), never a position
+ * here and one flag in launch_flags.c's table (OUT(field)), never a position
  * kept in step across lists. The metrics rows are written by
  * launch_metrics_write(), after the run's store is final; the others by
  * launch_outputs_write(), also for a run that never had a store.

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "buf.h"
-#include "health.h"
 #include "jtree.h"
 #include "kube_loop.h"
 #include "launch_result.h"
@@ -51,17 +50,6 @@ void launch_progress_note(struct launch_progress *p, const char *fmt, ...)
 	fwrite(b.data, 1, b.len, p->out);
 	fflush(p->out);
 	buf_free(&b);
-}
-
-const char *launch_phase_of(const cJSON *job)
-{
-	struct health_result hr = HEALTH_RESULT_INIT;
-	const char *phase;
-
-	health_judge(job, &hr);
-	phase = hr.phase;	/* static storage */
-	health_result_free(&hr);
-	return phase;
 }
 
 const cJSON *launch_condition(const cJSON *obj, const char *type, const char *status)

@@ -35,17 +35,11 @@ void launch_progress_init(struct launch_progress *p, FILE *out, double t0);
 void launch_progress_note(struct launch_progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Print the job's phase (launch_phase_of) and worker counts (from the job's
+/* Print the job's phase (launch_verdict.h) and worker counts (from the job's
  * status, or its pods: launch_workers_of) if they changed. */
 struct launch_workers;
 void launch_progress_counts(struct launch_progress *p, const char *phase,
 			    const struct launch_workers *w);
-
-/*
- * The phase to show for the job: the judge's (lib/health.h, struct
- * health_result's `phase`), "Pending" when no condition is true yet.
- */
-const char *launch_phase_of(const cJSON *job);
 
 /* The first entry of `obj`'s status.conditions with this `type` and, when
  * `status` is not NULL, that status ("True"); NULL when there is none. */

@@ -4,12 +4,15 @@
 #include <string.h>
 
 #include "health.h"
+#include "jtree.h"
+#include "launch_progress.h"
 #include "launch_verdict.h"
 
 void launch_verdict_of(const cJSON *job, struct launch_verdict *v)
 {
 	struct health_result hr = HEALTH_RESULT_INIT;
 	int rc = health_judge(job, &hr);
+	const cJSON *cond;
 
 	memset(v, 0, sizeof(*v));
 	v->phase = hr.phase;	/* static storage */
@@ -20,4 +23,7 @@ void launch_verdict_of(const cJSON *job, struct launch_verdict *v)
 	}
 	health_result_free(&hr);
 	v->counted = launch_workers_of(job, &v->w);
+	cond = launch_condition(job, v->phase, "True");
+	v->reason = jtree_get_string(cond, "reason", NULL);
+	v->message = jtree_get_string(cond, "message", "");
 }

@@ -16,11 +16,13 @@ struct launch_verdict {
 	int succeeded;		/* and not failed */
 	int suspended;		/* the Suspended condition (when the API has no flag) */
 	const char *phase;	/* the phase to show (static storage), "Pending" at first */
+	const char *reason;	/* that phase's True condition's reason, or NULL, */
+	const char *message;	/* and message ("" when none): point into the job */
 	int counted;		/* the status counts worker pods (launch_workers_of) */
 	struct launch_workers w;	/* those counts, when `counted` */
 };
 
-/* Judge `job` (may be NULL: nothing seen yet). */
+/* Judge `job` (may be NULL: nothing seen yet); `v` points into it. */
 void launch_verdict_of(const cJSON *job, struct launch_verdict *v);
 
 /* Terminal and not succeeded. */

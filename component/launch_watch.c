@@ -123,18 +123,6 @@ static void on_job_watch_state(void *ud, enum kube_watch_state s, const struct e
 
 /* ---- events: creation failures that never become conditions ------------ */
 
-static int creation_failure(const char *reason)
-{
-	static const char *const reasons[] = {
-		"FailedCreatePod", "FailedCreateService",	/* training operator */
-		"TrainJobResourcesCreationFailed",		/* Trainer v2 */
-	};
-	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
-		if (strcmp(reason, reasons[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /*
  * A creation failure that no retry can heal: the API refused the object
  * itself - a 422 validation error ("... is invalid: ..."), or an admission
@@ -173,7 +161,7 @@ static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *e
 		jw->rep->normal_event(jw->hub, ev);
 		return;
 	}
-	if (!creation_failure(reason))
+	if (!jobapi_creation_failure(ctx->api, reason))
 		return;
 	/* the same failure again (the server counts repeats in one event, the
 	 * operator may also send new ones): one line, counted */

@@ -25,7 +25,7 @@
 #include "buf.h"
 #include "err.h"
 #include "jtree.h"
-#include "suggest.h"
+#include "parseopt.h"
 #include "yj.h"
 #include "health.h"
 #include "health_cmd.h"
@@ -54,75 +54,48 @@ struct health_opts {
 	int json;
 };
 
-/* "--name=value", "--name value", "-n value" or "-nvalue" (as launch takes
- * -ojson); advances *i. */
-static int opt_value(int argc, char **argv, int *i, const char *s, const char *l,
-		     const char **val, struct err *e)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(l);
+enum { OPT_FILE, OPT_OUTPUT, OPT_HELP };
 
-	if (!strncmp(a, l, n) && a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (!strncmp(a, s, 2) && a[2]) {
-		*val = a + 2;
-		return 1;
-	}
-	if (strcmp(a, s) && strcmp(a, l))
-		return 0;
-	if (*i + 1 >= argc)
-		return err_set(e, ERR_INPUT, "option %s needs a value; see `jaxjob health --help`", a);
-	*val = argv[++*i];
-	return 1;
-}
-
-/* The one wording for what the command line did not understand (suggest.h). */
-static int unknown_arg(const char *a, struct err *e)
-{
-	static const char *const opts[] = { "--file", "--output", "--help", NULL };
-	struct suggest sg;
-
-	if (a[0] != '-' || !a[1])
-		return err_set(e, ERR_INPUT, "unexpected argument %.80s; give the file with -f FILE; "
-			       "see `jaxjob health --help`", a);
-	suggest_init(&sg, a);
-	for (size_t i = 0; opts[i]; i++)
-		suggest_add(&sg, opts[i]);
-	return suggest_unknown(e, "option", a, sg.best, "jaxjob health --help");
-}
+/* The command line, one table (lib/parseopt.h); the wording of an unknown
+ * option is the word as typed (PARSEOPT_TYPED). */
+static const struct parseopt options[] = {
+	{ "file", 'f', PARSEOPT_VALUE, OPT_FILE, NULL },
+	{ "output", 'o', PARSEOPT_VALUE, OPT_OUTPUT, NULL },
+	{ "help", 'h', PARSEOPT_NONE, OPT_HELP, NULL },
+	{ NULL, 0, PARSEOPT_NONE, 0, NULL },
+};
+static const struct parseopt_cmd health_cmd = { options, "jaxjob health --help", PARSEOPT_TYPED };
 
 /* Returns 0, 1 when --help was asked for, -1 on a usage error. */
 static int parse_args(int argc, char **argv, struct health_opts *o, struct err *e)
 {
+	struct parseopt_state s;
+	struct parseopt_hit h;
+	int ev;
+
 	o->file = "-";
 	o->json = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-		int r;
-
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+	parseopt_start(&s, &health_cmd, argc, argv, 1);
+	while ((ev = parseopt_next(&s, &h, e)) > 0) {
+		if (ev == PARSEOPT_END)
+			return parseopt_unknown(&health_cmd, h.spelled, e);
+		if (ev == PARSEOPT_ARG)
+			return err_set(e, ERR_INPUT, "unexpected argument %.80s; give the file with "
+				       "-f FILE; see `jaxjob health --help`", h.spelled);
+		if (h.opt->id == OPT_HELP)
 			return 1;
-		r = opt_value(argc, argv, &i, "-f", "--file", &v, e);
-		if (r < 0)
-			return -1;
-		if (r) {
-			o->file = v;
-			continue;
+		if (!h.value)
+			return err_set(e, ERR_INPUT, "option %s needs a value; see `jaxjob health "
+				       "--help`", h.spelled);
+		if (h.opt->id == OPT_FILE) {
+			o->file = h.value;
+		} else if (strcmp(h.value, "text") && strcmp(h.value, "json")) {
+			return err_set(e, ERR_INPUT, "--output must be text or json, got '%s'", h.value);
+		} else {
+			o->json = !strcmp(h.value, "json");
 		}
-		r = opt_value(argc, argv, &i, "-o", "--output", &v, e);
-		if (r < 0)
-			return -1;
-		if (r) {
-			if (strcmp(v, "text") && strcmp(v, "json"))
-				return err_set(e, ERR_INPUT, "--output must be text or json, got '%s'", v);
-			o->json = !strcmp(v, "json");
-			continue;
-		}
-		return unknown_arg(argv[i], e);
 	}
-	return 0;
+	return ev;
 }
 
 struct objlist {

@@ -266,6 +266,11 @@ static const struct jobapi_refusal jaxjob_refused[] = {
 	{ NULL, NULL },
 };
 
+/* the training operator's pod and Service creation failures */
+static const char *const jaxjob_creation_failures[] = {
+	"FailedCreatePod", "FailedCreateService", NULL,
+};
+
 const struct jobapi JOBAPI_JAXJOB = {
 	.name = "jaxjob",
 	.project = "Kubeflow Training Operator v1",
@@ -281,6 +286,7 @@ const struct jobapi JOBAPI_JAXJOB = {
 	.name_overhead = jaxjob_overhead,
 	.longest_child = jaxjob_longest,
 	.suspend_path = jaxjob_suspend,
+	.creation_failures = jaxjob_creation_failures,
 	.pod_job_label = "training.kubeflow.org/job-name",
 	.pod_selector_more = NULL,
 	.pod_index_label = "training.kubeflow.org/replica-index",

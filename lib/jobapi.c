@@ -198,3 +198,11 @@ int jobapi_check_runtime(struct kube_client *c, const struct jobapi *api, const 
 {
 	return api->check_runtime ? api->check_runtime(c, job, ns, e) : 0;
 }
+
+int jobapi_creation_failure(const struct jobapi *api, const char *reason)
+{
+	for (const char *const *r = api->creation_failures; r && *r; r++)
+		if (strcmp(*r, reason) == 0)
+			return 1;
+	return 0;
+}

@@ -77,6 +77,9 @@ struct jobapi {
 	/* that name, said for messages: "Service NAME-worker-3" */
 	void (*longest_child)(const char *job_name, int workers, struct buf *out);
 	const char *const *suspend_path;	/* NULL-terminated keys of the suspend flag */
+	/* the reasons of the operator's Warning events on the job that say it
+	 * cannot create what the job needs (pods, Services): NULL-terminated */
+	const char *const *creation_failures;
 
 	/* the worker pods */
 	const char *pod_job_label;	/* a label whose value is the job name */
@@ -93,6 +96,9 @@ struct jobapi {
 
 extern const struct jobapi JOBAPI_JAXJOB;
 extern const struct jobapi JOBAPI_TRAINJOB;
+
+/* Is `reason` one of `api`'s creation failure event reasons? */
+int jobapi_creation_failure(const struct jobapi *api, const char *reason);
 
 /* By name ("jaxjob", "trainjob"), or NULL. */
 const struct jobapi *jobapi_find(const char *name);

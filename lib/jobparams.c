@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "jobparams_items.h"
 #include "jtree.h"
+#include "parseopt.h"
 #include "smap.h"
 #include "k8sname.h"
 #include "quantity.h"
@@ -301,15 +302,10 @@ static int parse_int(const struct jobparam *p, const char *text, long long *out,
 	return int_in_range(p, n, e);
 }
 
+/* the literals launch's boolean flags take are the parser's (lib/parseopt.h) */
 int jobparams_parse_bool(const char *text, int *out)
 {
-	if (!strcasecmp(text, "true") || !strcmp(text, "1"))
-		*out = 1;
-	else if (!strcasecmp(text, "false") || !strcmp(text, "0"))
-		*out = 0;
-	else
-		return -1;
-	return 0;
+	return parseopt_bool(text, out);
 }
 
 static int parse_bool(const struct jobparam *p, const char *text, int *out, struct err *e)

@@ -109,12 +109,6 @@ long long jtree_get_int(const cJSON *root, const char *path, long long def)
 	return (long long)v;
 }
 
-int jtree_get_bool(const cJSON *root, const char *path, int def)
-{
-	const cJSON *n = jtree_get(root, path);
-	return cJSON_IsBool(n) ? cJSON_IsTrue(n) : def;
-}
-
 /* ---------------------------------------------------------------------- */
 /* Merge patch (RFC 7386 section 2).                                      */
 

@@ -49,8 +49,6 @@ const char *jtree_get_string(const cJSON *root, const char *path,
 /* The integral number at `path`, or `def` if absent, not a number, not
  * integral or out of the range of long long. */
 long long jtree_get_int(const cJSON *root, const char *path, long long def);
-/* The boolean at `path` (1/0), or `def` if absent or not a boolean. */
-int jtree_get_bool(const cJSON *root, const char *path, int def);
 
 /*
  * RFC 7386 JSON merge patch: objects merge recursively, a null in the patch

@@ -48,12 +48,10 @@
 #include "buf.h"
 #include "err.h"
 #include "kube_config.h"
+#include "kube_status.h"	/* KUBE_REASON_UNREACHABLE */
 
 /* err.reason of a TLS verification failure of the API server (code ERR_NETWORK). */
 #define KUBE_REASON_TLS_UNTRUSTED "TLSVerificationFailed"
-/* The connection was never made (refused, name not resolved): the request
- * did not leave, so nothing it would have done happened. */
-#define KUBE_REASON_UNREACHABLE "Unreachable"
 
 static inline int kube_err_tls_untrusted(const struct err *e)
 {

@@ -3,6 +3,8 @@
  * include it): the client struct, one HTTP transfer on the multi handle,
  * and streaming calls.
  *
+ * Included by: kube_call.c kube_client.c kube_log.c kube_loop.c kube_request.c kube_watch.c
+ *
  * Layers, bottom up:
  *   kube_xfer  (kube_loop.c)   one easy handle on the multi: sends a request,
  *                              collects headers and body; for streams hands

@@ -15,7 +15,6 @@
 #include <cJSON.h>
 
 #include "buf.h"
-#include "kube_client.h"
 
 static enum err_code code_for(long status)
 {

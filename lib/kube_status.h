@@ -36,6 +36,11 @@
 
 #include "err.h"
 
+/* err.reason when the connection was never made (refused, name not
+ * resolved): the request did not leave, so nothing it would have done
+ * happened. Set by the client (kube_call.c), read by the backoff below. */
+#define KUBE_REASON_UNREACHABLE "Unreachable"
+
 #define KUBE_BACKOFF_BASE_S 0.2	/* first retry after 0.1..0.2 s */
 #define KUBE_BACKOFF_CAP_S 10.0	/* never wait longer than this between tries */
 /*

@@ -344,6 +344,11 @@ static const struct jobapi_refusal trainjob_refused[] = {
 	{ NULL, NULL },
 };
 
+/* Trainer v2: the TrainJob's JobSet or other resources could not be made */
+static const char *const trainjob_creation_failures[] = {
+	"TrainJobResourcesCreationFailed", NULL,
+};
+
 const struct jobapi JOBAPI_TRAINJOB = {
 	.name = "trainjob",
 	.project = "Kubeflow Trainer v2",
@@ -359,6 +364,7 @@ const struct jobapi JOBAPI_TRAINJOB = {
 	.name_overhead = trainjob_name_overhead,
 	.longest_child = trainjob_longest,
 	.suspend_path = trainjob_suspend,
+	.creation_failures = trainjob_creation_failures,
 	.pod_job_label = "jobset.sigs.k8s.io/jobset-name",
 	.pod_selector_more = "jobset.sigs.k8s.io/replicatedjob-name=" TRAINJOB_REPLICATED_JOB,
 	.pod_index_label = "batch.kubernetes.io/job-completion-index",

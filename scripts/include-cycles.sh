@@ -3,9 +3,12 @@
 # #include "..." lines make a circle between modules.
 #
 # A module is a file's name without its extension: foo.c and foo.h are one
-# module, and so is foo_int.h when foo.c exists (the private header foo's
-# files share: component/launch_hub_int.h, launch_workers_int.h); so
-# "foo.c includes bar.h" is the dependency foo -> bar. A circle
+# module. A private header foo_int.h and the files its "Included by:" line
+# names are one module too, foo (they share its private state: the launch
+# hub's files, the workers spoke's, the kube client's around lib/kube_int.h,
+# whose module is "kube" with lib/kube.h); without that line, foo_int.h is
+# foo's when foo.c exists. So "foo.c includes bar.h" is the dependency
+# foo -> bar. A circle
 # (foo -> bar -> ... -> foo) means neither side can be read, tested or
 # changed without the other: the layering the headers describe is false.
 # Only the project's own files count (lib/ component/ argocd-plugin/
@@ -27,18 +30,7 @@
 # POSIX sh and awk (mawk has no and(), strtonum; none is used).
 
 KNOWN='
-# lib/kube_int.h is the private header of the kube client files and
-# includes their public headers (kube_auth.h, kube_client.h, kube_loop.h),
-# while kube_auth.c, kube_client.c, kube_loop.c include it; kube_status.c
-# also includes kube_client.h for KUBE_REASON_UNREACHABLE and kube_auth.c
-# kube_loop.h for kube_now(). Broken when kube_int.h is split per layer.
-kube_auth kube_client kube_int kube_loop kube_status: the kube client files around lib/kube_int.h (docs/architecture.md); issue 25 item 4
-
-# launch_opts.h defines struct launch_metrics_opts, which launch_metrics.c
-# reads, and launch_opts.c calls launch_metrics_check(). Broken when the
-# struct moves into launch_metrics.h (launch_opts.h including it).
-launch_metrics launch_opts: struct launch_metrics_opts lives in launch_opts.h; issue 25 (the option parser)
-
+# (none: issue 25 cleared the last ones)
 '
 
 known_file=
@@ -167,6 +159,18 @@ FNR == 1 {
 		mods[++nmod] = m
 	}
 }
+# a private header names the files that share it: they are its module
+FILENAME ~ /_int\.h$/ && /Included by:/ {
+	t = $0
+	sub(/.*Included by:[ \t]*/, "", t)
+	b = modname(FILENAME)
+	sub(/_int$/, "", b)
+	group[modname(FILENAME)] = b
+	n = split(t, fs, /[ \t]+/)
+	for (i = 1; i <= n; i++)
+		if (fs[i] != "")
+			group[modname(fs[i])] = b
+}
 /^[ \t]*#[ \t]*include[ \t]*"/ {
 	t = $0
 	sub(/^[^"]*"/, "", t)
@@ -174,11 +178,21 @@ FNR == 1 {
 	rawedge[++nraw] = modname(FILENAME) SUBSEP modname(t) SUBSEP FILENAME ":" FNR
 }
 END {
-	# foo_int.h is the private header of foo when foo.c exists: one module
+	# a private header and the files its "Included by:" line names are
+	# one module (the name of the header without _int); without such a
+	# line, foo_int.h belongs to foo when foo.c exists
 	for (i = 1; i <= nmod; i++) {
 		b = mods[i]
-		if (sub(/_int$/, "", b) && (b in hasc))
+		if (mods[i] in group)
+			b = group[mods[i]]
+		else if (!sub(/_int$/, "", b) || !(b in hasc))
+			continue
+		if (b != mods[i])
 			canon[mods[i]] = b
+		if (!(b in ismod)) {
+			ismod[b] = 1
+			mods[++nmod] = b
+		}
 	}
 	for (i = 1; i <= nraw; i++) {
 		split(rawedge[i], e, SUBSEP)

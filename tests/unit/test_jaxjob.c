@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "jaxjob.h"
+#include "jobapi.h"
 #include "jtree.h"
 #include "yj.h"
 
@@ -245,6 +246,18 @@ static void listed_manifests_validate(void **state)
 	assert_true(n > 0);
 }
 
+/* Each API names its operator's creation failures; the other's are not its own. */
+static void creation_failures_are_the_apis(void **state)
+{
+	(void)state;
+	assert_true(jobapi_creation_failure(&JOBAPI_JAXJOB, "FailedCreatePod"));
+	assert_true(jobapi_creation_failure(&JOBAPI_JAXJOB, "FailedCreateService"));
+	assert_false(jobapi_creation_failure(&JOBAPI_JAXJOB, "TrainJobResourcesCreationFailed"));
+	assert_true(jobapi_creation_failure(&JOBAPI_TRAINJOB, "TrainJobResourcesCreationFailed"));
+	assert_false(jobapi_creation_failure(&JOBAPI_TRAINJOB, "FailedCreatePod"));
+	assert_false(jobapi_creation_failure(&JOBAPI_JAXJOB, "BackOff"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +272,7 @@ int main(void)
 	 * the plain unit run has no test that always skips. */
 	const struct CMUnitTest listed[] = {
 		cmocka_unit_test(listed_manifests_validate),
+		cmocka_unit_test(creation_failures_are_the_apis),
 	};
 	const char *list = getenv("JAXJOB_VALIDATE_FILES");
 	if (list)	/* set but empty: a suite produced nothing, which fails */

@@ -537,6 +537,21 @@ static void queued_time_is_not_run_time(void **state)
 	run_free(&r);
 }
 
+/* Cancelled while Kueue holds it: the ending says Queued, not Suspended. */
+static void signal_while_queued(void **state)
+{
+	struct run r;
+	(void)state;
+	defaults(&r);
+	r.ctx.queue = "q";
+	RUN(&r, { 0, QUEUED, NULL, 1 }, { 20, SIGNAL, NULL, SIGTERM }, { 30, QUEUED, NULL, 0 });
+	assert_int_equal(end_of(&r), END_SIGNAL);
+	assert_true(launch_hub_why(r.h)->queued);
+	assert_string_equal(launch_hub_why(r.h)->queue_why, "waiting for quota");
+	assert_non_null(strstr(loop.notes, "queued in ns/q: waiting for quota"));
+	run_free(&r);
+}
+
 static void signal_while_running(void **state)
 {
 	struct run r;
@@ -643,6 +658,7 @@ int main(void)
 		cmocka_unit_test(rejected_for_good),
 		cmocka_unit_test(timeout),
 		cmocka_unit_test(queued_time_is_not_run_time),
+		cmocka_unit_test(signal_while_queued),
 		cmocka_unit_test(signal_while_running),
 		cmocka_unit_test(signal_during_the_drain),
 		cmocka_unit_test(drain_bounded),

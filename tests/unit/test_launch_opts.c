@@ -133,6 +133,14 @@ static void bad_flags_say_what_is_wrong(void **state)
 		{ "--patch", "[]", "--patch must be a mapping" },
 		{ "--kubeconfig=", NULL, "--kubeconfig needs a value" },
 		{ "--workers", "0", "workers must be at least 1, got 0" },
+		/* the parser's table (lib/parseopt.h): shorts, the help, the wording */
+		{ "-n", NULL, "--namespace needs a value (NS)" },
+		{ "-o", NULL, "--output needs a value (FORMAT)" },
+		{ "-oxml", NULL, "--output \"xml\" is not valid; use one of yaml, json" },
+		{ "-hx", NULL, "unknown option -hx; see `jaxjob launch --help`" },
+		{ "--help=xml", NULL, "unknown option --help; see `jaxjob launch --help`" },
+		{ "--wrokers=4", NULL, "unknown option --wrokers (did you mean --workers?)" },
+		{ "--dry-rnu", NULL, "unknown option --dry-rnu (did you mean --dry-run?)" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct launch_opts o;

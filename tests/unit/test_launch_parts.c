@@ -19,6 +19,7 @@
 #include "component/launch_logs.h"
 #include "component/launch_outputs.h"
 #include "component/launch_progress.h"
+#include "component/launch_verdict.h"
 
 /* The "Why it failed" section: the lines in a fence no line can close, the
  * newest lines kept when they do not all fit, nothing for {} */
@@ -79,11 +80,11 @@ static void retries_of_one_argo_step_share_an_identity(void **state)
 	setenv("ARGO_WORKFLOW_NAME", "train-x7k2p", 1);
 	setenv("ARGO_NODE_ID", "train-x7k2p-111", 1);
 	setenv("HOSTNAME", "train-x7k2p-step-111", 1);
-	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &a, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "team-a", "mnist", &a, &e), 0);
 	/* the retry: new node id and pod name, same workflow */
 	setenv("ARGO_NODE_ID", "train-x7k2p-222", 1);
 	setenv("HOSTNAME", "train-x7k2p-step-222", 1);
-	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &b, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "team-a", "mnist", &b, &e), 0);
 	assert_string_equal(a.id, b.id);
 	assert_int_equal(strlen(a.id), 32);
 	assert_true(a.adoptable);
@@ -91,11 +92,11 @@ static void retries_of_one_argo_step_share_an_identity(void **state)
 	assert_string_equal(b.pod, "train-x7k2p-step-222");
 	/* another run of the same pipeline is someone else */
 	setenv("ARGO_WORKFLOW_NAME", "train-q9z3m", 1);
-	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &c, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "team-a", "mnist", &c, &e), 0);
 	assert_string_not_equal(a.id, c.id);
 	/* another step (job name) of the same run too */
 	setenv("ARGO_WORKFLOW_NAME", "train-x7k2p", 1);
-	assert_int_equal(launch_identity_derive(NULL, "team-a", "eval", &c, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "team-a", "eval", &c, &e), 0);
 	assert_string_not_equal(a.id, c.id);
 	clear_pipeline_env();
 }
@@ -108,18 +109,18 @@ static void flag_wins_and_local_runs_are_never_adoptable(void **state)
 
 	clear_pipeline_env();
 	setenv("KFP_RUN_ID", "run-1", 1);
-	assert_int_equal(launch_identity_derive("mine", "ns", "j", &a, &e), 0);
+	assert_int_equal(launch_identity_derive_task("mine", NULL, "ns", "j", &a, &e), 0);
 	assert_string_equal(a.source, "--identity");
 	unsetenv("KFP_RUN_ID");
-	assert_int_equal(launch_identity_derive("mine", "ns", "j", &b, &e), 0);
+	assert_int_equal(launch_identity_derive_task("mine", NULL, "ns", "j", &b, &e), 0);
 	assert_string_equal(a.id, b.id);
 
-	assert_int_equal(launch_identity_derive(NULL, "ns", "j", &a, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "ns", "j", &a, &e), 0);
 	assert_false(a.adoptable);
-	assert_int_equal(launch_identity_derive(NULL, "ns", "j", &b, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "ns", "j", &b, &e), 0);
 	assert_string_not_equal(a.id, b.id);
 
-	assert_int_equal(launch_identity_derive("", "ns", "j", &a, &e), -1);
+	assert_int_equal(launch_identity_derive_task("", NULL, "ns", "j", &a, &e), -1);
 	assert_int_equal(e.code, ERR_INPUT);
 	assert_non_null(strstr(e.msg, "--identity"));
 }
@@ -132,8 +133,8 @@ static void stamp_adds_label_and_annotations_and_match_compares(void **state)
 	cJSON *job = cJSON_Parse("{\"metadata\":{\"name\":\"j\",\"labels\":{\"a\":\"b\"}}}");
 
 	clear_pipeline_env();
-	assert_int_equal(launch_identity_derive("x", "ns", "j", &id, &e), 0);
-	assert_int_equal(launch_identity_derive("y", "ns", "j", &other, &e), 0);
+	assert_int_equal(launch_identity_derive_task("x", NULL, "ns", "j", &id, &e), 0);
+	assert_int_equal(launch_identity_derive_task("y", NULL, "ns", "j", &other, &e), 0);
 	assert_false(launch_identity_matches(job, &id));
 	launch_identity_stamp(job, &id);
 	assert_string_equal(launch_identity_of(job), id.id);
@@ -296,7 +297,11 @@ static void outputs_are_written_into_new_directories(void **state)
 	o.job_uid = p[5].data;
 	r.job = job;
 	launch_result_set(&r, "Failed", 1, "JAXJobFailed", "JAXJob %s is failed", "mnist");
-	assert_string_equal(launch_phase_of(job), "Failed");
+	struct launch_verdict v;
+	launch_verdict_of(job, &v);
+	assert_string_equal(v.phase, "Failed");
+	assert_true(v.terminal && !v.succeeded);
+	assert_string_equal(v.reason, "JAXJobFailed");
 	assert_int_equal(launch_outputs_write(&o, &r, &e), 0);
 
 	char *s = slurp(o.state);
@@ -456,7 +461,7 @@ static void run_and_task_inputs_give_identity_and_name(void **state)
 	assert_false(a.adoptable);
 	/* the identity of an env-only run is what it was before --run-id existed */
 	setenv("ARGO_WORKFLOW_NAME", "train-x7k2p", 1);
-	assert_int_equal(launch_identity_derive(NULL, "team-a", "mnist", &a, &e), 0);
+	assert_int_equal(launch_identity_derive_task(NULL, NULL, "team-a", "mnist", &a, &e), 0);
 	assert_int_equal(launch_identity_derive_task(NULL, &none, "team-a", "mnist", &b, &e), 0);
 	assert_string_equal(a.id, b.id);
 	clear_pipeline_env();

@@ -1,0 +1,244 @@
+/*
+ * launch_values.c - the value of one run flag of `jaxjob launch`, by its kind
+ * in run_flags[] (launch_flags.c): strings, booleans, durations, enums, and
+ * the special ones (--patch, --param, --launch-args, --failure-lines; the
+ * metrics flags go on to launch_metrics_flags.c). Each error names the flag
+ * and shows a value that works.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "diagnose.h"
+#include "jobparams.h"
+#include "launch_opts_int.h"
+#include "yj.h"
+
+/* 90s, 30m, 2h, 1h30m, 1.5h, or plain seconds ("3600"); "0" = none. */
+static int parse_duration(const char *flag, const char *s, double *out, struct err *e)
+{
+	const char *p = s;
+	double total = 0;
+	int units = 0;
+	while (*p) {
+		/* digits [. digits] only: strtod alone would take 1e3, 0x10, inf */
+		size_t n = strspn(p, "0123456789");
+		if (p[n] == '.')
+			n += 1 + strspn(p + n + 1, "0123456789");
+		if (n == 0 || (n == 1 && *p == '.'))
+			goto bad;
+		double v = strtod(p, NULL);
+		p += n;
+		if (!*p && !units) {
+			total = v;	/* plain seconds */
+			break;
+		}
+		if (*p == 'h')
+			total += v * 3600;
+		else if (*p == 'm')
+			total += v * 60;
+		else if (*p == 's')
+			total += v;
+		else
+			goto bad;
+		p++;
+		units++;
+	}
+	if (!*s || !isfinite(total))
+		goto bad;
+	*out = total;
+	return 0;
+bad:
+	return err_set(e, ERR_INPUT, "--%s \"%s\" is not a duration; write e.g. 90s, 30m, 2h, "
+		       "1h30m or a number of seconds", flag, s);
+}
+
+static int parse_bool_flag(const char *flag, const char *s, int *out, struct err *e)
+{
+	if (jobparams_parse_bool(s, out) < 0)
+		return err_set(e, ERR_INPUT, "--%s must be true or false, got \"%s\"", flag, s);
+	return 0;
+}
+
+static int parse_enum(const struct run_flag *f, const char *s, int *out, struct err *e)
+{
+	struct buf all = BUF_INIT;
+	for (int i = 0; f->choices[i]; i++) {
+		if (!strcmp(f->choices[i], s)) {
+			*out = i;
+			return 0;
+		}
+	}
+	for (int i = 0; f->choices[i]; i++)
+		buf_addf(&all, "%s%s", i ? ", " : "", f->choices[i]);
+	err_set(e, ERR_INPUT, "--%s \"%s\" is not valid; use one of %s", f->flag, s, all.data);
+	buf_free(&all);
+	return -1;
+}
+
+/* --patch '{...}' or --patch @file.yaml: a mapping (JSON merge patch). */
+static int parse_patch(struct launch_opts *o, const char *s, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	const char *source = "--patch";
+	cJSON *doc = NULL;
+	int rc;
+	if (s[0] == '@') {
+		source = s + 1;
+		rc = buf_read_file(&text, s + 1, YJ_MAX_INPUT, e);
+	} else {
+		buf_adds(&text, s);
+		rc = 0;
+	}
+	if (rc == 0)
+		rc = yj_parse_one(text.data, text.len, source, &doc, e);
+	buf_free(&text);
+	if (rc < 0)
+		return err_prefix(e, "--patch");
+	if (!cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		return err_set(e, ERR_INPUT, "--patch must be a mapping (a JSON merge patch such as "
+			       "'{\"spec\":{\"runPolicy\":{\"backoffLimit\":2}}}')");
+	}
+	cJSON_Delete(o->patch);	/* the last --patch wins, like any other flag */
+	o->patch = doc;
+	return 0;
+}
+
+/* A whole number in [lo, hi] for --FLAG. */
+int launch_count(const char *flag, const char *s, double lo, double hi, double *out,
+		 struct err *e)
+{
+	char *end;
+	double v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return err_set(e, ERR_INPUT, "--%s must be a whole number, got \"%s\"", flag, s);
+	v = strtod(s, &end);
+	if (v < lo || v > hi)
+		return err_set(e, ERR_INPUT, "--%s must be between %.0f and %.0f, got %s", flag, lo,
+			       hi, s);
+	*out = v;
+	return 0;
+}
+
+/*
+ * A JSON list of strings from --FLAG (what KFP's launcher makes of a
+ * JsonArray input: json.Marshal of the list, backend/src/v2/component/
+ * launcher_v2.go:1139-1163), kept in o->owned so that its strings outlive
+ * the call; NULL with `e` set if it is not one.
+ */
+const cJSON *launch_word_list(struct launch_opts *o, const char *flag, const char *v,
+			      struct err *e)
+{
+	cJSON *doc = NULL, *it;
+	char what[64];
+
+	snprintf(what, sizeof(what), "--%s", flag);
+	if (yj_parse_one(v, strlen(v), what, &doc, e) < 0) {
+		char why[ERR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		err_set(e, ERR_INPUT, "--%s must be a JSON list of strings such as "
+			"[\"a\", \"b\"] (%s)", flag, why);
+		return NULL;
+	}
+	if (!cJSON_IsArray(doc)) {
+		cJSON_Delete(doc);
+		err_set(e, ERR_INPUT, "--%s must be a JSON list of strings, got \"%.80s\"", flag, v);
+		return NULL;
+	}
+	cJSON_ArrayForEach(it, doc) {
+		if (!cJSON_IsString(it)) {
+			cJSON_Delete(doc);
+			err_set(e, ERR_INPUT, "--%s must be a JSON list of strings; quote every "
+				"item, e.g. [\"--workers\", \"4\"]", flag);
+			return NULL;
+		}
+	}
+	if (!o->owned)
+		o->owned = cJSON_CreateArray();
+	cJSON_AddItemToArray(o->owned, doc);
+	return doc;
+}
+
+/*
+ * --launch-args '["--queue=q", "--", "python", "train.py"]': the words as if
+ * they stood here. Not nested (one level is all an engine needs, and a
+ * list cannot then grow by itself); "" and [] add nothing, so a workflow
+ * parameter left at its default passes through.
+ */
+static int launch_args(struct launch_opts *o, const char *v, struct err *e)
+{
+	const cJSON *list, *it;
+	char **words;
+	int n = 0, rc;
+
+	if (!*v)
+		return 0;
+	list = launch_word_list(o, "launch-args", v, e);
+	if (!list)
+		return -1;
+	words = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*words));
+	if (!words)
+		abort();
+	cJSON_ArrayForEach(it, list) {
+		if (!strncmp(it->valuestring, "--launch-args", 13)) {
+			free(words);
+			return err_set(e, ERR_INPUT, "--launch-args inside --launch-args; put all "
+				       "the options in one list");
+		}
+		if (!strcmp(it->valuestring, "-h") || !strncmp(it->valuestring, "--help", 6)) {
+			free(words);
+			return err_set(e, ERR_INPUT, "--launch-args holds %s; run jaxjob launch "
+				       "--help", it->valuestring);
+		}
+		words[n++] = it->valuestring;
+	}
+	rc = launch_opts_words(o, n, words, 0, e);
+	free(words);
+	return rc;
+}
+
+int launch_flag_set(struct launch_opts *o, const struct run_flag *f, const char *v,
+		    struct err *e)
+{
+	char *base = (char *)o + f->off;
+	int n = 0;
+	switch (f->kind) {
+	case RF_STR:
+		if (!*v)
+			return err_set(e, ERR_INPUT, "--%s needs a value", f->flag);
+		memcpy(base, &v, sizeof(v));
+		return 0;
+	case RF_OPTSTR:
+		if (!*v)
+			v = NULL;
+		memcpy(base, &v, sizeof(v));
+		return 0;
+	case RF_BOOL:
+		if (parse_bool_flag(f->flag, v, &n, e) < 0)
+			return -1;
+		memcpy(base, &n, sizeof(n));
+		return 0;
+	case RF_DURATION:
+		return parse_duration(f->flag, v, (double *)(void *)base, e);
+	case RF_ENUM:
+		if (parse_enum(f, v, &n, e) < 0)
+			return -1;
+		memcpy(base, &n, sizeof(n));
+		return 0;
+	case RF_SPECIAL:
+		if (!strcmp(f->flag, "launch-args"))
+			return launch_args(o, v, e);
+		if (!strcmp(f->flag, "param"))
+			return jobparams_set_user(o->params, v, e);
+		if (!strcmp(f->flag, "patch"))
+			return parse_patch(o, v, e);
+		if (!strcmp(f->flag, "failure-lines"))
+			return launch_count(f->flag, v, 1, DIAG_LAST_LINES_MAX, &o->failure_lines, e);
+		return launch_metrics_flag(o, f->flag, v, e);
+	}
+	return 0;
+}
