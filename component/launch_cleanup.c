@@ -41,7 +41,12 @@
 void launch_retry_until(const struct launch_ctx *ctx, double deadline)
 {
 	double left = deadline - kube_now();
+
+	/* the retries and each attempt: a server that accepts the DELETE's
+	 * connection and never answers must not hold the step past the
+	 * bound (curl's 60 s would outlast a pod's 30 s grace period) */
 	kube_client_set_retry(ctx->c, left > 1 ? left : 1);
+	kube_client_set_request_timeout(ctx->c, left > 1 ? left : 1);
 }
 
 /* The object the decision was made on: its uid and resourceVersion. */

@@ -26,7 +26,8 @@ enum launch_cleanup_done {
 int launch_cleanup(struct launch_hub *h, const struct launch_ctx *ctx,
 		   enum launch_cleanup_action action, double deadline, struct buf *note);
 
-/* The look and the requests of the ending retry until `deadline`, at least 1 s. */
+/* The look and the requests of the ending retry until `deadline`, at least
+ * 1 s, and no one attempt outlasts it. */
 void launch_retry_until(const struct launch_ctx *ctx, double deadline);
 
 #endif

@@ -292,7 +292,9 @@ static struct kube_call *call_new(struct kube_client *c, const struct kube_reque
 	kube_response_init(&k->rs);
 	k->done = done;
 	k->ud = ud;
-	k->timeout_s = KUBE_REQUEST_TIMEOUT_S;
+	/* whole seconds for curl, rounded up: never shorter than asked */
+	k->timeout_s = c->request_timeout_s > 0 ? (long)c->request_timeout_s +
+		(c->request_timeout_s > (long)c->request_timeout_s) : KUBE_REQUEST_TIMEOUT_S;
 	k->started = kube_now();
 	double window = rq->retry_s > 0 ? rq->retry_s : c->retry_s;
 	k->deadline = k->started + window;

@@ -97,6 +97,11 @@ void kube_client_set_retry(struct kube_client *c, double seconds)
 	c->retry_s = seconds;
 }
 
+void kube_client_set_request_timeout(struct kube_client *c, double seconds)
+{
+	c->request_timeout_s = seconds;
+}
+
 void kube_client_set_unreachable_retry(struct kube_client *c, double seconds)
 {
 	c->unreachable_s = seconds;

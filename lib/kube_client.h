@@ -105,6 +105,13 @@ const struct kube_config *kube_client_config(const struct kube_client *c);
 /* Default retry window for requests (seconds, default 30). */
 void kube_client_set_retry(struct kube_client *c, double seconds);
 
+/* The longest one attempt of a request may take (seconds; 0, the default:
+ * 60 s). A caller with a deadline of its own (a cleanup within a pod's
+ * grace period) sets it, so that a server that never answers cannot hold
+ * one attempt past that deadline. Streams (watches, log follows) keep
+ * their own bounds. */
+void kube_client_set_request_timeout(struct kube_client *c, double seconds);
+
 /* A shorter window for failures that never reached the server (connection
  * refused, host name not resolved: KUBE_REASON_UNREACHABLE), so that a wrong
  * kubeconfig fails fast while a loaded or restarting server still gets the

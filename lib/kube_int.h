@@ -79,6 +79,7 @@ struct kube_client {
 	struct kube_xfer *xfers;
 	struct kube_timer *timers;
 	double retry_s;
+	double request_timeout_s;	/* one attempt's bound; 0: KUBE_REQUEST_TIMEOUT_S */
 	double unreachable_s;	/* kube_client_set_unreachable_retry(), 0 = retry_s */
 	void (*trace)(const char *line, void *ud);	/* or NULL */
 	void *trace_ud;

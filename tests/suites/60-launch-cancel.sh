@@ -87,6 +87,25 @@ expect "a second SIGTERM during cleanup does not abort it: exit 5 (got $rc)" "te
 expect '... the launch said so and finished the cleanup' 'grep -q "signal received during cleanup" "$T/sd1.err"'
 expect '... the job is gone' 'test "$(job_state sd1)" = absent'
 
+# A DELETE the server takes and never answers: --delete-timeout bounds each attempt too, not
+# only the retries (an attempt used to get curl's 60 s, past a pod's 30 s grace period). The
+# DELETE stays held until the launch has exited on its own; curl's message names the bound
+# the attempt had.
+ks_mark
+ctl POST /_test/faults '{"holdMatch": "/jaxjobs/dt1$", "holdMethod": "DELETE"}' >/dev/null
+bg_launch dt1 --name dt1 --delete-timeout 2s $HANG
+wait_for grep -q "Running:" "$T/dt1.err"
+kill -TERM "$BG_dt1"
+wait_for seen DELETE "/jaxjobs/dt1\$"
+bg_wait dt1
+rc=$?
+ctl POST /_test/faults '{"holdMatch": null}' >/dev/null
+ctl DELETE /_test/faults >/dev/null
+expect "an unanswered DELETE: the launch ends on its own, exit 5 (got $rc)" "test $rc -eq 5"
+expect '... saying the job could not be deleted within the bound it was given' \
+	"grep -Eq 'could not delete JAXJob team-a/dt1: .*timed out after [0-9]{1,4} milliseconds' '$T/dt1.err'"
+ctl DELETE /apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/dt1 >/dev/null
+
 # A job that changes between the look and the DELETE (issue 27): the DELETE carries the uid and
 # resourceVersion it was decided on, so the server refuses it (409); the launch looks again,
 # decides again and deletes what it now sees. The DELETE is held while the job is touched.
