@@ -44,6 +44,15 @@ expect '... the Workload has Kueue'"'"'s name and the job as its controller owne
 	grep -q "\"controller\": *true"'
 cp "$T/qa.err" "$T/kueue-queued.err"
 
+# --- SIGTERM while queued: cancelled, and the ending says Queued (the hub's queue state) -----
+bg_launch qs --name qs $JOB --out-message="$O/qs/message"
+SK hold team-a JAXJob qs q >/dev/null
+wait_err qs "queued in team-a/q: " >/dev/null
+kill -TERM "$BG_qs"
+bg_wait qs; rc=$?
+expect 'SIGTERM while Kueue holds the job: exit 5, "while the job was Queued", not its Suspended flag' '
+	test $rc = 5 && grep -q "cancelled by signal 15 while the job was Queued" $O/qs/message'
+
 # --- --queue-timeout: exit 8, the job deleted per --on-cancel delete, or left queued -------
 bg_launch qt --name qt $JOB --queue-timeout 2s --out-state="$O/qt/state" --out-message="$O/qt/message" \
 	--out-exit-code="$O/qt/exit"
