@@ -144,7 +144,7 @@ void workers_follow(struct launch_pod *p)
 	memset(&lo, 0, sizeof(lo));
 	/* exited before we got to it: read what it wrote, no follow needed */
 	lo.once = p->terminated && !p->running;
-	lo.timestamps = 1;	/* how far behind the stream is: launch_workers_settle */
+	lo.timestamps = 1;	/* how far behind the stream is: workers_settle */
 	lo.ns = w->ctx->ns;
 	lo.pod = p->name;
 	lo.container = w->ctx->api->container;

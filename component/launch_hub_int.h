@@ -18,11 +18,11 @@
 #include "launch_watch.h"
 #include "launch_workers.h"
 
-enum launch_phase_of_run { RUN_CREATING, RUN_WAITING, RUN_CLEANING, RUN_DONE };
+enum launch_run_phase { RUN_CREATING, RUN_WAITING, RUN_CLEANING, RUN_DONE };
 
 struct launch_hub {
 	const struct launch_ctx *ctx;
-	enum launch_phase_of_run phase;
+	enum launch_run_phase phase;
 	struct launch_why why;		/* why.end: what ended the wait */
 	cJSON *job;			/* the job as last seen, or NULL */
 	struct launch_verdict v;	/* its verdict (launch_hub_take, job_seen) */
