@@ -12,6 +12,7 @@ pkgs=(
 	lua5.1 python3 python3-yaml python3-jsonschema
 	git
 	procps			# ps: tests/run-all.sh finds what a suite left running
+	time			# /usr/bin/time: peak memory of hostile inputs (74-hostile-inputs)
 	libnghttp2-dev zlib1g-dev cmake dpkg-dev strace	# build-slim-deps.sh and the image binary (static nghttp2, zlib); strace counts connections (56-kube-http2-real)
 	etcd-server etcd-client curl	# the real control plane of the 6[5-9]-real-* suites (../shared/tools/kube-control-plane)
 	python3-protobuf python3-kubernetes	# ../shared/tools/kfp-sdk (tests/suites/62-kfp-argo.sh)
