@@ -16,6 +16,8 @@
 #   kcp_audit UA_PREFIX       every request in the audit log of clients whose user agent starts with
 #                             UA_PREFIX, one JSON line each {verb, uri, code, ua, user, time}
 #   kcp_secret FILE           register a file's content (a minted token) in secrets.list
+#   kcp_token NS SA FILE      mint a 10-minute token of service account NS/SA (TokenRequest API,
+#                             what `kubectl create token` does from kubectl 1.24 on) into FILE
 #   kcp_stop_operator, kcp_start_operator   play the operator yourself for a while
 #   kcp_wait_established CRD...             until the apiserver serves those CRDs
 #   jaxjob_begun PID          jaxjob's own code runs in PID (signals held or caught): see below
@@ -222,6 +224,12 @@ kcp_ctl() { # METHOD PATH [JSON|@FILE]
 	code=${out##*$'\n'}
 	printf '%s\n' "${out%$'\n'*}"
 	case $code in 2*) return 0 ;; *) return 1 ;; esac
+}
+
+kcp_token() { # NS SA FILE: a TokenRequest (any kubectl: `create token` needs 1.24)
+	kcp_ctl POST "/api/v1/namespaces/$1/serviceaccounts/$2/token" \
+		'{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":600}}' |
+		"$KCP_PY" -c 'import json, sys; print(json.load(sys.stdin)["status"]["token"])' >"$3"
 }
 
 kcp_wait_established() { # CRD...: until the apiserver serves them (30 s at most)

@@ -46,7 +46,7 @@ kubectl -n team-a create serviceaccount nowl >/dev/null &&
 	for r in nowl nowl-pods nowl-logs; do
 		kubectl -n team-a create rolebinding "$r" --role="$r" --serviceaccount=team-a:nowl >/dev/null || exit 1
 	done &&
-	kubectl -n team-a create token nowl --duration 10m >"$KCP_DIR/nowl.token" &&
+	kcp_token team-a nowl "$KCP_DIR/nowl.token" &&
 	kcp_secret "$KCP_DIR/nowl.token" &&
 	sed "s|token: \"[^\"]*\"|token: \"$(cat "$KCP_DIR/nowl.token")\"|; s/namespace: default/namespace: team-a/" \
 		"$KCP_DIR/admin-token.kubeconfig" >"$KCP_DIR/kubeconfig-nowl" || echo "setup of the Role without Workloads failed" >&2

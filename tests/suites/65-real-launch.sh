@@ -3,7 +3,7 @@
 # (../shared/tools/kube-control-plane), the operator and kubelet simulated through the API
 # (tests/realserver/operator.py): every operator scenario, all workers' logs line for line,
 # cancel by suspend and by foreground deletion through the real garbage collector, re-attach,
-# a TrainJob, the shipped Role with a token minted by `kubectl create token`, and the request
+# a TrainJob, the shipped Role with a token minted by the TokenRequest API (kcp_token), and the request
 # count of a long job from the apiserver's audit log (a 10 s job, not the issue's 60 s: a
 # watch-driven launch makes the same requests however long the job runs, and the suite's time
 # budget is small; bench/realserver.sh runs the 60 s job). The scenarios run side by side on one
@@ -16,7 +16,7 @@ HANG="--image x/jax:1 --workers 2 --env SIM_HANG=1"
 
 # ---- setup: the shipped pipeline-step RBAC, a minted token; a namespace whose quota rejects Services
 kubectl apply -f "$JAXJOB_TOP/deploy/pipeline-step/rbac.yaml" >/dev/null &&
-	kubectl -n team-a create token jaxjob-launcher --duration 10m >"$KCP_DIR/sa.token" &&
+	kcp_token team-a jaxjob-launcher "$KCP_DIR/sa.token" &&
 	kcp_secret "$KCP_DIR/sa.token" &&
 	sed "s|token: \"[^\"]*\"|token: \"$(cat "$KCP_DIR/sa.token")\"|; s/namespace: default/namespace: team-a/" \
 		"$KCP_DIR/admin-token.kubeconfig" >"$KCP_DIR/kubeconfig-sa" || echo "setup of the shipped Role failed" >&2
