@@ -174,7 +174,11 @@ fi
 # (in a copy of the tree: the checkout keeps the default; where no container
 # engine works, make image still writes the references and says it built nothing)
 mkdir -p "$T/tree"
-git -C "$top" ls-files -co --exclude-standard -z | (cd "$top" && xargs -0 cp --parents -t "$T/tree" 2>/dev/null)
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	git -C "$top" ls-files -co --exclude-standard -z | (cd "$top" && xargs -0 cp --parents -t "$T/tree" 2>/dev/null)
+else	# a copy without .git (a release tarball, make fresh-check): every file but the build
+	(cd "$top" && tar --exclude=./build -cf - .) | (cd "$T/tree" && tar -xf -)
+fi
 NEW=registry.example.com/ml/jaxjob:1.2.3
 goal=image	# with a working engine, only its first step (building is left to CI)
 for e in docker podman; do
