@@ -177,7 +177,7 @@ mkdir -p "$T/tree"
 if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
 	git -C "$top" ls-files -co --exclude-standard -z | (cd "$top" && xargs -0 cp --parents -t "$T/tree" 2>/dev/null)
 else	# a copy without .git (a release tarball, make fresh-check): every file but the build
-	(cd "$top" && tar --exclude=./build -cf - .) | (cd "$T/tree" && tar -xf -)
+	(cd "$top" && tar --exclude=./build --exclude=__pycache__ --exclude-vcs-ignores -cf - .) | (cd "$T/tree" && tar -xf -)
 fi
 NEW=registry.example.com/ml/jaxjob:1.2.3
 goal=image	# with a working engine, only its first step (building is left to CI)
