@@ -5,7 +5,6 @@
  * settling of every stream (see launch_workers.c for the whole story).
  */
 #include <string.h>
-#include <time.h>
 
 #include "launch_workers_int.h"
 
@@ -220,14 +219,6 @@ static int survivors_only(const struct workers *w, const struct launch_verdict *
 	return v->counted || workers_failure_seen(w);
 }
 
-/* wall clock, as the kubelet's timestamps */
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The survivor is left: say so (and what its last read could not bring). */
 static void survivor_left(struct launch_pod *p, const struct err *e)
 {
@@ -251,7 +242,7 @@ static void leave_survivor(struct launch_pod *p)
 	if (p->leaving)
 		return;
 	p->leaving = 1;
-	if (p->log && !p->log_once && kube_log_complete_until(p->log, wall_now(), &e) == 0)
+	if (p->log && !p->log_once && kube_log_complete_until(p->log, kube_wall_now(), &e) == 0)
 		return;
 	err_clear(&e);
 	survivor_left(p, NULL);

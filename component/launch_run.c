@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "jtree.h"
 #include "launch_access.h"
@@ -27,13 +26,6 @@
 #include "launch_kueue.h"
 #include "launch_outputs.h"
 #include "launch_run.h"
-
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void set_string(cJSON *obj, const char *key, const char *val)
 {
@@ -178,7 +170,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	}
 	r.job = h ? launch_hub_job(h) : NULL;
 	r.cleanup = note.len ? note.data : NULL;
-	r.now = wall_now();
+	r.now = kube_wall_now();
 	r.metrics = ctx.metrics->m;
 	launch_metrics_end(ctx.metrics);
 	launch_ending_report(&ctx, &r);

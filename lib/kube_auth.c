@@ -27,16 +27,8 @@
 #include <openssl/evp.h>
 
 #include "jtree.h"
+#include "kube_clock.h"
 #include "yj.h"
-
-/* A monotonic clock for the exec plugin's deadline (the same clock as
- * kube_now(), which lives with the loop, above this file). */
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 extern char **environ;
 
@@ -274,9 +266,9 @@ static void free_strv(char **v)
 /* Read the child's stdout until EOF, the size limit or the deadline. */
 static int read_child(int fd, struct buf *out, const char *cmd, struct err *e)
 {
-	double deadline = mono_now() + KUBE_EXEC_TIMEOUT_S;
+	double deadline = kube_now() + KUBE_EXEC_TIMEOUT_S;
 	for (;;) {
-		double left = deadline - mono_now();
+		double left = deadline - kube_now();
 		if (left <= 0)
 			return err_set(e, ERR_AUTH, "exec plugin %s did not finish within %d s",
 				       cmd, KUBE_EXEC_TIMEOUT_S);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "kube_int.h"
 #include "kube_lines.h"
@@ -64,13 +63,6 @@ static void log_free(struct kube_log *l)
 	free(l);
 }
 
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int on_line(void *ud, const char *line, size_t len, int truncated)
 {
 	struct kube_log *l = ud;
@@ -81,7 +73,7 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 		return 1;
 	if (l->o.timestamps) {
 		skip = kube_log_stamp(line, len, &when);
-		l->lag = skip ? wall_now() - when : -1;
+		l->lag = skip ? kube_wall_now() - when : -1;
 		if (l->lag > l->worst_lag)
 			l->worst_lag = l->lag;
 		if (skip && skip == l->last_stamp && memcmp(l->last_line.data, line, skip) == 0) {

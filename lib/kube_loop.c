@@ -17,18 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 #include <openssl/crypto.h>
 
 #include "version.h"
-
-double kube_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- curl callbacks: copy bytes, nothing else --------------------------- */
 

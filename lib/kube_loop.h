@@ -37,6 +37,7 @@
 
 #include "err.h"
 #include "kube_client.h"
+#include "kube_clock.h"
 
 /*
  * Run until kube_loop_stop() is called from a callback, or until there is
@@ -72,8 +73,8 @@ int kube_loop_poke(struct kube_client *c, struct err *e);
  */
 void kube_loop_cancel_call(struct kube_client *c);
 
-/* Monotonic clock, seconds. All timer arithmetic uses it. */
-double kube_now(void);
+/* The loop's clock (kube_now(), monotonic seconds) is kube_clock.h's; all
+ * timer arithmetic uses it. */
 
 /* ---- timers -------------------------------------------------------------- */
 
