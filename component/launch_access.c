@@ -41,7 +41,6 @@
 #include "launch_connect.h"
 #include "launch_kueue.h"
 
-#define ACCESS_RETRY_S 5.0
 #define ACCESS_MAX 16
 
 /* One question: may we `verb` `r`(/`sub`)? */
@@ -91,7 +90,7 @@ static void review_start(struct launch_ctx *ctx, struct review *q)
 	buf_adds(&rq.body, json);
 	rq.content_type = "application/json";
 	buf_adds(&rq.what, "selfsubjectaccessreviews.authorization.k8s.io");
-	rq.retry_s = ACCESS_RETRY_S;
+	rq.retry_s = LAUNCH_REVIEW_RETRY_S;
 	cJSON_free(json);
 	q->answer = -1;
 	q->call = kube_start(ctx->c, &rq, review_done, q);

@@ -10,9 +10,6 @@
 #include "launch_exit.h"
 #include "launch_outputs.h"
 
-/* The review's retries: the access check's bound (launch_access.c). */
-#define RULES_RETRY_S 5.0
-
 void launch_rules_request(struct kube_request *rq, const char *ns)
 {
 	cJSON *body = cJSON_CreateObject();
@@ -28,7 +25,7 @@ void launch_rules_request(struct kube_request *rq, const char *ns)
 	buf_adds(&rq->body, json);
 	rq->content_type = "application/json";
 	buf_adds(&rq->what, "selfsubjectrulesreviews.authorization.k8s.io");
-	rq->retry_s = RULES_RETRY_S;
+	rq->retry_s = LAUNCH_REVIEW_RETRY_S;
 	cJSON_free(json);
 }
 

@@ -36,6 +36,10 @@ struct launch_early {
 	cJSON *json;			/* its answer */
 };
 
+/* How long an access review (rules or access) is retried: a review that
+ * cannot be made is no answer, not a reason to hold the step. */
+#define LAUNCH_REVIEW_RETRY_S 5.0
+
 /* The SelfSubjectRulesReview request for a namespace (sent early by
  * launch_early_start, or by the access check, launch_access.c). */
 void launch_rules_request(struct kube_request *rq, const char *ns);
