@@ -8,8 +8,7 @@
 # hub's files, the workers spoke's, the kube client's around lib/kube_int.h,
 # whose module is "kube" with lib/kube.h); without that line, foo_int.h is
 # foo's when foo.c exists. So "foo.c includes bar.h" is the dependency
-# foo -> bar. A circle
-# (foo -> bar -> ... -> foo) means neither side can be read, tested or
+# foo -> bar. A circle (foo -> bar -> ... -> foo) means neither side can be read, tested or
 # changed without the other: the layering the headers describe is false.
 # Only the project's own files count (lib/ component/ argocd-plugin/
 # health-checks/ under ROOT, default .); system and generated headers are
@@ -23,6 +22,11 @@
 # looked at again. --known FILE reads the list from FILE instead (the
 # check's own test). The build runs this: build/include-cycles-ok in the
 # Makefile.
+#
+# The same "Included by:" line is a rule too: a private header included by
+# a file it does not name, or a private header without the line, is one
+# error line each (the state such a header declares is its files' alone:
+# nothing else can write the launch hub's).
 #
 # How: the strongly connected components of the module graph (Tarjan); a
 # component of more than one module is a circle, named by the shortest
@@ -49,6 +53,11 @@ for f in lib/*.[ch] component/*.[ch] argocd-plugin/*.[ch] health-checks/*.[ch]; 
 done
 [ $# -gt 0 ] || { echo "include-cycles: error: no sources under $root" >&2; exit 2; }
 printf '%s\n' "$KNOWN" | awk '
+function base(path,   b) {
+	b = path
+	sub(/.*\//, "", b)
+	return b
+}
 function modname(path,   m) {
 	m = path
 	sub(/.*\//, "", m)
@@ -151,6 +160,8 @@ FILENAME == "-" {
 	next
 }
 FNR == 1 {
+	if (FILENAME ~ /_int\.h$/)
+		privates[base(FILENAME)] = FILENAME
 	m = modname(FILENAME)
 	if (FILENAME ~ /\.c$/)
 		hasc[m] = 1
@@ -166,16 +177,21 @@ FILENAME ~ /_int\.h$/ && /Included by:/ {
 	b = modname(FILENAME)
 	sub(/_int$/, "", b)
 	group[modname(FILENAME)] = b
+	named[base(FILENAME)] = t
 	n = split(t, fs, /[ \t]+/)
 	for (i = 1; i <= n; i++)
-		if (fs[i] != "")
+		if (fs[i] != "") {
 			group[modname(fs[i])] = b
+			mayinclude[base(FILENAME), fs[i]] = 1
+		}
 }
 /^[ \t]*#[ \t]*include[ \t]*"/ {
 	t = $0
 	sub(/^[^"]*"/, "", t)
 	sub(/".*/, "", t)
 	rawedge[++nraw] = modname(FILENAME) SUBSEP modname(t) SUBSEP FILENAME ":" FNR
+	if (t ~ /_int\.h$/)
+		privinc[++npriv] = base(t) SUBSEP base(FILENAME) SUBSEP FILENAME ":" FNR
 }
 END {
 	# a private header and the files its "Included by:" line names are
@@ -211,6 +227,20 @@ END {
 		if (!(mods[i] in idx) && !(mods[i] in canon))
 			strong(mods[i])
 	bad = 0
+	# a private header is included only by the files it names: the state it
+	# declares is theirs alone (the launch hub: nothing else can write it)
+	for (h in privates)
+		if (!(h in named)) {
+			print "include-cycles: error: " privates[h] " has no \"Included by:\" line: name the files that share it" > "/dev/stderr"
+			bad = 1
+		}
+	for (i = 1; i <= npriv; i++) {
+		split(privinc[i], e, SUBSEP)
+		if ((e[1] in named) && !((e[1], e[2]) in mayinclude)) {
+			print "include-cycles: error: " e[3] " includes " e[1] ", a private header that names only: " named[e[1]] > "/dev/stderr"
+			bad = 1
+		}
+	}
 	for (i = 1; i <= nfound; i++) {
 		key = members_of(found[i])
 		if (key in known) {
