@@ -184,17 +184,26 @@ start() { # SUITE
 	state[$s]=running
 }
 
+# the live processes of group PID ("pid stat args", cut), zombies left out: they are gone
+# already, only not reaped yet
+group_left() {
+	ps -o pid=,stat=,args= -g "$1" 2>/dev/null | awk '$2 !~ /^Z/' | cut -c 1-120
+}
+
 finish() { # PID STATUS
 	local p=$1 rc=$2 s=${pid_of[$1]} left
 	unset "pid_of[$p]"
-	# (zombies are gone already, only not reaped yet: not counted)
-	left=$(ps -o pid=,stat=,args= -g "$p" 2>/dev/null | awk '$2 !~ /^Z/' | cut -c 1-120)
+	left=$(group_left "$p")
 	if [ -n "$left" ]; then
 		echo "run-all: $s left process(es) running; stopped them:" >>"$JAXJOB_TMP/$s.err"
 		printf '%s\n' "$left" >>"$JAXJOB_TMP/$s.err"
 		printf '%s\n' "$left" | sed "s/^ */# $s left running (stopped): /" >>"$JAXJOB_TMP/$s.note"
 		kill -TERM -- "-$p" 2>/dev/null
-		sleep 0.2	# sleep-ok: grace period between SIGTERM and SIGKILL of what a suite left
+		# until they are gone (two seconds at most), then SIGKILL what is still there
+		local end=$((SECONDS + 2))
+		while [ -n "$(group_left "$p")" ] && [ "$SECONDS" -lt "$end" ]; do
+			sleep 0.05	# sleep-ok: poll interval (until the group's processes are gone)
+		done
 		kill -KILL -- "-$p" 2>/dev/null
 	fi
 	echo "$rc" >"$JAXJOB_TMP/$s.rc"
