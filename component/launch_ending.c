@@ -74,12 +74,6 @@ static enum view look(struct launch_hub *h, const struct launch_ctx *ctx, double
 	return VIEW_SEEN;
 }
 
-/* A wait that did not see the job finish. */
-static int unfinished_end(enum launch_end end)
-{
-	return end != END_FINISHED && end != END_DELETED;
-}
-
 /* Fill the result from why the wait ended; return what cleanup to apply. */
 static enum launch_cleanup_action judge_end(const struct launch_hub *h,
 					    const struct launch_ctx *ctx, struct launch_result *r)
@@ -184,7 +178,7 @@ void launch_ending(struct launch_hub *h, const struct launch_ctx *ctx, struct la
 	struct err e = ERR_INIT;
 
 	launch_hub_cleaning(h);	/* a further signal must not cancel the look */
-	if (launch_hub_job(h) && ctx->name && unfinished_end(why->end) &&
+	if (launch_hub_job(h) && ctx->name && launch_end_unseen(why->end) &&
 	    !kube_err_tls_untrusted(&why->err))
 		v = look(h, ctx, deadline, &e);
 	launch_hub_drain_report(h);

@@ -33,6 +33,13 @@ enum launch_end {
 	END_QUEUE_TIMEOUT,	/* --queue-timeout: queued by Kueue for too long */
 };
 
+/* The wait ended without seeing the job finish (timeout, signal, stuck, a
+ * failed watch, the queue): the job may have finished all the same. */
+static inline int launch_end_unseen(enum launch_end end)
+{
+	return end != END_FINISHED && end != END_DELETED;
+}
+
 /* Why the wait ended, as the hub decided it (read-only for the others). */
 struct launch_why {
 	enum launch_end end;

@@ -11,9 +11,7 @@
 
 int launch_hub_finished_meanwhile(struct launch_hub *h)
 {
-	enum launch_end end = h->why.end;
-
-	if (end == END_FINISHED || end == END_DELETED || !h->v.terminal)
+	if (!launch_end_unseen(h->why.end) || !h->v.terminal)
 		return 0;
 	h->why.end = END_FINISHED;
 	return 1;
