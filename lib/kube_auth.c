@@ -408,7 +408,7 @@ int kube_creds_get(struct kube_creds *c, struct kube_cred_view *out, struct err 
 	}
 	if (!cfg->exec)
 		return 0;
-	time_t now = time(NULL);
+	time_t now = (time_t)kube_wall_now();
 	if (c->exec_valid && c->exec_expires && now >= c->exec_expires - EXEC_EXPIRY_SLACK_S)
 		c->exec_valid = 0;
 	if (!c->exec_valid && run_exec(c, e))
