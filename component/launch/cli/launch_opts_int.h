@@ -41,7 +41,8 @@ struct run_flag {
 /* The run flags, in help order; ends with a NULL flag (launch_flags.c). */
 extern const struct run_flag launch_run_flags[];
 
-/* Set run flag `f` from its text `v` (launch_values.c). */
+/* Set run flag `f` from its text `v` (launch_values.c); an RF_STR flag's `v`
+ * is not empty (the parser's caller refuses that: parseopt_missing). */
 int launch_flag_set(struct launch_opts *o, const struct run_flag *f, const char *v,
 		    struct err *e);
 
