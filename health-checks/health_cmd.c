@@ -218,7 +218,7 @@ static enum health_status judge_all(const struct objlist *l, int json, struct bu
 			print_text(l->v[i], &r, out);
 	}
 	if (json) {
-		yj_json_pretty(arr, out);
+		jtree_json_pretty(arr, out);
 		cJSON_Delete(arr);
 	}
 	health_result_free(&r);

@@ -196,7 +196,7 @@ static void exec_info(const struct kube_config *cfg, struct buf *out)
 		if (cfg->proxy_url)
 			cJSON_AddStringToObject(cl, "proxy-url", cfg->proxy_url);
 	}
-	yj_json_canonical(o, out);
+	jtree_json_canonical(o, out);
 	cJSON_Delete(o);
 }
 
