@@ -262,8 +262,10 @@ void kube_client_free(struct kube_client *c)
 {
 	if (!c)
 		return;
-	kube_watch_stop_all(c);
-	kube_log_stop_all(c);
+	if (c->stop_watches)
+		c->stop_watches(c);
+	if (c->stop_logs)
+		c->stop_logs(c);
 	kube_cancel_all(c);
 	for (struct kube_xfer *x = c->xfers; x; x = x->next)
 		kube_xfer_cancel(x);

@@ -28,7 +28,7 @@
 #include "component/launch/hub/launch_outcome.h"
 #include "component/launch/spokes/launch_kueue.h"
 #include "component/launch/spokes/launch_trainer.h"
-#include "component/launch/spokes/launch_watch.h"
+#include "component/launch/spokes/launch_jobwatch.h"
 #include "component/launch/spokes/launch_workers.h"
 #include "health.h"
 

@@ -6,7 +6,7 @@
  *
  * The spokes observe and act, each on its own part of the state:
  *
- *   launch_watch.c    the job watch and the event watch
+ *   launch_jobwatch.c    the job watch and the event watch
  *   launch_workers.c  the worker pods and their log follows (launch_follow.c)
  *   launch_kueue.c    the job's Kueue Workload (the clocks: launch_hub_clock.c)
  *

@@ -30,7 +30,7 @@
  *    budget grows by one watch, for those jobs only;
  *  - the judgement "held by Kueue" (kueue_held) and its reason, which
  *    the hub turns into the Queued state, the queue clock and the lines;
- *  - Kueue's Normal events on the job (launch_watch.c hands them over
+ *  - Kueue's Normal events on the job (launch_jobwatch.c hands them over
  *    through the hub), said as one line each.
  * It reports a Workload change through struct kueue_reports; the hub
  * decides what it means.
@@ -183,8 +183,8 @@ int kueue_start(struct kueue *k, const char *from, struct err *e)
 	/* after our own create the watch starts at the create's
 	 * resourceVersion (the hub's rule): Kueue makes the Workload after the
 	 * job, so no LIST is needed; a re-attach lists first */
-	k->watch = launch_watch_in(ctx, &KUEUE_WORKLOAD, sel.data, NULL, from, NULL, on_workload,
-				   on_workload_state, k, e);
+	k->watch = launch_ctx_watch(ctx, &KUEUE_WORKLOAD, sel.data, NULL, from, NULL, on_workload,
+				    on_workload_state, k, e);
 	buf_free(&sel);
 	return k->watch ? 0 : -1;
 }
