@@ -116,7 +116,7 @@ expect '... Kueue'"'"'s Started event said, from a watch of the job'"'"'s own No
 ctl POST /_test/users '{"name": "crowda", "allow": ["* *"]}' >/dev/null
 kubeconfig_as "$KS/crowda.token" "$T/crowda.kubeconfig"
 "$JAXJOB" launch --kubeconfig "$T/crowda.kubeconfig" --name crowd-a $JOB --env SIM_LINES=2 \
-	>"$T/ca.out" 2>"$T/ca.err" & BG_ca=$!
+	--out-summary="$O/ca/summary" >"$T/ca.out" 2>"$T/ca.err" & BG_ca=$!
 bg_launch cb --name crowd-b $JOB --env SIM_LINES=2
 SK hold team-a JAXJob crowd-a q >/dev/null
 SK hold team-a JAXJob crowd-b q >/dev/null
@@ -141,6 +141,9 @@ mine = [r for r in json.load(sys.stdin) if r[\"user\"] == \"crowda\" and r[\"wat
 got = [n for r in mine for n in r.get(\"delivered\", [])]
 sys.exit(not (any(n.startswith(\"crowd-a\") for n in got) and
               not any(n.startswith(\"crowd-b\") for n in got)))"'
+expect '... its summary counts the requests it sent (as many as the server logged of it) and the bytes it got' '
+	n=$(requests | /usr/bin/python3 -c "import json,sys; print(sum(r[\"user\"] == \"crowda\" for r in json.load(sys.stdin)))") &&
+	grep -qE "^\| API traffic \| $n requests, [1-9][0-9]* bytes received \|$" $O/ca/summary'
 
 # --- a job without the queue label that a person suspended is not "queued" ----------------
 bg_launch ps --name ps --image x/jax:1 --workers 1 --suspend --timeout 2s
