@@ -93,6 +93,7 @@ struct kube_client {
 	void *on_retry_ud;
 	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
 	double deaf_s;		/* time spent dispatching (not listening), summed */
+	struct kube_traffic traffic;	/* kube_client_traffic(): counted by kube_loop.c */
 	double dispatch_at;	/* start of the dispatch in progress, 0 outside one */
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */
 	int running;		/* > 0 inside kube_loop_run() */

@@ -210,7 +210,6 @@ void kueue_evicted(const struct kueue *k, char *why, size_t n)
 	snprintf(why, n, "Preempted");
 }
 const char *kueue_admitted_by(const struct kueue *k) { (void)k; return "cq"; }
-int kueue_event(struct kueue *k, const cJSON *ev) { (void)k, (void)ev; return 0; }
 
 void launch_trainer_seen(struct launch_trainer *t, const struct launch_ctx *ctx, const cJSON *job)
 {

@@ -184,13 +184,6 @@ static void creation_failure(void *hub, int permanent)
 	hub_stuck_check(h);
 }
 
-/* A Normal event about the job: Kueue's are said. */
-static void normal_event(void *hub, const cJSON *ev)
-{
-	struct launch_hub *h = hub;
-	kueue_event(h->kueue, ev);
-}
-
 static int waiting(void *hub)
 {
 	const struct launch_hub *h = hub;
@@ -232,7 +225,6 @@ static const struct jobwatch_reports jobwatch_reports = {
 	.absent = job_absent,
 	.failed = job_watch_failed,
 	.creation_failure = creation_failure,
-	.normal_event = normal_event,
 	.waiting = waiting,
 };
 
