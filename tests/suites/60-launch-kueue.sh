@@ -68,7 +68,10 @@ bg_wait ql; rc=$?
 expect '... --on-cancel leave leaves it queued (exit 8)' 'test $rc = 8 && job_state ql | grep -q Suspended'
 
 # --- preempted mid-run, requeued, admitted again, Succeeded ----------------------------------
-bg_launch pr --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=3 --timeout 60s \
+# The preemption must land while the workers run: 12 s, not 3, because on a busy 2-core
+# machine the simulated Kueue (a Python start and three API writes) took longer than a 3 s job
+# (the job Succeeded first and the test failed in 2 of 3 loaded runs).
+bg_launch pr --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=12 --timeout 90s \
 	--out-state="$O/pr/state"
 SK hold team-a JAXJob pr q >/dev/null
 wait_err pr "queued [0-9]+s in team-a/q" && SK admit team-a JAXJob pr cq
