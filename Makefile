@@ -113,11 +113,11 @@ $(BUILD)/layers-ok: $(BUILD)/libjaxjob.a
 # No include circle between modules (foo.c and foo.h are one module): the
 # #include "..." lines of lib/ and the front-ends read as a graph, a circle
 # fails the build with the line that names it; the few accepted for now are
-# listed, with the reason, in the script (scripts/include-cycles.sh).
+# listed, with the reason, in the script (scripts/module-graph.sh).
 CYCLE_SRC := $(sort $(wildcard lib/*.[ch] component/*.[ch] component/launch/*/*.[ch] argocd-plugin/*.[ch] health-checks/*.[ch]))
-$(BUILD)/include-cycles-ok: scripts/include-cycles.sh $(CYCLE_SRC)
+$(BUILD)/include-cycles-ok: scripts/module-graph.sh $(CYCLE_SRC)
 	@mkdir -p $(BUILD)
-	@scripts/include-cycles.sh
+	@scripts/module-graph.sh
 	@touch $@
 
 $(BUILD)/jaxjob: $(MAIN_OBJ) $(APP_OBJ) $(BUILD)/libjaxjob.a
