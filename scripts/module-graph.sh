@@ -121,7 +121,7 @@ if [ -n "$objects" ]; then
 	nmfile=$tmp/nm
 	kgfile=$tmp/known-graph
 	printf '%s\n' "$KNOWN_GRAPH" >"$kgfile"
-	: >"$nmfile"
+	objs=
 	for f in "$@"; do
 		case $f in
 		*.c) ;;
@@ -132,11 +132,13 @@ if [ -n "$objects" ]; then
 			echo "module-graph: error: no object $o for $f: build it first (make)" >&2
 			exit 2
 		fi
-		nm -P "$o" | sed "s|^|$f |" >>"$nmfile" || exit 2
+		objs="$objs $o"
 	done
+	# one nm for all ("OBJ: SYMBOL TYPE ..."; the paths have no blanks)
+	nm -A -P $objs >"$nmfile" || exit 2
 	set -- "$kgfile" "$@" "$nmfile"
 fi
-printf '%s\n' "$KNOWN" | awk -v nmfile="$nmfile" -v kgfile="$kgfile" -v folders="$FOLDERS" \
+printf '%s\n' "$KNOWN" | awk -v nmfile="$nmfile" -v kgfile="$kgfile" -v objdir="$objects" -v folders="$FOLDERS" \
 	-v backmax="$BACK_MAX" -v report="$report" '
 
 function base(path,   b) {
@@ -484,8 +486,10 @@ FILENAME == kgfile {
 	gknown[key] = reason
 	next
 }
-# "SOURCE.c SYMBOL TYPE ...": nm -P of the object of SOURCE.c
+# "OBJDIR/SOURCE.o: SYMBOL TYPE ...": nm -A -P of the objects
 FILENAME == nmfile {
+	$1 = substr($1, length(objdir) + 2)
+	sub(/\.o:$/, ".c", $1)
 	if ($3 == "U")
 		uses[++nuse] = $1 SUBSEP $2
 	else if ($3 ~ /^[TDBRCGSVW]$/ && !(($2, $1) in defpair)) {

@@ -53,6 +53,10 @@ void launch_print_warnings(const char *lines);
 struct buf;
 void launch_duration(struct buf *b, double s);
 
+/* "42% done, 13m05s left, loss 0.31" of a TrainJob's status.trainerStatus:
+ * the trainer spoke's line and the summary's row (here, below both). */
+void launch_trainer_progress(const cJSON *trainer_status, struct buf *b);
+
 /* Monotonic clock in seconds (kube_now(): one clock for the loop and us). */
 double launch_now(void);
 

@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "jtree.h"
-#include "launch_outputs.h"
+#include "launch_result.h"
 #include "launch_exit.h"
 #include "launch_kueue.h"
 
