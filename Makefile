@@ -14,7 +14,8 @@
 #   make demo       run the main job against the local test API server
 #   make fresh-check  `make demo` and `make check-quick` in a clean clone
 #                   inside a minimal Debian chroot (scripts/fresh-check.sh)
-#   make CC=clang   any C11 compiler; warnings are errors
+#   make CC=clang   any C11 compiler; warnings are errors (make check builds
+#                   with clang too: tests/suites/13-clang-build.sh)
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile
 # edit: lib/*.c is the core (build/libjaxjob.a, nothing else in it, so the
@@ -169,10 +170,10 @@ UNIT_APP_test_launch_parts  := launch_identity launch_logs launch_stdout \
 			       launch_outputs launch_progress launch_metrics \
 			       launch_result launch_file launch_summary \
 			       launch_kfp launch_metrics_chart \
-			       launch_failure launch_verdict
+			       launch_failure launch_verdict launch_outcome
 UNIT_APP_test_launch_hub    := launch_hub launch_hub_clock launch_hub_end \
 			       launch_verdict \
-			       launch_progress launch_result
+			       launch_progress launch_result launch_outcome
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
 comma := ,

@@ -64,34 +64,39 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 rendered, 2 bad input, 3 repository unreadable.\n";
 
-static int exit_code(const struct err *e)
+/* The exit statuses (usage_text says them; plugin.yaml's CMP sees them). */
+enum render_exit {
+	RENDER_EXIT_RENDERED = 0,
+	RENDER_EXIT_BAD_INPUT = 2,	/* the jobs, the parameters or the command line */
+	RENDER_EXIT_UNREADABLE = 3,	/* the repository could not be read */
+};
+
+static enum render_exit exit_code(const struct err *e)
 {
 	switch (e->code) {
 	case ERR_IO:
 	case ERR_NETWORK:
 	case ERR_INTERNAL:
-		return 3;
+		return RENDER_EXIT_UNREADABLE;
 	default:
-		return 2;
+		return RENDER_EXIT_BAD_INPUT;
 	}
 }
 
 enum { OPT_REPO, OPT_REVISION, OPT_PATH, OPT_PARAMS, OPT_DIFF, OPT_HELP };
 
-/* The command line, one table (lib/parseopt.h): separate values only
- * (PARSEOPT_NO_INLINE), an unknown option said as typed (PARSEOPT_TYPED). */
+/* The command line, one table (lib/parseopt.h): --repo URL and --repo=URL,
+ * the words after `--` plain arguments (refused: render takes none). */
 static const struct parseopt options[] = {
-	{ "repo", 0, PARSEOPT_VALUE, OPT_REPO, NULL },
-	{ "revision", 0, PARSEOPT_VALUE, OPT_REVISION, NULL },
-	{ "path", 0, PARSEOPT_VALUE, OPT_PATH, NULL },
-	{ "params", 0, PARSEOPT_NONE, OPT_PARAMS, NULL },
-	{ "diff", 0, PARSEOPT_TWO, OPT_DIFF, NULL },
-	{ "help", 'h', PARSEOPT_NONE, OPT_HELP, NULL },
-	{ NULL, 0, PARSEOPT_NONE, 0, NULL },
+	{ "repo", 0, PARSEOPT_VALUE, OPT_REPO, NULL, "PATH|URL" },
+	{ "revision", 0, PARSEOPT_VALUE, OPT_REVISION, NULL, "REV" },
+	{ "path", 0, PARSEOPT_VALUE, OPT_PATH, NULL, "DIR" },
+	{ "params", 0, PARSEOPT_NONE, OPT_PARAMS, NULL, NULL },
+	{ "diff", 0, PARSEOPT_TWO, OPT_DIFF, NULL, "REV1 REV2" },
+	{ "help", 'h', PARSEOPT_NONE, OPT_HELP, NULL, NULL },
+	{ NULL, 0, PARSEOPT_NONE, 0, NULL, NULL },
 };
-static const struct parseopt_cmd render_cmd = {
-	options, "jaxjob render --help", PARSEOPT_TYPED | PARSEOPT_NO_INLINE,
-};
+static const struct parseopt_cmd render_cmd = { options, "jaxjob render --help", 0 };
 
 /* One option of the table. */
 static int set_opt(struct render_opts *o, const struct parseopt_hit *h, struct err *e)
@@ -104,15 +109,12 @@ static int set_opt(struct render_opts *o, const struct parseopt_hit *h, struct e
 		o->params = 1;
 		return 0;
 	case OPT_DIFF:
-		if (!h->value2)
-			return err_set(e, ERR_INPUT, "--diff needs two revisions: --diff REV1 REV2");
 		o->diff[0] = h->value;
 		o->diff[1] = h->value2;
 		return 0;
 	default:
-		if (!h->value || !*h->value)
-			return err_set(e, ERR_INPUT, "%s needs a value; see `jaxjob render --help`",
-				       h->spelled);
+		if (!*h->value)
+			return parseopt_missing(&render_cmd, h->opt, e);
 		*slot = h->value;
 		return 0;
 	}
@@ -135,8 +137,6 @@ static int parse_opts(struct render_opts *o, int argc, char **argv, struct err *
 		/* "generate": the CMP verb, accepted for readability in plugin.yaml */
 		if (ev == PARSEOPT_ARG && !strcmp(h.spelled, "generate"))
 			continue;
-		if (ev != PARSEOPT_OPTION && h.spelled[0] == '-')	/* -, -- */
-			return parseopt_unknown(&render_cmd, h.spelled, e);
 		if (ev == PARSEOPT_ARG)
 			return err_set(e, ERR_INPUT, "unexpected argument %.80s; render takes only "
 				       "options; see `jaxjob render --help`", h.spelled);
@@ -301,7 +301,7 @@ int cmd_render(int argc, char **argv)
 	struct err e = ERR_INIT;
 	int rc = parse_opts(&o, argc, argv, &e);
 	if (rc > 0)
-		return 0;
+		return RENDER_EXIT_RENDERED;
 	struct buf out = BUF_INIT;
 	if (rc == 0)
 		rc = run(&o, &out, &e);
@@ -313,5 +313,5 @@ int cmd_render(int argc, char **argv)
 		fprintf(stderr, "error: %s\n", e.msg);
 		return exit_code(&e);
 	}
-	return 0;
+	return RENDER_EXIT_RENDERED;
 }

@@ -28,6 +28,7 @@
 
 #include "jtree.h"
 #include "kube_clock.h"
+#include "kube_time.h"
 #include "yj.h"
 
 extern char **environ;
@@ -83,39 +84,6 @@ int kube_creds_invalidate(struct kube_creds *c)
 	c->file_loaded = 0;
 	c->exec_valid = 0;
 	return c->cfg->exec != NULL || c->cfg->token_file != NULL;
-}
-
-/* ---- time ------------------------------------------------------------- */
-
-time_t kube_parse_time(const char *s)
-{
-	struct tm tm = {0};
-	int n = 0;
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
-			 &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19)
-		return -1;
-	const char *p = s + n;
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			;
-	long off = 0;
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		int hh, mm, k = 0;
-		if (sscanf(p + 1, "%2d:%2d%n", &hh, &mm, &k) != 2 || k != 5)
-			return -1;
-		off = (hh * 3600L + mm * 60L) * (*p == '-' ? -1 : 1);
-		p += 6;
-	} else {
-		return -1;
-	}
-	if (*p || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31)
-		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	time_t t = timegm(&tm);
-	return t == (time_t)-1 ? -1 : t - off;
 }
 
 /* ---- token file ------------------------------------------------------- */
@@ -178,8 +146,11 @@ int kube_exec_parse(const char *json, size_t len, const char *want_api_version,
 	if (!rc && !(crt && *crt) != !(k && *k))
 		rc = err_set(e, ERR_AUTH, "clientCertificateData and clientKeyData must "
 			     "come together");
-	if (!rc && exp && (*expires = kube_parse_time(exp)) == -1)
+	double when = 0;
+	if (!rc && exp && kube_time_parse(exp, strlen(exp), &when) < 0)
 		rc = err_set(e, ERR_AUTH, "status.expirationTimestamp \"%s\" is not RFC 3339", exp);
+	if (!rc && exp)
+		*expires = (time_t)when;
 	if (!rc) {
 		if (tok)
 			buf_adds(token, tok);
@@ -225,7 +196,7 @@ static void exec_info(const struct kube_config *cfg, struct buf *out)
 		if (cfg->proxy_url)
 			cJSON_AddStringToObject(cl, "proxy-url", cfg->proxy_url);
 	}
-	yj_json_canonical(o, out);
+	jtree_json_canonical(o, out);
 	cJSON_Delete(o);
 }
 
@@ -297,7 +268,7 @@ static int read_child(int fd, struct buf *out, const char *cmd, struct err *e)
  * as it came, a failing plugin retried a dozen times printed its complaint a
  * dozen times. Its last line now travels in the error (said once, with the
  * attempts counted by the call); a plugin that succeeds is not quoted (a
- * pipeline step has nobody to answer its prompts). -1 when none can be made:
+ * step run unattended has nobody to answer its prompts). -1 when none can be made:
  * stderr is then inherited as before.
  */
 static int stderr_file(void)
@@ -437,7 +408,7 @@ int kube_creds_get(struct kube_creds *c, struct kube_cred_view *out, struct err 
 	}
 	if (!cfg->exec)
 		return 0;
-	time_t now = time(NULL);
+	time_t now = (time_t)kube_wall_now();
 	if (c->exec_valid && c->exec_expires && now >= c->exec_expires - EXEC_EXPIRY_SLACK_S)
 		c->exec_valid = 0;
 	if (!c->exec_valid && run_exec(c, e))

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kube_clock.h"
 #include "kube_status.h"
 #include "jtree.h"
 #include "yj.h"
@@ -83,7 +84,7 @@ struct kube_client *kube_client_new(struct kube_config *cfg, struct err *e)
 	c->creds = kube_creds_new(&c->cfg);
 	set_url_base(c);
 	c->retry_s = DEFAULT_RETRY_S;
-	c->rnd_state = (unsigned)time(NULL) ^ ((unsigned)getpid() << 16);
+	c->rnd_state = (unsigned)(time_t)kube_wall_now() ^ ((unsigned)getpid() << 16);
 	return c;
 }
 
@@ -105,6 +106,12 @@ void kube_client_set_request_timeout(struct kube_client *c, double seconds)
 void kube_client_set_unreachable_retry(struct kube_client *c, double seconds)
 {
 	c->unreachable_s = seconds;
+}
+
+void kube_client_set_contact_window(struct kube_client *c, double seconds, double since)
+{
+	c->contact.window_s = seconds;
+	c->contact.since = since;
 }
 
 void kube_client_on_retry(struct kube_client *c,
@@ -255,8 +262,10 @@ void kube_client_free(struct kube_client *c)
 {
 	if (!c)
 		return;
-	kube_watch_stop_all(c);
-	kube_log_stop_all(c);
+	if (c->stop_watches)
+		c->stop_watches(c);
+	if (c->stop_logs)
+		c->stop_logs(c);
 	kube_cancel_all(c);
 	for (struct kube_xfer *x = c->xfers; x; x = x->next)
 		kube_xfer_cancel(x);

@@ -67,11 +67,6 @@ KNOWN='
 # (none: issue 25 cleared the last ones)
 '
 KNOWN_GRAPH='
-# The kube client: kube_client.c calls kube_call (kube_call, kube_cancel_all)
-# and kube_watch (kube_watch_stop_all); they call the loop, whose header
-# includes kube_client.h. Issue 31 (h-lib) breaks kube_client <-> kube_watch;
-# what is left of the circle then gets its own line.
-lib/kube_call.c lib/kube_client.c lib/kube_log.c lib/kube_loop.c lib/kube_watch.c: the client and its parts reach each other (kube_client_free stops the watches and calls; they run on the loop, whose header includes the client); issue 31 breaks it
 # jobapi.c reads the JAXJob and TrainJob handlers (JOBAPI_JAXJOB, defined in
 # jaxjob.c) that include jobapi.h for the table they fill in.
 lib/jaxjob.c lib/jobapi.c lib/trainjob.c: the API table names its handlers, which include its header; breaking it: the handlers register through a table the caller passes (as the launch spokes report)

@@ -21,6 +21,13 @@
 #include <stdio.h>
 #include <cJSON.h>
 
+/* Worker counts of a job: requested replicas and status counts (0 if
+ * unset). Here, below the verdict and the result that fill them in
+ * (launch_workers_of, launch_result.h), since the counts line shows them. */
+struct launch_workers {
+	int replicas, active, succeeded, failed;
+};
+
 struct launch_progress {
 	FILE *out;		/* stderr, or NULL when --quiet */
 	double t0;		/* launch start (monotonic seconds) */
