@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "component/launch/hub/launch_hub.h"
-#include "component/launch/hub/launch_outcome.h"
+#include "component/launch/outputs/launch_outcome.h"
 #include "component/launch/spokes/launch_kueue.h"
 #include "component/launch/spokes/launch_trainer.h"
 #include "component/launch/spokes/launch_jobwatch.h"

@@ -5,7 +5,7 @@
  * queue) and launch_hub_end.c (after the wait: the ending's and the
  * cleanup's questions).
  * Nothing else includes it: the rest of the run reads the hub through
- * launch_hub.h (scripts/include-cycles.sh holds the build to this list).
+ * launch_hub.h (scripts/module-graph.sh holds the build to this list).
  *
  * Included by: launch_hub.c launch_hub_clock.c launch_hub_end.c
  */

@@ -14,17 +14,15 @@
 #include <cJSON.h>
 
 #include "launch_outcome.h"
+#include "launch_progress.h"	/* struct launch_workers */
 
 struct metrics;
 
 /*
- * Worker counts of a job: requested replicas and status counts (0 if
- * unset), as its API's handler reads them (jobapi_worker_counts). Returns 1
- * when the status counts worker pods, 0 when the pods must be counted.
+ * The worker counts of a job (struct launch_workers, launch_progress.h), as
+ * its API's handler reads them (jobapi_worker_counts). Returns 1 when the
+ * status counts worker pods, 0 when the pods must be counted.
  */
-struct launch_workers {
-	int replicas, active, succeeded, failed;
-};
 int launch_workers_of(const cJSON *job, struct launch_workers *w);
 
 struct launch_result {

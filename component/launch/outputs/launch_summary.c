@@ -34,30 +34,6 @@ static void md_row(struct buf *out, const char *k, const char *v)
 	buf_adds(out, " |\n");
 }
 
-void launch_trainer_progress(const cJSON *ts, struct buf *b)
-{
-	const cJSON *pct = cJSON_GetObjectItemCaseSensitive(ts, "progressPercentage");
-	const cJSON *eta = cJSON_GetObjectItemCaseSensitive(ts, "estimatedRemainingSeconds");
-	const cJSON *m;
-	int n = 0;
-
-	if (cJSON_IsNumber(pct))
-		buf_addf(b, "%d%% done", pct->valueint);
-	else
-		buf_adds(b, "progress unknown");
-	if (cJSON_IsNumber(eta) && eta->valuedouble >= 0) {
-		buf_adds(b, ", ");
-		launch_duration(b, eta->valuedouble);
-		buf_adds(b, " left");
-	}
-	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(ts, "metrics")) {
-		const char *name = jtree_get_string(m, "name", NULL), *v = jtree_get_string(m, "value", NULL);
-		if (!name || !v || n++ >= 6)
-			continue;
-		buf_addf(b, ", %s %s", name, v);
-	}
-}
-
 /* A TrainJob's own progress (status.trainerStatus, KEP-2779): preferred over
  * what the logs said, which the metrics table below still shows. */
 static void trainer_rows(const struct launch_result *r, struct buf *out)
