@@ -168,7 +168,7 @@ sc_kueue_queue_timeout() { kup; B --name qt $KQ --queue-timeout 2s; SK hold team
 sc_kueue_preempted() { kup; B --name pr $KQ --env SIM_LINES=6 --env SIM_DURATION=3 --timeout 60s
 	SK hold team-a JAXJob pr q; ev "queued [0-9]+s in team-a/q"; SK admit team-a JAXJob pr cq
 	ev '^\[worker-0\] step 1/6' "$D/out"; SK preempt team-a JAXJob pr
-	ev "queued [0-9]+s in team-a/q \([0-9ms]+ in all\): Preempted: "; SK admit team-a JAXJob pr cq; W; }
+	ev "queued [0-9]+s in team-a/q \([0-9ms]+ in all\): Preempted \(InClusterQueue\): "; SK admit team-a JAXJob pr cq; W; }
 sc_kueue_trainjob() { kup; B --api trainjob --name tq --image x/jax:1 --workers 2 --env SIM_LINES=2 \
 	--local-queue q --timeout 2s --queue-progress-every 1s; SK hold team-a TrainJob tq q
 	ev "queued ([3-9]|[1-9][0-9])s in team-a/q"; SK admit team-a TrainJob tq cq; W; }

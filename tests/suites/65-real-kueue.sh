@@ -96,7 +96,7 @@ expect "--queue-timeout 3s: exit 8, QueueTimeout, the job deleted (got $rc_qt)" 
 expect "preempted mid-run: preempted, requeued, admitted again, Succeeded (exit $rc_pr)" '
 	test $pr_ran = 0 && test $pr_requeued = 0 && test $rc_pr = 0 &&
 	test "$(cat $O/pr/state)" = Succeeded &&
-	grep -q "preempted, requeued (Preempted: Preempted to accommodate a workload" $T/pr.err &&
+	grep -q "preempted, requeued (Preempted (InClusterQueue): Preempted to accommodate a workload" $T/pr.err &&
 	grep -q "admitted again by clusterQueue cq after [0-9]*s in the queue: attempt 2" $T/pr.err &&
 	grep -q "^\[worker-0\] step 6/6" $T/pr.out'
 expect "a Role without Workload read: named before the create, still Queued, then Succeeded (exit $rc_nw)" '

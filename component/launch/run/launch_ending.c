@@ -125,6 +125,16 @@ static enum launch_cleanup_action judge_end(const struct launch_hub *h,
 				  o->queue_timeout_s, ctx->ns, ctx->queue, why->queue_why);
 		/* the job keeps its place in the queue unless --on-cancel deletes it */
 		return o->on_cancel == CANCEL_DELETE ? CLEAN_DELETE : CLEAN_NONE;
+	case END_QUEUE_INADMISSIBLE:
+		/* launch_kueue_reasons.c: Kueue cannot admit it as the queue is
+		 * configured; waiting would not help, a smaller request or another
+		 * queue would */
+		launch_result_set(r, "QueueInadmissible", EXIT_QUEUE_TIMEOUT, "QueueInadmissible",
+				  "Kueue will not admit the %s in %s/%s (%s for %.0fs): %s; ask for "
+				  "fewer GPUs or workers, or use another queue (--local-queue)",
+				  ctx->kind, ctx->ns, ctx->queue, why->kueue_reason, o->queue_hopeless_s,
+				  why->kueue_msg);
+		return on_cancel_action(ctx->o);
 	case END_API:
 	case END_NONE:
 		launch_result_set(r, "Error", EXIT_API_ERROR,
