@@ -21,6 +21,9 @@
  * change). A reason that says waiting cannot help (ExceedsMaxQuota,
  * NoMatchingFlavor: launch_kueue_reasons.c) arms --queue-hopeless-after;
  * when it still holds then, the wait ends QueueInadmissible.
+ *
+ * A clock that runs out reports it (h->clock_rep->ran_out, as a spoke
+ * reports through its table): the hub decides what ends the wait.
  */
 #include <string.h>
 
@@ -58,7 +61,7 @@ static void on_stuck_timer(void *ud)
 	h->stuck_timer = NULL;
 	if (stuck_cause(h, h->why.stuck_reason, sizeof(h->why.stuck_reason),
 			h->why.stuck_msg, sizeof(h->why.stuck_msg)))
-		hub_stop(h, END_STUCK);
+		h->clock_rep->ran_out(h, END_STUCK);
 }
 
 void hub_stuck_check(struct launch_hub *h)
@@ -87,7 +90,7 @@ static void on_deadline(void *ud)
 {
 	struct launch_hub *h = ud;
 	h->deadline = NULL;
-	hub_stop(h, END_TIMEOUT);
+	h->clock_rep->ran_out(h, END_TIMEOUT);
 }
 
 void hub_arm_deadline(struct launch_hub *h)
@@ -167,7 +170,7 @@ static void on_queue_deadline(void *ud)
 {
 	struct launch_hub *h = ud;
 	h->q.deadline = NULL;
-	hub_stop(h, END_QUEUE_TIMEOUT);
+	h->clock_rep->ran_out(h, END_QUEUE_TIMEOUT);
 }
 
 static void enter_queue(struct launch_hub *h, const char *why)
@@ -248,7 +251,7 @@ static void on_hopeless_timer(void *ud)
 	h->q.hopeless = NULL;
 	if (hopeless_now(h, w->kueue_reason, sizeof(w->kueue_reason), w->kueue_msg,
 			 sizeof(w->kueue_msg)))
-		hub_stop(h, END_QUEUE_INADMISSIBLE);
+		h->clock_rep->ran_out(h, END_QUEUE_INADMISSIBLE);
 }
 
 /* The grace runs while the reason lasts, and starts again when it comes

@@ -102,20 +102,27 @@ static void send_page(struct qpos *q);
 
 static void warn_once(struct qpos *q, unsigned kind, const char *what)
 {
+	struct buf line = BUF_INIT;
+
 	if (q->warned & kind)
 		return;
 	q->warned |= kind;
-	launch_progress_note(q->ctx->prog, "warning: Kueue's visibility API (%s pendingworkloads "
-			     "of LocalQueue %s/%s): %s; ignored, the queue position is asked "
-			     "again later", versions[q->version], q->ctx->ns, q->ctx->queue, what);
+	buf_addf(&line, "warning: Kueue's visibility API (%s pendingworkloads of LocalQueue "
+		 "%s/%s): %s; ignored, the queue position is asked again later",
+		 versions[q->version], q->ctx->ns, q->ctx->queue, what);
+	q->rep->note(q->hub, line.data);
+	buf_free(&line);
 }
 
 /* The API is absent or denied: say it once, and look no more. */
 static void give_up(struct qpos *q, const char *why)
 {
+	struct buf line = BUF_INIT;
+
 	q->off = 1;
-	launch_progress_note(q->ctx->prog, "note: no queue position: %s; the run goes on without "
-			     "it", why);
+	buf_addf(&line, "note: no queue position: %s; the run goes on without it", why);
+	q->rep->note(q->hub, line.data);
+	buf_free(&line);
 }
 
 /* A page came: our Workload in it? Positions come 0-based. */

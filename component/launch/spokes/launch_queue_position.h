@@ -16,6 +16,9 @@
 
 struct qpos_reports {
 	void (*changed)(void *hub);	/* a new position was seen */
+	/* a line for the person waiting (the API absent or denied, a bad
+	 * answer): the hub says it; the spoke prints nothing itself */
+	void (*note)(void *hub, const char *line);
 };
 
 struct qpos;
