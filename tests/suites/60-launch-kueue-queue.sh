@@ -162,3 +162,21 @@ expect 'a run never preempted: preemptions 0' '
 	bg_launch p0 --name p0 $JOB --env SIM_LINES=1 --out-preemptions="$O/p0-pre" &&
 	SK hold team-a JAXJob p0 q >/dev/null && wait_err p0 "queued in team-a/q" &&
 	SK admit team-a JAXJob p0 cq && bg_wait p0 && test "$(cat $O/p0-pre)" = "{\"preemptions\":0}"'
+
+# --- without Workload read, Kueue's Stopped event on the admitted job counts the preemption ----
+ctl POST /_test/users '{"name": "nowl", "allow": ["* *"], "deny": ["* workloads"]}' >/dev/null
+kubeconfig_as "$KS/nowl.token" "$T/nowl.kubeconfig"
+"$JAXJOB" launch --kubeconfig "$T/nowl.kubeconfig" --name pw $JOB --env SIM_LINES=4 --env SIM_DURATION=2 \
+	--out-preemptions="$O/pw-pre" >"$T/pw.out" 2>"$T/pw.err" & BG_pw=$!
+SK hold team-a JAXJob pw q >/dev/null
+wait_err pw "queued in team-a/q: waiting for Kueue to admit it" >/dev/null && SK admit team-a JAXJob pw cq
+wait_out pw "^\[worker-0\] step 1/4" >/dev/null
+SK preempt team-a JAXJob pw
+wait_err pw "preempted, requeued" >/dev/null && SK admit team-a JAXJob pw cq
+wait "$BG_pw"; rc=$?
+expect 'no Workload read: the Stopped event counts it, preemptions 1, evicted_reason Preempted' '
+	test $rc = 0 && /usr/bin/python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p[\"preemptions\"] == 1 and p[\"evicted_reason\"] == \"Preempted\", p
+assert p[\"message\"].startswith(\"Preempted to accommodate a workload\"), p" $O/pw-pre'
