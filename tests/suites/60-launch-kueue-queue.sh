@@ -35,12 +35,15 @@ expect '... another Workload admitted: the position drops, said at once' '
 SK admit-other team-a aaa-0 cq
 expect '... and again (the other LocalQueue'"'"'s Workload leaves the ClusterQueue'"'"'s line)' '
 	wait_err qp "position 2 in q, 2 in cq: "'
+SK other team-a zzz-urgent q --priority 10
+expect '... a higher-priority Workload comes in: the place goes back, printed as it is' '
+	wait_err qp "position 3 in q, 3 in cq: "'
 SK admit team-a JAXJob qp cq
 bg_wait qp; rc=$?
 expect '... admitted, it runs (exit 0); queue_position is the last place seen' '
-	test $rc = 0 && test "$(cat $O/qp-position)" = "{\"cluster_queue\":2,\"local_queue\":2}"'
+	test $rc = 0 && test "$(cat $O/qp-position)" = "{\"cluster_queue\":3,\"local_queue\":3}"'
 expect '... and the summary'"'"'s queue section has it' '
-	grep -q "| queue position | 2 in q, 2 in its ClusterQueue (last seen) |" $O/qp-summary'
+	grep -q "| queue position | 3 in q, 3 in its ClusterQueue (last seen) |" $O/qp-summary'
 expect '... a look costs one page of at most 100 (limit and offset are sent)' '
 	requests | /usr/bin/python3 -c "import json,sys; sys.exit(not any(r[\"query\"] == \"limit=100&offset=0\" for r in json.load(sys.stdin)))"'
 cp "$T/qp.err" "$T/kueue-position.err"
