@@ -108,6 +108,12 @@ void kube_client_set_unreachable_retry(struct kube_client *c, double seconds)
 	c->unreachable_s = seconds;
 }
 
+void kube_client_set_contact_window(struct kube_client *c, double seconds, double since)
+{
+	c->contact.window_s = seconds;
+	c->contact.since = since;
+}
+
 void kube_client_on_retry(struct kube_client *c,
 			  void (*fn)(void *ud, unsigned attempt, double delay_s,
 				     const struct err *why),

@@ -82,6 +82,12 @@ struct kube_client {
 	double retry_s;
 	double request_timeout_s;	/* one attempt's bound; 0: KUBE_REQUEST_TIMEOUT_S */
 	double unreachable_s;	/* kube_client_set_unreachable_retry(), 0 = retry_s */
+	struct {		/* kube_client_set_contact_window() */
+		double window_s;	/* 0: off */
+		double since;		/* the first request's start, 0 none yet */
+		unsigned attempts;	/* every attempt sent since */
+		int answered;		/* the server has answered a request */
+	} contact;
 	void (*trace)(const char *line, void *ud);	/* or NULL */
 	void *trace_ud;
 	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);

@@ -122,7 +122,7 @@ void launch_hub_queue_seen(const struct launch_hub *h, int *in_lq, int *in_cq,
 static void say_queued(struct launch_hub *h)
 {
 	struct buf d = BUF_INIT, all = BUF_INIT, pos = BUF_INIT;
-	const char *cq = h->ctx->cluster_queue[0] ? h->ctx->cluster_queue : NULL;
+	const char *cq = qpos_cluster_queue(h->qpos);
 	int lq_at, cq_at;
 
 	launch_duration(&d, launch_now() - h->q.since);

@@ -45,7 +45,6 @@ struct launch_ctx {
 	char *uid;			/* of the job we created or adopted */
 	cJSON *manifest;		/* the stamped copy we send */
 	const char *queue;		/* its Kueue LocalQueue (points into manifest), or NULL */
-	char cluster_queue[254];	/* the LocalQueue's spec.clusterQueue, "" unknown */
 	struct launch_identity id;
 	struct launch_deny deny;
 	double t0;			/* launch_now() at the start */

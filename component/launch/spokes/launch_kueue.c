@@ -35,12 +35,11 @@
  * It reports a Workload change through struct kueue_reports; the hub
  * decides what it means.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jtree.h"
-#include "launch_outputs.h"
-#include "launch_exit.h"
 #include "launch_kueue.h"
 #include "launch_kueue_reasons.h"
 
@@ -333,17 +332,16 @@ int kueue_event(struct kueue *k, const cJSON *ev)
 
 /* ---- before the create ------------------------------------------------------------ */
 
-void launch_kueue_prepare(struct launch_ctx *ctx)
+const char *launch_kueue_prepare(const struct jobapi *api, cJSON **manifest)
 {
 	const cJSON *flag;
 	cJSON *patch;
 
-	ctx->queue = launch_kueue_queue_of(ctx->manifest);	/* points into ctx->manifest */
-	if (!ctx->queue)
-		return;
-	flag = jobapi_suspend_flag(ctx->api, ctx->manifest);
+	if (!launch_kueue_queue_of(*manifest))
+		return NULL;
+	flag = jobapi_suspend_flag(api, *manifest);
 	if (cJSON_IsTrue(flag))
-		return;
+		return launch_kueue_queue_of(*manifest);
 	/*
 	 * Created suspended, as Kueue's webhook would make it (defaults.go:36-46):
 	 * where the webhook is absent, an unsuspended job would start its
@@ -352,15 +350,15 @@ void launch_kueue_prepare(struct launch_ctx *ctx)
 	 * Launch only: a rendered manifest (Argo CD) must not pin a flag Kueue
 	 * changes, or every admission would show as drift.
 	 */
-	patch = jobapi_suspend_patch(ctx->api, 1);
-	jtree_merge_patch(&ctx->manifest, patch);
+	patch = jobapi_suspend_patch(api, 1);
+	jtree_merge_patch(manifest, patch);
 	cJSON_Delete(patch);
-	ctx->queue = launch_kueue_queue_of(ctx->manifest);
+	return launch_kueue_queue_of(*manifest);
 }
 
 /* ---- before the create: does the LocalQueue exist? ----------------------------- */
 
-int launch_kueue_preflight(struct launch_ctx *ctx, int may_get, struct launch_result *r)
+int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct err *out)
 {
 	struct err e = ERR_INIT;
 	cJSON *lq = NULL;
@@ -374,17 +372,15 @@ int launch_kueue_preflight(struct launch_ctx *ctx, int may_get, struct launch_re
 		return 0;
 	}
 	if (kube_get(ctx->c, &KUEUE_LOCALQUEUE, ctx->ns, ctx->queue, &lq, &e) == 0) {
-		snprintf(ctx->cluster_queue, sizeof(ctx->cluster_queue), "%s",
-			 jtree_get_string(lq, "spec.clusterQueue", ""));
 		cJSON_Delete(lq);
 		return 0;
 	}
 	cJSON_Delete(lq);
 	if (e.code == ERR_NOTFOUND && strstr(e.msg, "\" not found")) {
-		launch_result_set(r, "Error", EXIT_API_ERROR, "LocalQueueNotFound",
-				  "LocalQueue \"%s\" does not exist in namespace \"%s\" (label %s): "
-				  "Kueue would hold the %s for ever; create the LocalQueue or name an "
-				  "existing one", ctx->queue, ctx->ns, KUEUE_QUEUE_LABEL, ctx->kind);
+		err_set(out, ERR_NOTFOUND, "LocalQueue \"%s\" does not exist in namespace \"%s\" "
+			"(label %s): Kueue would hold the %s for ever; create the LocalQueue or "
+			"name an existing one", ctx->queue, ctx->ns, KUEUE_QUEUE_LABEL, ctx->kind);
+		snprintf(out->reason, sizeof(out->reason), "LocalQueueNotFound");
 		return -1;
 	}
 	if (e.code == ERR_NOTFOUND)	/* 404 page not found: no such API */

@@ -57,6 +57,9 @@ struct qpos {
 	const struct qpos_reports *rep;
 	void *hub;
 	struct kube_call *call;		/* the page in flight, or NULL */
+	struct kube_call *lq_call;	/* the LocalQueue's GET in flight, or NULL */
+	int lq_asked;			/* asked once: the answer or nothing */
+	char cq_name[254];		/* the LocalQueue's spec.clusterQueue, "" unknown */
 	int version;			/* index in versions[] */
 	int off;			/* absent or denied: no more looks */
 	unsigned warned;		/* enum qpos_warned bits */
@@ -79,10 +82,48 @@ struct qpos *qpos_new(const struct launch_ctx *ctx, const struct qpos_reports *r
 
 void qpos_stop(struct qpos *q)
 {
-	if (q && q->call)
+	if (!q)
+		return;
+	if (q->call)
 		kube_cancel(q->call);
-	if (q)
-		q->call = NULL;
+	if (q->lq_call)
+		kube_cancel(q->lq_call);
+	q->call = q->lq_call = NULL;
+}
+
+const char *qpos_cluster_queue(const struct qpos *q)
+{
+	return q && q->cq_name[0] ? q->cq_name : NULL;
+}
+
+/* The LocalQueue's ClusterQueue, to name it beside the place in it: the
+ * visibility API does not say it (types.go:66-91). Read once; a failure
+ * only leaves it unnamed ("its ClusterQueue"). */
+static void on_local_queue(void *ud, struct kube_response *rs, const struct err *e)
+{
+	struct qpos *q = ud;
+	const char *cq = e ? NULL : jtree_get_string(rs->json, "spec.clusterQueue", NULL);
+
+	q->lq_call = NULL;
+	if (cq && *cq)
+		snprintf(q->cq_name, sizeof(q->cq_name), "%s", cq);
+	if (q->lq > 0)
+		q->rep->changed(q->hub);	/* the place, now with its ClusterQueue's name */
+}
+
+static void ask_local_queue(struct qpos *q)
+{
+	static const struct kube_resource lq = { "kueue.x-k8s.io", "v1beta2", "localqueues",
+						 "LocalQueue", 1 };
+	struct kube_request rq;
+
+	if (q->lq_asked)
+		return;
+	q->lq_asked = 1;
+	kube_req_get(&rq, &lq, q->ctx->ns, q->ctx->queue);
+	rq.retry_s = -1;
+	q->lq_call = kube_start(q->ctx->c, &rq, on_local_queue, q);
+	kube_request_free(&rq);
 }
 
 void qpos_free(struct qpos *q)
@@ -145,7 +186,10 @@ static int find_in(struct qpos *q, const cJSON *items)
 		if ((int)l->valuedouble + 1 != q->lq || (int)c->valuedouble + 1 != q->cq) {
 			q->lq = (int)l->valuedouble + 1;
 			q->cq = (int)c->valuedouble + 1;
-			q->rep->changed(q->hub);
+			if (!q->lq_asked)
+				ask_local_queue(q);	/* the place is said with the name */
+			else
+				q->rep->changed(q->hub);
 		}
 		q->next = l->valuedouble > QPOS_BEFORE ? (long)l->valuedouble - QPOS_BEFORE : 0;
 		return 1;

@@ -32,5 +32,8 @@ void qpos_stop(struct qpos *q);
 /* The last position seen, 1-based, in the LocalQueue and the ClusterQueue:
  * 1, or 0 when none was ever seen. */
 int qpos_get(const struct qpos *q, int *in_lq, int *in_cq);
+/* The ClusterQueue of the job's LocalQueue (its spec.clusterQueue, read
+ * once when the first place is seen), or NULL. */
+const char *qpos_cluster_queue(const struct qpos *q);
 
 #endif
