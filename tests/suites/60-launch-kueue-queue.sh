@@ -50,7 +50,7 @@ cp "$T/qp.err" "$T/kueue-position.err"
 
 # --- only v1beta1 served (an older Kueue): the position still comes -----------------------
 ctl POST /_test/config '{"visibility": ["v1beta1"]}' >/dev/null
-bg_launch q1 --name q1 $JOB --queue-timeout 3s --on-cancel leave --out-queue-position="$O/q1-position"
+bg_launch q1 --name q1 $JOB --queue-timeout 6s --on-cancel leave --out-queue-position="$O/q1-position"
 SK hold team-a JAXJob q1 q >/dev/null
 bg_wait q1; rc=$?
 expect 'only v1beta1 served: v1beta2 answers 404, v1beta1 gives the place' '
@@ -88,7 +88,8 @@ expect '... one request, no repeated 403s' 'test "$(vis_requests nv)" = 1'
 # --- bad answers: malformed, cut off, without items, too large: a warning, never a crash -----
 for mode in malformed truncated noitems huge; do
 	ctl POST /_test/config "{\"visibilityAnswer\": \"$mode\"}" >/dev/null
-	bg_launch b$mode --name b$mode $JOB --queue-timeout 3s --on-cancel delete
+	# (--queue-timeout runs from the create: room for a loaded machine's simulated Kueue)
+	bg_launch b$mode --name b$mode $JOB --queue-timeout 6s --on-cancel leave
 	SK hold team-a JAXJob b$mode q >/dev/null
 	bg_wait b$mode; rc=$?
 	expect "a $mode visibility answer: one warning, ignored, the run goes on (exit 8 at --queue-timeout)" '
@@ -123,7 +124,7 @@ expect 'older Kueue (reason Pending, "> maximum capacity" in the message): Queue
 	test $rc = 8 && test "$(cat $O/ho-state)" = QueueInadmissible'
 expect '... --on-cancel leave leaves it in its queue' 'job_state ho | grep -q Suspended'
 
-bg_launch hs --name hs $JOB --queue-hopeless-after 1s --queue-timeout 4s --on-cancel delete \
+bg_launch hs --name hs $JOB --queue-hopeless-after 1s --queue-timeout 6s --on-cancel leave \
 	--out-state="$O/hs-state"
 SK hold team-a JAXJob hs q >/dev/null
 SK pending team-a JAXJob hs Suspended "LocalQueue q is stopped"
@@ -133,7 +134,8 @@ expect 'Suspended (a stopped queue) is not hopeless: said as a hold, ended only 
 	grep -q "queued [0-9]*s in team-a/q: .*held by an admin (queue stopped): Suspended: LocalQueue q is stopped" $T/hs.err &&
 	! grep -q "cannot admit it" $T/hs.err'
 
-bg_launch hz --name hz $JOB --queue-hopeless-after 0 --queue-timeout 3s --out-state="$O/hz-state"
+bg_launch hz --name hz $JOB --queue-hopeless-after 0 --queue-timeout 6s --on-cancel leave \
+	--out-state="$O/hz-state"
 SK hold team-a JAXJob hz q >/dev/null
 SK pending team-a JAXJob hz NoMatchingFlavor "flavor default-flavor doesn't match node affinity"
 bg_wait hz; rc=$?

@@ -57,20 +57,25 @@ run_bg qa "$KCP_KUBECONFIG" --name qa $JOB --env SIM_LINES=3 --timeout 3s --queu
 run_bg qt "$KCP_KUBECONFIG" --name qt $JOB --queue-timeout 3s --out-state="$O/qt/state"
 run_bg pr "$KCP_KUBECONFIG" --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=4 --timeout 120s --queue-timeout 150s --out-state="$O/pr/state" \
 	--out-preemptions="$O/pr/preemptions"
-run_bg hx "$KCP_KUBECONFIG" --name hx $JOB --queue-hopeless-after 2s --out-state="$O/hx/state" --out-message="$O/hx/message"
-run_bg ho "$KCP_KUBECONFIG" --name ho $JOB --queue-hopeless-after 2s --out-state="$O/ho/state"
-run_bg hs "$KCP_KUBECONFIG" --name hs $JOB --queue-hopeless-after 1s --queue-timeout 5s --out-state="$O/hs/state"
 run_bg nw "$KCP_DIR/kubeconfig-nowl" --name nw $JOB --env SIM_LINES=2 --queue-timeout 150s
 SK hold team-a JAXJob qa q >"$T/qa.wl"
 SK hold team-a JAXJob qt q >/dev/null
 SK hold team-a JAXJob pr q >/dev/null
 SK hold team-a JAXJob nw q >/dev/null
+# the reasons that end a wait early, or do not (started after the holds above: qt's 3 s
+# --queue-timeout runs from its create)
+run_bg hx "$KCP_KUBECONFIG" --name hx $JOB --queue-hopeless-after 2s --out-state="$O/hx/state" --out-message="$O/hx/message"
+run_bg ho "$KCP_KUBECONFIG" --name ho $JOB --queue-hopeless-after 2s --out-state="$O/ho/state"
+# (its --queue-timeout runs from the create, while the holds before its own are made: long
+# enough for a loaded control plane, and it is left, not deleted, should it run out before)
+run_bg hs "$KCP_KUBECONFIG" --name hs $JOB --queue-hopeless-after 1s --queue-timeout 60s --on-cancel leave \
+	--out-state="$O/hs/state"
 SK hold team-a JAXJob hx q >/dev/null
 SK hold team-a JAXJob ho q >/dev/null
 SK hold team-a JAXJob hs q >/dev/null
+SK pending team-a JAXJob hs Suspended "ClusterQueue cq is inactive"
 SK pending team-a JAXJob hx ExceedsMaxQuota "couldn't assign flavors to pod set worker: insufficient quota for nvidia.com/gpu in flavor default-flavor, previously considered podsets requests (0) + current podset request (16) > maximum capacity (8)"
 SK pending team-a JAXJob ho Pending "couldn't assign flavors to pod set worker: insufficient quota for cpu in flavor default-flavor, request > maximum capacity (24 > 8)"
-SK pending team-a JAXJob hs Suspended "ClusterQueue cq is inactive"
 
 # queued past --timeout, then admitted
 wait_line qa "queued ([4-9]|[1-9][0-9])s in team-a/q: couldn.t assign flavors"; qa_waited=$?
