@@ -144,11 +144,11 @@ expect '--queue-hopeless-after 0: NoMatchingFlavor is said, the step waits (to -
 	grep -q "inadmissible: NoMatchingFlavor: flavor default-flavor doesn.t match node affinity" $T/hz.err'
 
 # --- preempted, then admitted: preemptions 1 and the reasons in the outputs -------------------
-bg_launch pr --name pr $JOB --env SIM_LINES=4 --env SIM_DURATION=2 --out-preemptions="$O/pr-pre" \
+bg_launch pr --name pr $JOB --env SIM_LINES=8 --env SIM_DURATION=8 --out-preemptions="$O/pr-pre" \
 	--out-summary="$O/pr-summary"
 SK hold team-a JAXJob pr q >/dev/null
 wait_err pr "queued [0-9]+s in team-a/q" && SK admit team-a JAXJob pr cq
-wait_out pr "^\[worker-0\] step 1/4" >/dev/null
+wait_out pr "^\[worker-0\] step 1/8" >/dev/null
 SK preempt team-a JAXJob pr --why InCohortReclamation
 expect 'a preemption: the queued line after it names the Preempted reason' '
 	wait_err pr "queued [0-9]+s in team-a/q \([0-9ms]+ in all\): .*Preempted \(InCohortReclamation\): Preempted to accommodate a workload"'
@@ -171,11 +171,11 @@ expect 'a run never preempted: preemptions 0' '
 # --- without Workload read, Kueue's Stopped event on the admitted job counts the preemption ----
 ctl POST /_test/users '{"name": "nowl", "allow": ["* *"], "deny": ["* workloads"]}' >/dev/null
 kubeconfig_as "$KS/nowl.token" "$T/nowl.kubeconfig"
-"$JAXJOB" launch --kubeconfig "$T/nowl.kubeconfig" --name pw $JOB --env SIM_LINES=4 --env SIM_DURATION=2 \
+"$JAXJOB" launch --kubeconfig "$T/nowl.kubeconfig" --name pw $JOB --env SIM_LINES=8 --env SIM_DURATION=8 \
 	--out-preemptions="$O/pw-pre" >"$T/pw.out" 2>"$T/pw.err" & BG_pw=$!
 SK hold team-a JAXJob pw q >/dev/null
 wait_err pw "queued in team-a/q: waiting for Kueue to admit it" >/dev/null && SK admit team-a JAXJob pw cq
-wait_out pw "^\[worker-0\] step 1/4" >/dev/null
+wait_out pw "^\[worker-0\] step 1/8" >/dev/null
 SK preempt team-a JAXJob pw
 wait_err pw "preempted, requeued" >/dev/null && SK admit team-a JAXJob pw cq
 wait "$BG_pw"; rc=$?
