@@ -30,7 +30,7 @@
 #include "component/launch/spokes/launch_kueue_reasons.h"
 #include "component/launch/spokes/launch_queue_position.h"
 #include "component/launch/spokes/launch_trainer.h"
-#include "component/launch/spokes/launch_watch.h"
+#include "component/launch/spokes/launch_jobwatch.h"
 #include "component/launch/spokes/launch_workers.h"
 #include "health.h"
 
@@ -243,7 +243,6 @@ int qpos_get(const struct qpos *q, int *in_lq, int *in_cq)
 	*in_lq = *in_cq = 0;
 	return 0;
 }
-int kueue_event(struct kueue *k, const cJSON *ev) { (void)k, (void)ev; return 0; }
 
 void launch_trainer_seen(struct launch_trainer *t, const struct launch_ctx *ctx, const cJSON *job)
 {

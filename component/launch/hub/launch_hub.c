@@ -6,7 +6,7 @@
  *
  * The spokes observe and act, each on its own part of the state:
  *
- *   launch_watch.c    the job watch and the event watch
+ *   launch_jobwatch.c    the job watch and the event watch
  *   launch_workers.c  the worker pods and their log follows (launch_follow.c)
  *   launch_kueue.c    the job's Kueue Workload (the clocks: launch_hub_clock.c)
  *
@@ -184,13 +184,6 @@ static void creation_failure(void *hub, int permanent)
 	hub_stuck_check(h);
 }
 
-/* A Normal event about the job: Kueue's are said. */
-static void normal_event(void *hub, const cJSON *ev)
-{
-	struct launch_hub *h = hub;
-	kueue_event(h->kueue, ev);
-}
-
 static int waiting(void *hub)
 {
 	const struct launch_hub *h = hub;
@@ -242,7 +235,6 @@ static const struct jobwatch_reports jobwatch_reports = {
 	.absent = job_absent,
 	.failed = job_watch_failed,
 	.creation_failure = creation_failure,
-	.normal_event = normal_event,
 	.waiting = waiting,
 };
 

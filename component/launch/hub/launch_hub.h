@@ -3,7 +3,7 @@
  * run is doing (its phase, why its wait ended, the job as last seen and its
  * verdict, the wait's timers and the queue clock).
  *
- * During the wait the spokes - the job watch (launch_watch.h), the workers
+ * During the wait the spokes - the job watch (launch_jobwatch.h), the workers
  * (launch_workers.h), Kueue (launch_kueue.h) - report what they see through
  * their report tables and never write the hub's state; the hub asks them
  * back through their functions. Around the wait, the flow (launch_run.c),

@@ -17,7 +17,7 @@
 #include "launch_kueue_reasons.h"
 #include "launch_queue_position.h"
 #include "launch_trainer.h"
-#include "launch_watch.h"
+#include "launch_jobwatch.h"
 #include "launch_workers.h"
 
 enum launch_run_phase { RUN_CREATING, RUN_WAITING, RUN_CLEANING, RUN_DONE };

@@ -1,7 +1,7 @@
 /*
  * launch_failure.c - why the job failed, in the step's outputs: the
  * diagnosis of lib/diagnose.h (fed by launch_workers.c's pods and lines and
- * launch_watch.c's events) turned into the `message` that leads with the
+ * launch_jobwatch.c's events) turned into the `message` that leads with the
  * cause, the failure JSON and category outputs, and the "Why it failed"
  * section of the Markdown summary.
  *

@@ -60,7 +60,7 @@ static void v_message(const struct output_in *in, struct buf *v)
 static void v_job_json(const struct output_in *in, struct buf *v)
 {
 	if (in->r->job)	/* a STRUCT output: an empty file would fail KFP's parsing */
-		yj_json_pretty(in->r->job, v);
+		jtree_json_pretty(in->r->job, v);
 	else
 		buf_adds(v, "{}");
 }
@@ -172,7 +172,7 @@ static void v_progress(const struct output_in *in, struct buf *v)
 static void v_failure(const struct output_in *in, struct buf *v)
 {
 	if (in->r->failure)	/* a STRUCT output: "{}" when it did not fail */
-		yj_json_pretty(in->r->failure, v);
+		jtree_json_pretty(in->r->failure, v);
 	else
 		buf_adds(v, "{}");
 }

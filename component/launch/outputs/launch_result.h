@@ -50,6 +50,10 @@ struct launch_result {
 	const struct metrics *metrics;	/* training metrics (launch_metrics.h), or NULL */
 	const cJSON *failure;		/* why it failed (launch_failure.h), or NULL */
 	const char *failure_category;	/* its category, or NULL/"" */
+	/* what the run sent and received (kube_client_traffic()), when it
+	 * talked to a server (`requests` > 0) */
+	unsigned long api_requests;
+	unsigned long long api_bytes_in;
 };
 
 /* The job's name and namespace: the object seen, else the manifest (else

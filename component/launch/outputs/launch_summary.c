@@ -170,6 +170,11 @@ void launch_summary(const struct launch_result *r, struct buf *out)
 	}
 	md_row(out, "uid", jtree_get_string(r->job, "metadata.uid", NULL));
 	md_row(out, "cleanup", r->cleanup);
+	if (r->api_requests) {	/* exact numbers: a benchmark reads them (bench/crowd.sh) */
+		snprintf(tmp, sizeof(tmp), "%lu requests, %llu bytes received", r->api_requests,
+			 r->api_bytes_in);
+		md_row(out, "API traffic", tmp);
+	}
 	md_row(out, "log lines not written", r->logs_lost);
 	snprintf(tmp, sizeof(tmp), "%d", r->outcome.exit_code);
 	md_row(out, "exit code", tmp);

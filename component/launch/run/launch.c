@@ -122,7 +122,7 @@ static int print_job(const struct launch_opts *o, const cJSON *job, struct err *
 {
 	struct buf out = BUF_INIT;
 	if (o->format == OUTPUT_JSON) {
-		yj_json_pretty(job, &out);
+		jtree_json_pretty(job, &out);
 	} else if (yj_emit(job, YJ_SORT_KEYS, &out, e) < 0) {
 		buf_free(&out);
 		return -1;

@@ -173,8 +173,8 @@ static void after_cancelled_create(const struct launch_ctx *ctx, struct launch_h
 	if (e.code != ERR_NOTFOUND && e.code != ERR_OK)
 		return;		/* it exists but is not ours, or we cannot look */
 	buf_addf(&sel, "metadata.name=%s", ctx->name);
-	w = launch_watch_in(ctx, ctx->res, NULL, sel.data, NULL, NULL, on_settle_event, NULL, &s,
-			    &e);
+	w = launch_ctx_watch(ctx, ctx->res, NULL, sel.data, NULL, NULL, on_settle_event, NULL, &s,
+			     &e);
 	buf_free(&sel);
 	if (!w)
 		return;
@@ -345,7 +345,7 @@ int launch_server_dry_run(const struct launch_ctx *ctx, struct err *e)
 		return api_error(e);
 	}
 	if (ctx->o->format == OUTPUT_JSON)
-		yj_json_pretty(answer, &out);
+		jtree_json_pretty(answer, &out);
 	else if (yj_emit(answer, 0, &out, e))
 		buf_reset(&out);
 	fwrite(out.data, 1, out.len, stdout);

@@ -210,6 +210,12 @@ int launch_run(const struct launch_opts *o, const struct jobapi *api, const cJSO
 	r.job = h ? launch_hub_job(h) : NULL;
 	r.cleanup = note.len ? note.data : NULL;
 	r.now = kube_wall_now();
+	if (ctx.c) {
+		struct kube_traffic t;
+		kube_client_traffic(ctx.c, &t);
+		r.api_requests = t.requests;
+		r.api_bytes_in = t.bytes_in;
+	}
 	r.metrics = ctx.metrics->m;
 	launch_ending_workers(h, ended ? &end : NULL, r.manifest, &r.workers);
 	if (ended) {	/* why it failed, first */
