@@ -174,6 +174,7 @@ UNIT_APP_test_launch_parts  := launch_identity launch_logs launch_stdout \
 UNIT_APP_test_launch_hub    := launch_hub launch_hub_clock launch_hub_end \
 			       launch_verdict \
 			       launch_progress launch_result launch_outcome
+UNIT_APP_test_launch_kueue_reasons := launch_kueue_reasons
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
 comma := ,

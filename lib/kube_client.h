@@ -194,6 +194,11 @@ struct kube_request {
 	const char *verb;		/* "create", "get", ... (static) */
 	struct buf what;		/* the object, for messages */
 	double retry_s;			/* 0 = the client's default, < 0 = no retries */
+	size_t body_max;		/* bytes of response body kept; 0 = KUBE_BODY_MAX
+					 * (64 MiB). A larger body fails the request (ERR_API,
+					 * "response larger than N bytes") without reading more:
+					 * a caller that looks often at an answer of unbounded
+					 * size (a queue's pending list) bounds what it costs. */
 };
 
 struct kube_response {

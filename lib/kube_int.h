@@ -55,6 +55,7 @@ struct kube_xfer {
 	CURLcode result;
 	int finished, paused, dead;
 	double started;
+	size_t body_max;	/* an ordinary body's bound (kube_request.body_max) */
 	kube_xfer_data_fn *on_data;	/* NULL: collect the whole body */
 	kube_xfer_done_fn *on_done;
 	void *ud;

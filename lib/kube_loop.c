@@ -40,7 +40,7 @@ static size_t on_write(char *p, size_t size, size_t n, void *ud)
 		x->paused = 1;
 		return CURL_WRITEFUNC_PAUSE;
 	}
-	if (!streaming && x->in.len + len > KUBE_BODY_MAX)
+	if (!streaming && x->in.len + len > x->body_max)
 		return 0;	/* CURLE_WRITE_ERROR: reported as "response too large" */
 	buf_add(&x->in, p, len);
 	x->c->traffic.bytes_in += len;	/* taken (a paused chunk comes again) */
@@ -152,6 +152,7 @@ struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_reque
 	buf_init(&x->req_body);
 	buf_init(&x->in);
 	x->on_data = o->on_data;
+	x->body_max = rq->body_max ? rq->body_max : KUBE_BODY_MAX;
 	x->on_done = o->on_done;
 	x->ud = o->ud;
 	x->easy = curl_easy_init();

@@ -242,6 +242,7 @@ want = {
     ('', 'events'): ['list', 'watch'],
     ('kueue.x-k8s.io', 'workloads'): ['get', 'list', 'watch'],
     ('kueue.x-k8s.io', 'localqueues'): ['get'],
+    ('visibility.kueue.x-k8s.io', 'localqueues/pendingworkloads'): ['get'],
 }
 assert got == want, got
 rb = [d for d in docs if d['kind'] == 'RoleBinding'][0]

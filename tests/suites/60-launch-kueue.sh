@@ -78,8 +78,8 @@ wait_err pr "queued [0-9]+s in team-a/q" && SK admit team-a JAXJob pr cq
 expect 'a preemption mid-run: the workers were running first' 'wait_out pr "^\[worker-0\] step 1/6"'
 SK preempt team-a JAXJob pr
 expect '... "preempted, requeued (reason)", queued again, not failed' '
-	wait_err pr "preempted, requeued \(Preempted: Preempted to accommodate a workload" &&
-	wait_err pr "queued [0-9]+s in team-a/q \([0-9ms]+ in all\): Preempted: " && kill -0 $BG_pr'
+	wait_err pr "preempted, requeued \(Preempted \(InClusterQueue\): Preempted to accommodate a workload" &&
+	wait_err pr "queued [0-9]+s in team-a/q \([0-9ms]+ in all\): Preempted \(InClusterQueue\): " && kill -0 $BG_pr'
 SK admit team-a JAXJob pr cq
 bg_wait pr; rc=$?
 expect '... admitted again: attempt 2, and the job Succeeded (exit 0)' '

@@ -37,6 +37,13 @@ struct launch_result {
 	struct launch_workers workers;	/* as the ending counted them (launch_ending_workers) */
 	const char *queue;	/* Kueue LocalQueue of a queue-managed job, or NULL */
 	double queued_s, run_s;	/* with `queue`: time held by Kueue, and the rest */
+	struct launch_queue_seen {	/* with `queue`: what the run saw of it */
+		int in_lq, in_cq;	/* the place last seen, 1-based; 0 none */
+		int preemptions;	/* evictions by Kueue */
+		char evicted[64];	/* the last one's Evicted reason (Preempted, ...) */
+		char preempted[64];	/* and its Preempted reason (InClusterQueue, ...) */
+		char message[512];
+	} kq;
 	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
 	const struct metrics *metrics;	/* training metrics (launch_metrics.h), or NULL */
 	const cJSON *failure;		/* why it failed (launch_failure.h), or NULL */

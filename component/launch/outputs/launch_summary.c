@@ -90,6 +90,28 @@ static void metrics_table(const struct metrics *m, struct buf *out)
 		buf_addf(out, "\n%zu more in the metrics output\n", n - METRICS_ROWS);
 }
 
+/* The queue section's place and preemptions, when there were any. */
+static void queue_rows(const struct launch_result *r, struct buf *out)
+{
+	const struct launch_queue_seen *kq = &r->kq;
+	struct buf v = BUF_INIT;
+
+	if (kq->in_lq > 0) {
+		buf_addf(&v, "%d in %s, %d in its ClusterQueue (last seen)", kq->in_lq, r->queue,
+			 kq->in_cq);
+		md_row(out, "queue position", v.data);
+	}
+	if (kq->preemptions) {
+		buf_reset(&v);
+		buf_addf(&v, "%d, the last: %s%s%s%s%s%s", kq->preemptions,
+			 kq->evicted[0] ? kq->evicted : "evicted", kq->preempted[0] ? " (" : "",
+			 kq->preempted, kq->preempted[0] ? ")" : "", kq->message[0] ? ": " : "",
+			 kq->message);
+		md_row(out, "preemptions", v.data);
+	}
+	buf_free(&v);
+}
+
 void launch_summary(const struct launch_result *r, struct buf *out)
 {
 	const struct launch_workers w = r->workers;
@@ -120,6 +142,7 @@ void launch_summary(const struct launch_result *r, struct buf *out)
 		md_row(out, "queued", tmp);
 		snprintf(tmp, sizeof(tmp), "%.1f s", r->run_s);
 		md_row(out, "run time", tmp);
+		queue_rows(r, out);
 	}
 	md_row(out, "uid", jtree_get_string(r->job, "metadata.uid", NULL));
 	md_row(out, "cleanup", r->cleanup);

@@ -53,6 +53,7 @@
 
 #include "jtree.h"
 #include "launch_kueue.h"
+#include "launch_kueue_reasons.h"
 
 struct kueue {
 	const struct launch_ctx *ctx;
@@ -64,6 +65,9 @@ struct kueue {
 	char *from;		/* the resourceVersion the watches start at, or NULL */
 	int unreadable;		/* the Workload watch failed for good */
 	char stopped[512];	/* Kueue's last Stopped event message */
+	int started;		/* Kueue's Started event seen (admitted once) */
+	struct kueue_eviction ev;	/* the evictions seen (kueue_evictions) */
+	char ev_at[64];		/* lastTransitionTime of the Evicted=True counted last */
 };
 
 /* kueue.x-k8s.io/v1beta2 workloads (v1beta1 is served but deprecated:
@@ -102,6 +106,38 @@ static void cond_words(const cJSON *c, char *out, size_t n)
 		snprintf(out, n, "%s", *m ? m : r);
 }
 
+/* "Preempted (InClusterQueue): message": the Evicted condition's reason
+ * with the Preempted condition's beside it, which says who took the quota
+ * (workload_types.go:1064-1091: Evicted "is accompanied by the Preempted
+ * condition which contains a more detailed reason"). */
+static void eviction_words(const cJSON *wl, char *out, size_t n)
+{
+	const cJSON *ev = launch_condition(wl, "Evicted", NULL);
+	const char *pre = cond_true(wl, "Preempted") ?
+		jtree_get_string(launch_condition(wl, "Preempted", NULL), "reason", NULL) : NULL;
+	const char *r = jtree_get_string(ev, "reason", ""), *m = jtree_get_string(ev, "message", "");
+
+	if (pre && *pre)
+		snprintf(out, n, "%s (%s)%s%s", *r ? r : "Evicted", pre, *m ? ": " : "", m);
+	else
+		cond_words(ev, out, n);
+}
+
+/* The pending reason as the queued line says it: Kueue's message, after
+ * what the reason means when waiting alone will not do it
+ * (launch_kueue_reasons.c). */
+static void pending_words(const cJSON *quota, char *out, size_t n)
+{
+	const char *r = jtree_get_string(quota, "reason", NULL);
+	const char *m = jtree_get_string(quota, "message", "waiting for quota");
+	enum kueue_pending p = kueue_pending_of(r, m);
+
+	if (p == KUEUE_WAIT)
+		snprintf(out, n, "%s", m);
+	else
+		snprintf(out, n, "%s%s: %s", kueue_pending_label(p), r ? r : "?", m);
+}
+
 /* Is the job's own suspend flag set (or, when it has none, its Suspended
  * condition true)? */
 static int job_suspended(const struct kueue *k, const cJSON *job, const struct launch_verdict *v)
@@ -122,10 +158,10 @@ int kueue_held(const struct kueue *k, const cJSON *job, const struct launch_verd
 	if (wl && cond_true(wl, "Admitted") && !cond_true(wl, "Evicted"))
 		return 0;	/* admitted: Kueue is about to un-suspend it */
 	if (wl && cond_true(wl, "Evicted"))
-		cond_words(launch_condition(wl, "Evicted", NULL), why, n);
+		eviction_words(wl, why, n);
 	else if (wl && (quota = launch_condition(wl, "QuotaReserved", NULL)) &&
 		 !cond_true(wl, "QuotaReserved"))
-		snprintf(why, n, "%s", jtree_get_string(quota, "message", "waiting for quota"));
+		pending_words(quota, why, n);
 	else if (wl)
 		snprintf(why, n, "Workload %s not admitted yet",
 			 jtree_get_string(wl, "metadata.name", "?"));
@@ -141,7 +177,7 @@ void kueue_evicted(const struct kueue *k, char *why, size_t n)
 	const cJSON *wl = k->workload;
 
 	if (wl && launch_condition(wl, "Evicted", NULL))
-		cond_words(launch_condition(wl, "Evicted", NULL), why, n);
+		eviction_words(wl, why, n);
 	else if (k->stopped[0])
 		snprintf(why, n, "%s", k->stopped);
 	else
@@ -153,6 +189,74 @@ const char *kueue_admitted_by(const struct kueue *k)
 	return jtree_get_string(k->workload, "status.admission.clusterQueue", NULL);
 }
 
+/* ---- evictions and what still holds it (issue 33) ----------------------------- */
+
+/*
+ * One eviction per Evicted=True transition of the Workload (a new
+ * lastTransitionTime: Kueue's resetActiveCondition sets it anew on each,
+ * pkg/workload/workload.go:926-945). Without the Workload, Kueue's Stopped
+ * event on an admitted job says the same (reconciler.go:1567: the
+ * eviction's message), counted only then: a Stopped event before any
+ * admission is the reconciler stopping a job that started unadmitted
+ * (reconciler.go:667-676), not a preemption.
+ */
+static void count_eviction(struct kueue *k)
+{
+	const cJSON *ev = launch_condition(k->workload, "Evicted", NULL);
+	const char *at;
+
+	if (!ev || !cond_true(k->workload, "Evicted"))
+		return;
+	at = jtree_get_string(ev, "lastTransitionTime", "");
+	if (!strcmp(at, k->ev_at) && k->ev.count)
+		return;
+	snprintf(k->ev_at, sizeof(k->ev_at), "%s", at);
+	k->ev.count++;
+	snprintf(k->ev.evicted, sizeof(k->ev.evicted), "%s", jtree_get_string(ev, "reason", ""));
+	k->ev.preempted[0] = 0;
+	if (cond_true(k->workload, "Preempted"))
+		snprintf(k->ev.preempted, sizeof(k->ev.preempted), "%s", jtree_get_string(
+			launch_condition(k->workload, "Preempted", NULL), "reason", ""));
+	snprintf(k->ev.message, sizeof(k->ev.message), "%s", jtree_get_string(ev, "message", ""));
+}
+
+static void count_stopped(struct kueue *k, const char *msg)
+{
+	if (!k->started || (k->workload && !k->ctx->deny.workloads && !k->unreadable))
+		return;	/* the Workload says it (count_eviction) */
+	k->started = 0;
+	k->ev.count++;
+	snprintf(k->ev.evicted, sizeof(k->ev.evicted), "%s",
+		 strstr(msg, "Preempted") ? "Preempted" : "");
+	k->ev.preempted[0] = 0;
+	snprintf(k->ev.message, sizeof(k->ev.message), "%s", msg);
+}
+
+void kueue_evictions(const struct kueue *k, struct kueue_eviction *out)
+{
+	*out = k->ev;
+}
+
+int kueue_pending(const struct kueue *k, char *reason, size_t rn, char *msg, size_t mn)
+{
+	const cJSON *wl = k->workload, *quota;
+	const char *r, *m;
+
+	if (!wl || cond_true(wl, "Evicted") || cond_true(wl, "Admitted") ||
+	    !(quota = launch_condition(wl, "QuotaReserved", NULL)) || cond_true(wl, "QuotaReserved"))
+		return KUEUE_WAIT;
+	r = jtree_get_string(quota, "reason", "");
+	m = jtree_get_string(quota, "message", "");
+	snprintf(reason, rn, "%s", r);
+	snprintf(msg, mn, "%s", m);
+	return kueue_pending_of(r, m);
+}
+
+const char *kueue_workload_name(const struct kueue *k)
+{
+	return jtree_get_string(k->workload, "metadata.name", NULL);
+}
+
 /* ---- the Workload watch ------------------------------------------------------ */
 
 static void on_workload(void *ud, enum kube_event_type type, const cJSON *obj)
@@ -161,6 +265,7 @@ static void on_workload(void *ud, enum kube_event_type type, const cJSON *obj)
 
 	cJSON_Delete(k->workload);
 	k->workload = type == KUBE_DELETED ? NULL : cJSON_Duplicate(obj, 1);
+	count_eviction(k);
 	k->rep->changed(k->hub);
 }
 
@@ -244,6 +349,10 @@ static void on_job_event(void *ud, enum kube_event_type type, const cJSON *ev)
 		return;
 	if (!strcmp(reason, "Stopped"))
 		snprintf(k->stopped, sizeof(k->stopped), "%s", msg);
+	if (!strcmp(reason, "Started"))
+		k->started = 1;
+	else if (!strcmp(reason, "Stopped"))
+		count_stopped(k, msg);
 	launch_progress_note(k->ctx->prog, "kueue: %s: %s", reason, msg);
 }
 

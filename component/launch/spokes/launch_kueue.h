@@ -48,6 +48,22 @@ int kueue_held(const struct kueue *k, const cJSON *job, const struct launch_verd
 	       char *why, size_t n);
 /* Why Kueue took an admitted job back (Evicted condition, Stopped event). */
 void kueue_evicted(const struct kueue *k, char *why, size_t n);
+/* The evictions this run saw: Evicted=True transitions of the Workload, or
+ * without it Kueue's Stopped events on the admitted job; the last one's
+ * Evicted reason, the Preempted reason beside it (InClusterQueue,
+ * InCohortReclamation, InCohortFairSharing, InCohortReclaimWhileBorrowing;
+ * "" when none) and its message. */
+struct kueue_eviction {
+	int count;
+	char evicted[64], preempted[64], message[512];
+};
+void kueue_evictions(const struct kueue *k, struct kueue_eviction *out);
+/* Why Kueue does not reserve quota now: the QuotaReserved=False reason and
+ * message, and what it means (enum kueue_pending, launch_kueue_reasons.h;
+ * KUEUE_WAIT with nothing filled in when the Workload is not pending). */
+int kueue_pending(const struct kueue *k, char *reason, size_t rn, char *msg, size_t mn);
+/* The Workload's name (for its place in the queue), or NULL. */
+const char *kueue_workload_name(const struct kueue *k);
 /* The ClusterQueue that admitted the Workload, or NULL. */
 const char *kueue_admitted_by(const struct kueue *k);
 
