@@ -16,6 +16,7 @@ pkgs=(
 	libnghttp2-dev zlib1g-dev cmake dpkg-dev strace	# build-slim-deps.sh and the image binary (static nghttp2, zlib); strace counts connections (56-kube-http2-real)
 	etcd-server etcd-client curl	# the real control plane of the 6[5-9]-real-* suites (../shared/tools/kube-control-plane)
 	python3-protobuf python3-kubernetes	# ../shared/tools/kfp-sdk (tests/suites/62-kfp-argo.sh)
+	umoci skopeo runc	# make image without a daemon (scripts/mkimage.sh), run by runc (82-image-runc)
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -133,17 +133,8 @@ for cmd in cmds:
     f = root + cmd
     assert os.path.isfile(f) and os.access(f, os.X_OK), cmd
 PY'
-engine=
-for e in docker podman; do
-	if command -v "$e" >/dev/null 2>&1 && "$e" info >/dev/null 2>&1; then engine=$e; fi
-done
-if [ -z "$engine" ]; then
-	expect 'make image without a working container engine says so and exits 0 (IMAGE_REQUIRED=1: exits non-zero)' \
-		'env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" image >"$T/img.out" 2>&1 && grep -q "no working container engine" "$T/img.out" &&
-		 ! env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" image IMAGE_REQUIRED=1 >/dev/null 2>&1'
-else
-	skip 'make image without a container engine' "$engine works here; building the image is left to CI with network"
-fi
+# The image itself (umoci, no daemon) is 81-image.sh's; runc runs it in
+# 82-image-runc.sh.
 
 # ---- run from the rootfs ---------------------------------------------------
 # A scratch copy plus what every container runtime provides: /dev/null,
