@@ -27,6 +27,12 @@ done
 if ! command -v kubectl >/dev/null 2>&1; then
 	missing+=(kubernetes-client)
 fi
+# npm (and node) for the validations that use npm packages (the CycloneDX
+# validator, @kubernetes-models/*; tests/lib/npm.sh): Debian's unless a node
+# with its npm is installed already (e.g. from another repository).
+if ! command -v npm >/dev/null 2>&1; then
+	missing+=(npm)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
 	exit 0
 fi
