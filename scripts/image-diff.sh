@@ -69,20 +69,21 @@ lb = [l["digest"] for l in json.load(open(w + "/b.manifest"))["layers"]]
 def tree(n):
     t = {}
     for line in open("%s/%s.tree" % (w, n)):
-        p, rest = line.rstrip("\n").split(" ", 1)
-        t[p] = rest
+        p, typ, mode, owner, size, mtime, link = line.rstrip("\n").split(" ", 6)
+        # a directory's size is the file system's business, not the image's
+        t[p[2:]] = " ".join([typ, mode, owner, size if typ == "f" else "-", mtime, link or "-"])
     for line in open("%s/%s.sums" % (w, n)):
         s, p = line.rstrip("\n").split("  ", 1)
-        t[p] += " sha256:" + s[:16]
+        t[p[2:]] += " sha256:" + s[:16]
     return t
 ta, tb = tree("a"), tree("b")
 for p in sorted(set(ta) | set(tb)):
     if p not in tb:
-        diffs.append("file %s only in %s" % (p[1:], a))
+        diffs.append("file %s only in %s" % (p, a))
     elif p not in ta:
-        diffs.append("file %s only in %s" % (p[1:], b))
+        diffs.append("file %s only in %s" % (p, b))
     elif ta[p] != tb[p]:
-        diffs.append("file %s (type mode owner size mtime link hash): %s, %s" % (p[1:], ta[p], tb[p]))
+        diffs.append("file %s (type mode owner size mtime link hash): %s, %s" % (p, ta[p], tb[p]))
 same_files = not any(d.startswith("file ") for d in diffs)
 if la != lb and same_files and da != db:
     diffs.append("layers: the same files, different layer blobs (tar headers or compression): %s, %s"

@@ -85,32 +85,49 @@ def sha256(path):
     return h.hexdigest()
 
 
-def dpkg_owner(path):
-    """The binary package that owns path, trying the merged-/usr spellings."""
+def spellings(path):
+    """path as dpkg may have recorded it: as given, resolved, with and without /usr."""
     cands = [path, os.path.realpath(path)]
     for p in list(cands):
-        if p.startswith("/usr/"):
-            cands.append(p[4:])
-        else:
-            cands.append("/usr" + p)
-    for p in cands:
-        r = subprocess.run(["dpkg-query", "-S", p], capture_output=True, text=True)
-        if r.returncode == 0:
-            for line in r.stdout.splitlines():
-                pkgs, _, owned = line.partition(": ")
-                if owned == p and "diversion" not in pkgs:
-                    return pkgs.split(",")[0].strip()
+        cands.append(p[4:] if p.startswith("/usr/") else "/usr" + p)
+    return list(dict.fromkeys(cands))
+
+
+OWNERS = {}
+
+
+def dpkg_owners(paths):
+    """Ask dpkg once for all paths (each dpkg-query reads the whole database)."""
+    cands = sorted({c for p in paths for c in spellings(p)})
+    r = subprocess.run(["dpkg-query", "-S"] + cands, capture_output=True, text=True)
+    for line in r.stdout.splitlines():
+        pkgs, _, owned = line.partition(": ")
+        if owned in cands and "diversion" not in pkgs:
+            OWNERS.setdefault(owned, pkgs.split(",")[0].strip().split(":")[0])
+
+
+def dpkg_owner(path):
+    """The binary package that owns path (dpkg_owners() asked first)."""
+    for p in spellings(path):
+        if p in OWNERS:
+            return OWNERS[p]
     return None
 
 
+INFO = {}
+
+
 def dpkg_info(pkg):
-    fmt = "${binary:Package}\t${Version}\t${source:Package}\t${source:Version}\t${Architecture}\t${Status}"
-    r = subprocess.run(["dpkg-query", "-W", "-f", fmt, pkg], capture_output=True, text=True)
-    if r.returncode != 0 or "install ok installed" not in r.stdout:
-        return None
-    name, ver, src, srcver, arch, _ = r.stdout.split("\t")
-    return {"package": name.split(":")[0], "version": ver, "source": src, "source_version": srcver,
-            "arch": arch}
+    if pkg not in INFO:
+        fmt = "${binary:Package}\t${Version}\t${source:Package}\t${source:Version}\t${Architecture}\t${Status}"
+        r = subprocess.run(["dpkg-query", "-W", "-f", fmt, pkg], capture_output=True, text=True)
+        if r.returncode != 0 or "install ok installed" not in r.stdout:
+            INFO[pkg] = None
+        else:
+            name, ver, src, srcver, arch, _ = r.stdout.split("\t")
+            INFO[pkg] = {"package": name.split(":")[0], "version": ver, "source": src,
+                         "source_version": srcver, "arch": arch}
+    return INFO[pkg]
 
 
 def paragraphs(text):
@@ -247,6 +264,12 @@ def main():
                          "for the source versions; rerun scripts/build-slim-deps.sh" % a.slim_dir)
                 break
     archives = [l.strip() for l in open(a.static_libs)] if a.static_libs else []
+    files = []
+    for d, dirs, names in os.walk(root):
+        dirs.sort()
+        for n in sorted(names):
+            files.append(os.path.join(d, n)[len(root):])
+    dpkg_owners(list(filter(None, archives)) + files)
     for ar in filter(None, archives):
         base = os.path.basename(ar)
         if not os.path.isfile(ar):
@@ -272,11 +295,6 @@ def main():
         refs_bin.append(ref)
 
     # ---- every regular file in the rootfs --------------------------------------
-    files = []
-    for d, dirs, names in os.walk(root):
-        dirs.sort()
-        for n in sorted(names):
-            files.append(os.path.join(d, n)[len(root):])
     flagged = []
     for f in files:
         full = root + f
