@@ -247,7 +247,8 @@ fresh-check:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# (build/npm*: validators from npm, whose packages hold directories named *.d)
+-include $(shell find build -path 'build/npm*' -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 # ---------------------------------------------------------------------------
 # Shipping (issue #7, #34): the image's filesystem, the image, its SBOM, the

@@ -108,8 +108,9 @@ rm -rf "$JAXJOB_TMP"/rootfs[23] "$JAXJOB_TMP"/rootfs[23].*
 df=$top/Dockerfile
 entry=$(sed -n 's/^ENTRYPOINT \["\([^"]*\)".*/\1/p' "$df")
 user=$(sed -n 's/^USER \([0-9]*\).*/\1/p' "$df")
-expect 'Dockerfile: the final stage is FROM scratch and copies build/rootfs, built by make rootfs' \
-	'[ "$(grep "^FROM " "$df" | tail -n 1)" = "FROM scratch" ] && grep -q "^COPY --from=build /src/build/rootfs/ /$" "$df" && grep -q "^RUN make rootfs JAXJOB_COMMIT=\${REVISION}$" "$df" && grep -q "^FROM debian:bookworm " "$df"'
+expect 'Dockerfile: the final stage is FROM scratch and copies build/rootfs and the SBOM, built by make sbom (rootfs)' \
+	'[ "$(grep "^FROM " "$df" | tail -n 1)" = "FROM scratch" ] && grep -q "^COPY --from=build /src/build/rootfs/ /$" "$df" && grep -q "^RUN make sbom JAXJOB_COMMIT=\${REVISION} " "$df" &&
+	 grep -q "^COPY --from=build /src/build/jaxjob-sbom.cdx.json /usr/share/doc/jaxjob/sbom.cdx.json$" "$df" && grep -q "^FROM debian:bookworm " "$df"'
 expect "Dockerfile: ENTRYPOINT $entry is the binary in the rootfs" \
 	'[ -n "$entry" ] && [ -x "$built$entry" ] && [ -f "$built$entry" ]'
 expect "Dockerfile: USER $user is non-root and named in the rootfs's /etc/passwd" \
