@@ -14,7 +14,8 @@
 #   make demo       run the main job against the local test API server
 #   make fresh-check  `make demo` and `make check-quick` in a clean clone
 #                   inside a minimal Debian chroot (scripts/fresh-check.sh)
-#   make CC=clang   any C11 compiler; warnings are errors
+#   make CC=clang   any C11 compiler; warnings are errors (make check builds
+#                   with clang too: tests/suites/13-clang-build.sh)
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile
 # edit: lib/*.c is the core (build/libjaxjob.a, nothing else in it, so the
@@ -84,7 +85,12 @@ endif
 LDLIBS   = $(PKG_LIBS) -lm
 
 LIB_SRC  := $(sort $(wildcard lib/*.c))
-APP_SRC  := $(sort $(wildcard component/*.c argocd-plugin/*.c health-checks/*.c))
+# The launch is read by folder (component/launch/{cli,run,hub,spokes,outputs}:
+# docs/architecture.md); its files include each other's headers by name, so
+# each of its folders is on the include path of the launch's objects.
+LAUNCH_SRC := $(sort $(wildcard component/launch/*/*.c))
+LAUNCH_INC := $(addprefix -I,$(sort $(patsubst %/,%,$(dir $(LAUNCH_SRC)))))
+APP_SRC  := $(sort $(wildcard component/*.c argocd-plugin/*.c health-checks/*.c)) $(LAUNCH_SRC)
 MAIN_SRC := jaxjob.c
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
@@ -122,7 +128,7 @@ $(BUILD)/layers-ok: $(BUILD)/libjaxjob.a
 # #include "..." lines of lib/ and the front-ends read as a graph, a circle
 # fails the build with the line that names it; the few accepted for now are
 # listed, with the reason, in the script (scripts/include-cycles.sh).
-CYCLE_SRC := $(sort $(wildcard lib/*.[ch] component/*.[ch] argocd-plugin/*.[ch] health-checks/*.[ch]))
+CYCLE_SRC := $(sort $(wildcard lib/*.[ch] component/*.[ch] component/launch/*/*.[ch] argocd-plugin/*.[ch] health-checks/*.[ch]))
 $(BUILD)/include-cycles-ok: scripts/include-cycles.sh $(CYCLE_SRC)
 	@mkdir -p $(BUILD)
 	@scripts/include-cycles.sh
@@ -156,23 +162,26 @@ $(BUILD)/libjaxjob.a: $(CORE_OBJ) Makefile $(BUILD)/libjaxjob.members
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+$(BUILD)/obj/component/%.o: CFLAGS += $(LAUNCH_INC)
 
-# The front-end objects a unit suite tests (each suite of lib/ links lib alone).
+# The front-end objects a unit suite tests (each suite of lib/ links lib alone);
+# a launch file is named by its module, wherever its folder is.
 UNIT_APP_test_health        := health-checks/health_cmd
-UNIT_APP_test_launch_opts   = component/launch_opts component/launch_flags component/launch_values \
-			      component/launch_metrics_flags component/launch_help $(UNIT_APP_test_launch_parts)
-UNIT_APP_test_launch_parts  := component/launch_identity component/launch_logs component/launch_stdout \
-			       component/launch_outputs component/launch_progress component/launch_metrics \
-			       component/launch_result component/launch_file component/launch_summary \
-			       component/launch_kfp component/launch_metrics_chart \
-			       component/launch_failure component/launch_verdict
-UNIT_APP_test_launch_hub    := component/launch_hub component/launch_hub_clock component/launch_hub_end \
-			       component/launch_verdict \
-			       component/launch_progress component/launch_result
+UNIT_APP_test_launch_opts   = launch_opts launch_flags launch_values \
+			      launch_metrics_flags launch_help $(UNIT_APP_test_launch_parts)
+UNIT_APP_test_launch_parts  := launch_identity launch_logs launch_stdout \
+			       launch_outputs launch_progress launch_metrics \
+			       launch_result launch_file launch_summary \
+			       launch_kfp launch_metrics_chart \
+			       launch_failure launch_verdict
+UNIT_APP_test_launch_hub    := launch_hub launch_hub_clock launch_hub_end \
+			       launch_verdict \
+			       launch_progress launch_result
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
 comma := ,
-UNIT_APP_OBJ = $(patsubst %,$(BUILD)/obj/%.o,$(UNIT_APP_$(1)))
+APP_PATH = $(or $(basename $(filter %/$(1).c,$(LAUNCH_SRC))),$(1))
+UNIT_APP_OBJ = $(foreach m,$(UNIT_APP_$(1)),$(BUILD)/obj/$(call APP_PATH,$(m)).o)
 # The hub's test runs the hub on a scripted loop of its own: the client's
 # loop functions (and the judge, to count it) are wrapped at link time.
 UNIT_LD_test_launch_hub := $(patsubst %,-Wl$(comma)--wrap=%,kube_now kube_timer_add \
@@ -182,7 +191,7 @@ UNIT_LD_test_launch_hub := $(patsubst %,-Wl$(comma)--wrap=%,kube_now kube_timer_
 .SECONDEXPANSION:
 $(BUILD)/tests/%: tests/unit/%.c $$(call UNIT_APP_OBJ,$$*) $(BUILD)/libjaxjob.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDSAN) $(LDFLAGS) $(UNIT_LD_$*) -o $@ $< $(call UNIT_APP_OBJ,$*) $(BUILD)/libjaxjob.a $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(LAUNCH_INC) $(LDSAN) $(LDFLAGS) $(UNIT_LD_$*) -o $@ $< $(call UNIT_APP_OBJ,$*) $(BUILD)/libjaxjob.a $(LDLIBS) -lcmocka
 
 unit: $(UNIT_BIN)
 

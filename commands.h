@@ -6,7 +6,7 @@
 #ifndef JAXJOB_COMMANDS_H
 #define JAXJOB_COMMANDS_H
 
-int cmd_launch(int argc, char **argv);	/* component/launch.c */
+int cmd_launch(int argc, char **argv);	/* component/launch/run/launch.c */
 int cmd_render(int argc, char **argv);	/* argocd-plugin/render.c */
 int cmd_health(int argc, char **argv);	/* health-checks/health_cmd.c */
 

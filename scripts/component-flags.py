@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """component-flags.py - hold component/component.yaml (the Kubeflow Pipelines
 component) and examples/argo/workflowtemplate.yaml against the flag table of
-`jaxjob launch`, the one that writes --help (component/launch_flags.c and
+`jaxjob launch`, the one that writes --help (component/launch/cli/launch_flags.c and
 lib/jobparams.c, dumped by `jaxjob launch --help=json`).
 
     scripts/component-flags.py [--jaxjob BIN]            rewrite the inputs (make component)

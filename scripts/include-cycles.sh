@@ -48,7 +48,7 @@ fi
 root=${1:-.}
 cd "$root" || exit 2
 set --
-for f in lib/*.[ch] component/*.[ch] argocd-plugin/*.[ch] health-checks/*.[ch]; do
+for f in lib/*.[ch] component/*.[ch] component/launch/*/*.[ch] argocd-plugin/*.[ch] health-checks/*.[ch]; do
 	[ -f "$f" ] && set -- "$@" "$f"
 done
 [ $# -gt 0 ] || { echo "include-cycles: error: no sources under $root" >&2; exit 2; }

@@ -4,7 +4,7 @@
 # in every build.
 #
 # The state a private header declares is its module's alone: the launch hub's struct
-# (component/launch_hub_int.h) is how "only the hub changes what the run is doing" is kept -
+# (component/launch/hub/launch_hub_int.h) is how "only the hub changes what the run is doing" is kept -
 # a file that cannot see the struct cannot write its fields (docs/architecture.md, "Who owns
 # what"). Including the header from one more file would quietly undo that. This runs the
 # check on the tree, and on a small tree with a stray include and a header without the line,

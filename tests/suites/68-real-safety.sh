@@ -216,9 +216,9 @@ else
 	grep '^patch ' "$T/mutations" >&2
 fi
 # and in the code: no DELETE of a job without preconditions
-if ! grep -n 'kube_delete(' "$JAXJOB_TOP"/component/*.c | grep -v '&pre' | grep -q .; then
+if ! grep -n 'kube_delete(' "$JAXJOB_TOP"/component/launch/*/*.c | grep -v '&pre' | grep -q .; then
 	ok "component/: every kube_delete() of a job passes its preconditions"
 else
 	not_ok "component/: every kube_delete() of a job passes its preconditions"
-	grep -n 'kube_delete(' "$JAXJOB_TOP"/component/*.c >&2
+	grep -n 'kube_delete(' "$JAXJOB_TOP"/component/launch/*/*.c >&2
 fi

@@ -1,5 +1,5 @@
 /*
- * test_launch_hub.c - the hub of a launch run (component/launch_hub.c),
+ * test_launch_hub.c - the hub of a launch run (component/launch/hub/launch_hub.c),
  * alone: its spokes are fakes defined here (the spokes' headers are the
  * only way the hub reaches them), and so is the client's event loop - the
  * loop functions are wrapped at link time (-Wl,--wrap, Makefile
@@ -21,11 +21,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "component/launch_hub.h"
-#include "component/launch_kueue.h"
-#include "component/launch_trainer.h"
-#include "component/launch_watch.h"
-#include "component/launch_workers.h"
+#include "component/launch/hub/launch_hub.h"
+#include "component/launch/spokes/launch_kueue.h"
+#include "component/launch/spokes/launch_trainer.h"
+#include "component/launch/spokes/launch_watch.h"
+#include "component/launch/spokes/launch_workers.h"
 #include "health.h"
 
 /* ---- the script ----------------------------------------------------------- */

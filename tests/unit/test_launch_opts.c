@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "component/launch_metrics.h"
-#include "component/launch_opts.h"
+#include "component/launch/outputs/launch_metrics.h"
+#include "component/launch/cli/launch_opts.h"
 
 /* Parse a NULL-terminated argument list (without "launch"). */
 static int parse(struct launch_opts *o, struct err *e, ...)
