@@ -71,6 +71,10 @@ endif
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wvla
 CFLAGS  ?=
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -I. -Ilib $(PKG_CFLAGS) -MMD -MP
+# No path of this checkout in any binary (debug info, __FILE__, and so the
+# build id): two checkouts of one commit build the same image (make image,
+# with or without the slim libraries). Debuggers find the sources from the top.
+CFLAGS  += -ffile-prefix-map=$(CURDIR)=.
 LDFLAGS ?=
 ifneq ($(SLIM_DIR),)
 # The image's binary is one large PIE (static OpenSSL's method tables are
@@ -78,9 +82,6 @@ ifneq ($(SLIM_DIR),)
 # read by the loader at every start and resident the whole run. Packed as
 # RELR (glibc 2.36, binutils 2.38) they take a few kB.
 LDFLAGS += -Wl,-z,pack-relative-relocs
-# No path of this checkout in the image's binary (debug info, __FILE__, and so
-# the build id): two checkouts of one commit build the same image.
-CFLAGS += -ffile-prefix-map=$(CURDIR)=.
 endif
 LDLIBS   = $(PKG_LIBS) -lm
 

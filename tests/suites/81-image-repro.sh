@@ -32,7 +32,7 @@ if [ "$got" = "$want" ]; then
 	ok "two make image runs of one commit, from empty build/ dirs at two paths, give one manifest digest ($want)"
 else
 	not_ok "two make image runs of one commit give one manifest digest: $want, then $got"
-	"$top/scripts/image-diff.sh" "oci:$A/build/image:$version" "oci:$B/build/image:$version" | sed 's/^/# differs: /'
+	"$top/scripts/image-diff.sh" "oci:$A/build/image:$version" "oci:$B/build/image:$version" | sed 's/^/differs: /' >&2
 fi
 expect 'the two docker-archives are byte for byte the same file' \
 	'cmp "$A/build/jaxjob-image.tar" "$B/build/jaxjob-image.tar"'
