@@ -81,12 +81,19 @@ struct kube_client {
 	double retry_s;
 	double request_timeout_s;	/* one attempt's bound; 0: KUBE_REQUEST_TIMEOUT_S */
 	double unreachable_s;	/* kube_client_set_unreachable_retry(), 0 = retry_s */
+	struct {		/* kube_client_set_contact_window() */
+		double window_s;	/* 0: off */
+		double since;		/* the first request's start, 0 none yet */
+		unsigned attempts;	/* every attempt sent since */
+		int answered;		/* the server has answered a request */
+	} contact;
 	void (*trace)(const char *line, void *ud);	/* or NULL */
 	void *trace_ud;
 	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);
 	void *on_retry_ud;
 	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
 	double deaf_s;		/* time spent dispatching (not listening), summed */
+	struct kube_traffic traffic;	/* kube_client_traffic(): counted by kube_loop.c */
 	double dispatch_at;	/* start of the dispatch in progress, 0 outside one */
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */
 	int running;		/* > 0 inside kube_loop_run() */
@@ -102,6 +109,14 @@ struct kube_client {
 	double hold_at;			/* kube_now() when the hold began, 0 none */
 	struct kube_watch *watches;	/* to stop them at free */
 	struct kube_log *logs;
+	/*
+	 * How kube_client_free() stops them. kube_watch.c and kube_log.c are
+	 * the client's users (their headers include kube_client.h), so the
+	 * client calls neither by name: each sets its stop-all here when it
+	 * adds to its list (no circle between the client and its users).
+	 */
+	void (*stop_watches)(struct kube_client *c);
+	void (*stop_logs)(struct kube_client *c);
 	struct kube_call *calls;
 	unsigned rnd_state;
 };
@@ -155,9 +170,5 @@ double kube_random(struct kube_client *c);
 
 /* Copy a request (deep). */
 void kube_request_copy(struct kube_request *dst, const struct kube_request *src);
-
-/* Stop everything kube_watch.c / kube_log.c still own (kube_client_free). */
-void kube_watch_stop_all(struct kube_client *c);
-void kube_log_stop_all(struct kube_client *c);
 
 #endif

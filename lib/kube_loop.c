@@ -43,6 +43,7 @@ static size_t on_write(char *p, size_t size, size_t n, void *ud)
 	if (!streaming && x->in.len + len > KUBE_BODY_MAX)
 		return 0;	/* CURLE_WRITE_ERROR: reported as "response too large" */
 	buf_add(&x->in, p, len);
+	x->c->traffic.bytes_in += len;	/* taken (a paused chunk comes again) */
 	return len;
 }
 
@@ -62,6 +63,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
 {
 	struct kube_xfer *x = ud;
 	size_t len = size * n;
+	x->c->traffic.bytes_in += len;
 	if (len >= 5 && !memcmp(p, "HTTP/", 5)) {	/* a new response (after 100) */
 		x->retry_after[0] = x->content_type[0] = '\0';
 		x->status = 0;
@@ -220,6 +222,7 @@ struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_reque
 	}
 	x->next = c->xfers;
 	c->xfers = x;
+	c->traffic.requests++;
 	return x;
 }
 

@@ -85,8 +85,8 @@ expect "queued longer than --timeout 3s: still queued, neither deleted nor faile
 	test $qa_waited = 0 && echo "$qa_state" | grep -q Suspended && ! grep -q Timeout $T/qa.err'
 expect "... admitted, it ran and Succeeded (exit $rc_qa)" '
 	test $rc_qa = 0 && test "$(cat $O/qa/state)" = Succeeded &&
-	grep -q "admitted by clusterQueue cq after [0-9]*s in the queue" $T/qa.err &&
-	grep -q "kueue: Started: Admitted by clusterQueue cq" $T/qa.err'
+	test "$(grep -c "admitted by clusterQueue cq after [0-9]*s in the queue" $T/qa.err)" = 1 &&
+	! grep -q "kueue: Started" $T/qa.err'
 expect '... queue time (> 3 s) and run time apart in the outputs' '
 	awk "BEGIN{exit !($(cat $O/qa/queue-time) > 3.0 && $(cat $O/qa/run-time) > 0)}"'
 expect '... its Workload: Kueue'"'"'s name, the job as controller owner, on the real apiserver' '
@@ -103,6 +103,8 @@ expect "a Role without Workload read: named before the create, still Queued, the
 	grep -q "warning: cannot list workloads.kueue.x-k8s.io in namespace team-a" $T/nw.err &&
 	grep -q "queued in team-a/q: waiting for Kueue to admit it (its Workload cannot be read)" $T/nw.err &&
 	test $rc_nw = 0'
+expect "... Kueue's Started event said, from a watch of the job's own events (involvedObject.uid selector on 1.24)" '
+	grep -q "kueue: Started: Admitted by clusterQueue cq" $T/nw.err && ! grep -q "cannot watch the events" $T/nw.err'
 expect "a missing LocalQueue: exit 4 before the create (got $rc_lq), one error line, no job" '
 	test $rc_lq = 4 &&
 	grep -qx "error: LocalQueue \"nosuch\" does not exist in namespace \"team-a\" (label kueue.x-k8s.io/queue-name): Kueue would hold the JAXJob for ever; create the LocalQueue or name an existing one" $T/lq.err &&

@@ -6,7 +6,7 @@
  *
  * The spokes observe and act, each on its own part of the state:
  *
- *   launch_watch.c    the job watch and the event watch
+ *   launch_jobwatch.c    the job watch and the event watch
  *   launch_workers.c  the worker pods and their log follows (launch_follow.c)
  *   launch_kueue.c    the job's Kueue Workload (the clocks: launch_hub_clock.c)
  *
@@ -184,13 +184,6 @@ static void creation_failure(void *hub, int permanent)
 	hub_stuck_check(h);
 }
 
-/* A Normal event about the job: Kueue's are said. */
-static void normal_event(void *hub, const cJSON *ev)
-{
-	struct launch_hub *h = hub;
-	kueue_event(h->kueue, ev);
-}
-
 static int waiting(void *hub)
 {
 	const struct launch_hub *h = hub;
@@ -232,7 +225,6 @@ static const struct jobwatch_reports jobwatch_reports = {
 	.absent = job_absent,
 	.failed = job_watch_failed,
 	.creation_failure = creation_failure,
-	.normal_event = normal_event,
 	.waiting = waiting,
 };
 
@@ -283,6 +275,10 @@ static void on_signal(void *ud, int signo)
 		 * (ERR_CANCELLED); neither lingers to cancel the cleanup */
 		kube_loop_stop(ctx->c);
 		kube_loop_cancel_call(ctx->c);
+		/* the run's end is decided: what follows before the wait (the
+		 * look after a cancelled create) protects the cluster */
+		if (h->phase == RUN_CREATING)
+			h->phase = RUN_CLEANING;
 		break;
 	case RUN_CLEANING:
 		/* Finish what protects the cluster; the deadline is bounded. A
@@ -333,10 +329,6 @@ void launch_hub_free(struct launch_hub *h)
 	free(h);
 }
 
-void launch_hub_creating(struct launch_hub *h) { h->phase = RUN_CREATING; }
-void launch_hub_cleaning(struct launch_hub *h) { h->phase = RUN_CLEANING; }
-void launch_hub_done(struct launch_hub *h) { h->phase = RUN_DONE; }
-
 int launch_hub_ended(const struct launch_hub *h)
 {
 	return h->why.end != END_NONE;
@@ -369,9 +361,11 @@ void launch_hub_wait(struct launch_hub *h, const char *from)
 {
 	struct err e = ERR_INIT;
 
-	h->phase = RUN_WAITING;
-	if (h->why.end != END_NONE)	/* a signal arrived during create */
+	if (h->why.end != END_NONE) {	/* a signal arrived during create */
+		h->phase = RUN_CLEANING;
 		return;
+	}
+	h->phase = RUN_WAITING;
 	if (start_spokes(h, from, &e) == 0) {
 		hub_queue_check(h);	/* created suspended for its queue: queued from the start */
 		if (!h->why.queued)
@@ -390,4 +384,7 @@ void launch_hub_wait(struct launch_hub *h, const char *from)
 	h->stuck_timer = h->drain_timer = NULL;
 	jobwatch_stop_events(h->jw);
 	kueue_stop(h->kueue);
+	/* the wait is over: a further signal must not cancel the ending's look
+	 * or the cleanup */
+	h->phase = RUN_CLEANING;
 }

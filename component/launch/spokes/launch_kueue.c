@@ -19,28 +19,39 @@
  * run, Evicted=True (reason "Preempted", workload_types.go:1085) takes it
  * back. Kueue records Normal events on the job: Started "Admitted by
  * clusterQueue CQ" (reconciler.go:1489, 1518), Stopped with the eviction's
- * message (reconciler.go:1567), Suspended (events.go:21-23).
+ * message (reconciler.go:1567), Suspended (events.go:21-23). They say
+ * nothing the Workload does not: Started is sent when the job is
+ * un-suspended because its Workload is Admitted (reconciler.go:634-639,
+ * pkg/workload/workload.go:1273-1275) and names status.admission.clusterQueue;
+ * Stopped carries the Evicted condition's message (reconciler.go:594-596).
  *
  * What this spoke does:
  *  - the queue of a job (its label), or none: a job without it is never
  *    "queued", whatever its suspend flag says (a person suspended it);
  *  - one watch on the job's Workload (label selector on the job's uid), only
- *    for a queue-managed job and only when the Workload may be read (the
- *    access check, launch_access.c, sets ctx->deny.workloads): the request
- *    budget grows by one watch, for those jobs only;
+ *    for a queue-managed job: the request budget grows by one watch, for
+ *    those jobs only. Admission and eviction come from it and from the
+ *    job's own suspend flag, never from the namespace's events, so what a
+ *    launcher reads does not grow with the other jobs of its namespace (a
+ *    sweep of N launches in one namespace: N watches of one object each,
+ *    not N watches of every event);
+ *  - where the Workload cannot be read (the access check, launch_access.c,
+ *    sets ctx->deny.workloads; or its watch fails for good: 403, or 404
+ *    where Kueue's API is not served), instead one watch on the job's own
+ *    Normal events (fieldSelector involvedObject.uid and type=Normal,
+ *    selectable fields of core events: kubernetes
+ *    pkg/registry/core/event/strategy.go ToSelectableFields): Kueue's
+ *    Started/Stopped, said as one line each, the eviction's reason kept;
  *  - the judgement "held by Kueue" (kueue_held) and its reason, which
- *    the hub turns into the Queued state, the queue clock and the lines;
- *  - Kueue's Normal events on the job (launch_watch.c hands them over
- *    through the hub), said as one line each.
+ *    the hub turns into the Queued state, the queue clock and the lines.
  * It reports a Workload change through struct kueue_reports; the hub
  * decides what it means.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jtree.h"
-#include "launch_outputs.h"
-#include "launch_exit.h"
 #include "launch_kueue.h"
 
 struct kueue {
@@ -49,6 +60,8 @@ struct kueue {
 	void *hub;
 	cJSON *workload;	/* the job's Workload as last seen, or NULL */
 	struct kube_watch *watch;
+	struct kube_watch *events;	/* the job's Normal events: no Workload to read */
+	char *from;		/* the resourceVersion the watches start at, or NULL */
 	int unreadable;		/* the Workload watch failed for good */
 	char stopped[512];	/* Kueue's last Stopped event message */
 };
@@ -151,9 +164,12 @@ static void on_workload(void *ud, enum kube_event_type type, const cJSON *obj)
 	k->rep->changed(k->hub);
 }
 
+static int watch_job_events(struct kueue *k, struct err *e);
+
 static void on_workload_state(void *ud, enum kube_watch_state s, const struct err *e)
 {
 	struct kueue *k = ud;
+	struct err ee = ERR_INIT;
 
 	if (s != KUBE_WATCH_FAILED)
 		return;
@@ -161,6 +177,9 @@ static void on_workload_state(void *ud, enum kube_watch_state s, const struct er
 	launch_progress_note(k->ctx->prog, "warning: cannot watch Kueue Workloads: %s (queued "
 			     "jobs are told by their suspend flag and Kueue's events only)",
 			     e ? e->msg : "?");
+	if (watch_job_events(k, &ee))
+		launch_progress_note(k->ctx->prog, "warning: cannot watch the events of %s %s: %s",
+				     k->ctx->kind, k->ctx->name, ee.msg);
 }
 
 struct kueue *kueue_new(const struct launch_ctx *ctx, const struct kueue_reports *rep, void *hub)
@@ -178,14 +197,18 @@ int kueue_start(struct kueue *k, const char *from, struct err *e)
 	const struct launch_ctx *ctx = k->ctx;
 	struct buf sel = BUF_INIT;
 
-	if (!ctx->queue || ctx->deny.workloads || !ctx->uid || !*ctx->uid)
+	if (!ctx->queue || !ctx->uid || !*ctx->uid)
 		return 0;
+	free(k->from);
+	k->from = from ? xstrdup(from) : NULL;
+	if (ctx->deny.workloads)
+		return watch_job_events(k, e);
 	buf_addf(&sel, "%s=%s", KUEUE_JOB_UID_LABEL, ctx->uid);
 	/* after our own create the watch starts at the create's
 	 * resourceVersion (the hub's rule): Kueue makes the Workload after the
 	 * job, so no LIST is needed; a re-attach lists first */
-	k->watch = launch_watch_in(ctx, &KUEUE_WORKLOAD, sel.data, NULL, from, NULL, on_workload,
-				   on_workload_state, k, e);
+	k->watch = launch_ctx_watch(ctx, &KUEUE_WORKLOAD, sel.data, NULL, from, NULL, on_workload,
+				    on_workload_state, k, e);
 	buf_free(&sel);
 	return k->watch ? 0 : -1;
 }
@@ -193,48 +216,79 @@ int kueue_start(struct kueue *k, const char *from, struct err *e)
 void kueue_stop(struct kueue *k)
 {
 	kube_watch_stop(k->watch);
-	k->watch = NULL;
+	kube_watch_stop(k->events);
+	k->watch = k->events = NULL;
 }
 
 void kueue_free(struct kueue *k)
 {
 	if (!k)
 		return;
-	kube_watch_stop(k->watch);
+	kueue_stop(k);
 	cJSON_Delete(k->workload);
+	free(k->from);
 	free(k);
 }
 
-/* ---- Kueue's events on the job -------------------------------------------------- */
+/* ---- without the Workload: Kueue's events on the job ------------------------------ */
 
-int kueue_event(struct kueue *k, const cJSON *ev)
+static void on_job_event(void *ud, enum kube_event_type type, const cJSON *ev)
 {
+	struct kueue *k = ud;
 	const char *reason = jtree_get_string(ev, "reason", "");
 	const char *msg = jtree_get_string(ev, "message", "");
 
 	/* events.go:21-23: the reasons of Kueue's job reconciler */
-	if (!k->ctx->queue || (strcmp(reason, "Started") && strcmp(reason, "Stopped") &&
-			     strcmp(reason, "Suspended")))
-		return 0;
+	if (type == KUBE_DELETED || (strcmp(reason, "Started") && strcmp(reason, "Stopped") &&
+				     strcmp(reason, "Suspended")))
+		return;
 	if (!strcmp(reason, "Stopped"))
 		snprintf(k->stopped, sizeof(k->stopped), "%s", msg);
 	launch_progress_note(k->ctx->prog, "kueue: %s: %s", reason, msg);
-	return 1;
+}
+
+static void on_job_events_state(void *ud, enum kube_watch_state s, const struct err *e)
+{
+	struct kueue *k = ud;
+
+	if (s == KUBE_WATCH_FAILED)
+		launch_progress_note(k->ctx->prog, "warning: cannot watch the events of %s %s: %s "
+				     "(Kueue's reasons are not said)", k->ctx->kind, k->ctx->name,
+				     e ? e->msg : "?");
+}
+
+/*
+ * The job's own Normal events, scoped by field selector to its uid: the
+ * namespace's other events never reach this launcher. (A field selector
+ * cannot OR, so this is a second watch beside the namespace's type=Warning
+ * one, launch_watch.c; it runs only where the Workload cannot be read.)
+ */
+static int watch_job_events(struct kueue *k, struct err *e)
+{
+	const struct launch_ctx *ctx = k->ctx;
+	struct buf sel = BUF_INIT;
+
+	if (ctx->deny.events || k->events)	/* said before the create */
+		return 0;
+	buf_addf(&sel, "involvedObject.uid=%s,type=Normal", ctx->uid);
+	k->events = launch_ctx_watch(ctx, &KUBE_EVENT, NULL, sel.data, k->from, NULL, on_job_event,
+				    on_job_events_state, k, e);
+	buf_free(&sel);
+	return k->events ? 0 : -1;
 }
 
 /* ---- before the create ------------------------------------------------------------ */
 
-void launch_kueue_prepare(struct launch_ctx *ctx)
+const char *launch_kueue_prepare(const struct jobapi *api, cJSON **manifest)
 {
 	const cJSON *flag;
 	cJSON *patch;
 
-	ctx->queue = launch_kueue_queue_of(ctx->manifest);	/* points into ctx->manifest */
-	if (!ctx->queue)
-		return;
-	flag = jobapi_suspend_flag(ctx->api, ctx->manifest);
+	if (!launch_kueue_queue_of(*manifest))
+		return NULL;
+	flag = jobapi_suspend_flag(api, *manifest);
 	if (cJSON_IsTrue(flag))
-		return;
+		return launch_kueue_queue_of(*manifest);
 	/*
 	 * Created suspended, as Kueue's webhook would make it (defaults.go:36-46):
 	 * where the webhook is absent, an unsuspended job would start its
@@ -243,15 +297,15 @@ void launch_kueue_prepare(struct launch_ctx *ctx)
 	 * Launch only: a rendered manifest (Argo CD) must not pin a flag Kueue
 	 * changes, or every admission would show as drift.
 	 */
-	patch = jobapi_suspend_patch(ctx->api, 1);
-	jtree_merge_patch(&ctx->manifest, patch);
+	patch = jobapi_suspend_patch(api, 1);
+	jtree_merge_patch(manifest, patch);
 	cJSON_Delete(patch);
-	ctx->queue = launch_kueue_queue_of(ctx->manifest);
+	return launch_kueue_queue_of(*manifest);
 }
 
 /* ---- before the create: does the LocalQueue exist? ----------------------------- */
 
-int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct launch_result *r)
+int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct err *out)
 {
 	struct err e = ERR_INIT;
 	cJSON *lq = NULL;
@@ -270,10 +324,10 @@ int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct lau
 	}
 	cJSON_Delete(lq);
 	if (e.code == ERR_NOTFOUND && strstr(e.msg, "\" not found")) {
-		launch_result_set(r, "Error", EXIT_API_ERROR, "LocalQueueNotFound",
-				  "LocalQueue \"%s\" does not exist in namespace \"%s\" (label %s): "
-				  "Kueue would hold the %s for ever; create the LocalQueue or name an "
-				  "existing one", ctx->queue, ctx->ns, KUEUE_QUEUE_LABEL, ctx->kind);
+		err_set(out, ERR_NOTFOUND, "LocalQueue \"%s\" does not exist in namespace \"%s\" "
+			"(label %s): Kueue would hold the %s for ever; create the LocalQueue or "
+			"name an existing one", ctx->queue, ctx->ns, KUEUE_QUEUE_LABEL, ctx->kind);
+		snprintf(out->reason, sizeof(out->reason), "LocalQueueNotFound");
 		return -1;
 	}
 	if (e.code == ERR_NOTFOUND)	/* 404 page not found: no such API */

@@ -5,7 +5,8 @@
  * Before the create, the flow reads the job's queue and has it created
  * suspended (launch_kueue_prepare) and checks its LocalQueue
  * (launch_kueue_preflight). During the wait, a spoke (struct kueue) watches
- * the job's Workload, reports its changes to the hub and answers "held by
+ * the job's Workload (where it cannot be read: the job's own Normal
+ * events), reports its changes to the hub and answers "held by
  * Kueue, and why"; the hub keeps the queue clock (launch_hub_queue.c).
  */
 #ifndef JAXJOB_LAUNCH_KUEUE_H
@@ -20,14 +21,14 @@ extern const struct kube_resource KUEUE_WORKLOAD, KUEUE_LOCALQUEUE;
 
 /* The job's LocalQueue (its queue-name label), or NULL: not queue-managed. */
 const char *launch_kueue_queue_of(const cJSON *job);
-/* Before the create: ctx->queue from the manifest's label; a queue-managed
- * job is created suspended (as Kueue's webhook makes it), so no worker
- * starts before admission. */
-void launch_kueue_prepare(struct launch_ctx *ctx);
+/* Before the create: the job's queue (its label, pointing into *manifest,
+ * or NULL); a queue-managed job is created suspended (as Kueue's webhook
+ * makes it), so no worker starts before admission. */
+const char *launch_kueue_prepare(const struct jobapi *api, cJSON **manifest);
 /* Before the create: the job's LocalQueue exists (GET when `may_get`),
- * else -1 with `r` set; a queue that cannot be read is a warning. */
-struct launch_result;
-int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct launch_result *r);
+ * else -1 with `e` set (reason LocalQueueNotFound); a queue that cannot be
+ * read is a warning. */
+int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct err *e);
 
 struct kueue_reports {
 	void (*changed)(void *hub);	/* the job's Workload changed */
@@ -36,7 +37,8 @@ struct kueue_reports {
 struct kueue;
 struct kueue *kueue_new(const struct launch_ctx *ctx, const struct kueue_reports *rep, void *hub);
 void kueue_free(struct kueue *k);	/* NULL is fine */
-/* The Workload watch, for a queue-managed job whose Workloads may be read. */
+/* For a queue-managed job: the watch on its Workload, or, where Workloads
+ * cannot be read, on its own Normal events (Kueue's Started/Stopped). */
 int kueue_start(struct kueue *k, const char *from, struct err *e);
 void kueue_stop(struct kueue *k);	/* the watch; what it saw stays */
 /* Is `job` (judged `v`) held by Kueue (queue-managed, suspended, not
@@ -48,7 +50,5 @@ int kueue_held(const struct kueue *k, const cJSON *job, const struct launch_verd
 void kueue_evicted(const struct kueue *k, char *why, size_t n);
 /* The ClusterQueue that admitted the Workload, or NULL. */
 const char *kueue_admitted_by(const struct kueue *k);
-/* A Normal event about the job: Kueue's are said (1), others ignored (0). */
-int kueue_event(struct kueue *k, const cJSON *ev);
 
 #endif

@@ -242,8 +242,8 @@ int workers_start(struct workers *w, const char *from, struct err *e)
 	if (w->ctx->deny.pods)	/* cannot list pods: said before the create */
 		return 0;
 	jobapi_pod_selector(w->ctx->api, w->ctx->name, &sel);
-	w->watch = launch_watch_in(w->ctx, &KUBE_POD, sel.data, NULL, from, NULL, on_pod_event,
-				   on_pod_watch_state, w, e);
+	w->watch = launch_ctx_watch(w->ctx, &KUBE_POD, sel.data, NULL, from, NULL, on_pod_event,
+				    on_pod_watch_state, w, e);
 	buf_free(&sel);
 	return w->watch ? 0 : -1;
 }
