@@ -27,8 +27,10 @@
  * worker's log is complete - workers_drained() - or at --log-drain.
  * Complete means certain, never guessed from a quiet stream: the kubelet
  * ended the stream (the container exited), or a read of the log's end
- * (kube_log_complete, after the verdict: only then is its answer waited
- * for) placed the stream in it and delivered the rest. A stream that is
+ * (kube_log_complete, started when the pod watch shows the container
+ * terminated, so that it is done when the operator's verdict comes; its
+ * answer is always waited for) placed the stream in it and delivered the
+ * rest. A stream that is
  * slow, stalled or behind is waited for, so no line of a terminated
  * container is lost unless --log-drain runs out, and then it is named.
  *
