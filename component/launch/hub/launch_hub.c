@@ -301,6 +301,7 @@ struct launch_hub *launch_hub_new(const struct launch_ctx *ctx)
 
 	h->ctx = ctx;
 	h->phase = RUN_CREATING;
+	buf_init(&h->incomplete);
 	h->why.queue_why = h->q.why;
 	launch_verdict_of(NULL, &h->v);
 	h->jw = jobwatch_new(ctx, &jobwatch_reports, h);
@@ -317,6 +318,7 @@ void launch_hub_free(struct launch_hub *h)
 	kueue_free(h->kueue);
 	jobwatch_free(h->jw);
 	cJSON_Delete(h->job);
+	buf_free(&h->incomplete);
 	free(h);
 }
 

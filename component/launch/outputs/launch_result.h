@@ -25,6 +25,8 @@ struct launch_result {
 	const char *cleanup;	/* what cleanup did ("deleted", "suspended"), or NULL */
 	const char *logs_lost;	/* worker log lines never written to stdout, per
 				 * worker ("worker-0: 12 lines"), or NULL */
+	const char *logs_incomplete;	/* workers whose log could not be read whole
+					 * within --log-drain, and why; or NULL */
 	int pod_counts;		/* use `counted` for the worker counts: the job's
 				 * status has none (TrainJob counts child Jobs) */
 	struct launch_workers_counted {

@@ -169,6 +169,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 		r.logs_lost = lost.data;
 	}
 	r.job = h ? launch_hub_job(h) : NULL;
+	r.logs_incomplete = h ? launch_hub_logs_incomplete(h) : NULL;
 	r.cleanup = note.len ? note.data : NULL;
 	r.now = kube_wall_now();
 	r.metrics = ctx.metrics->m;
