@@ -14,7 +14,8 @@
 #   make demo       run the main job against the local test API server
 #   make fresh-check  `make demo` and `make check-quick` in a clean clone
 #                   inside a minimal Debian chroot (scripts/fresh-check.sh)
-#   make CC=clang   any C11 compiler; warnings are errors
+#   make CC=clang   any C11 compiler; warnings are errors (make check builds
+#                   with clang too: tests/suites/13-clang-build.sh)
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile
 # edit: lib/*.c is the core (build/libjaxjob.a, nothing else in it, so the

@@ -64,15 +64,22 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 rendered, 2 bad input, 3 repository unreadable.\n";
 
-static int exit_code(const struct err *e)
+/* The exit statuses (usage_text says them; plugin.yaml's CMP sees them). */
+enum render_exit {
+	RENDER_EXIT_RENDERED = 0,
+	RENDER_EXIT_BAD_INPUT = 2,	/* the jobs, the parameters or the command line */
+	RENDER_EXIT_UNREADABLE = 3,	/* the repository could not be read */
+};
+
+static enum render_exit exit_code(const struct err *e)
 {
 	switch (e->code) {
 	case ERR_IO:
 	case ERR_NETWORK:
 	case ERR_INTERNAL:
-		return 3;
+		return RENDER_EXIT_UNREADABLE;
 	default:
-		return 2;
+		return RENDER_EXIT_BAD_INPUT;
 	}
 }
 
@@ -301,7 +308,7 @@ int cmd_render(int argc, char **argv)
 	struct err e = ERR_INIT;
 	int rc = parse_opts(&o, argc, argv, &e);
 	if (rc > 0)
-		return 0;
+		return RENDER_EXIT_RENDERED;
 	struct buf out = BUF_INIT;
 	if (rc == 0)
 		rc = run(&o, &out, &e);
@@ -313,5 +320,5 @@ int cmd_render(int argc, char **argv)
 		fprintf(stderr, "error: %s\n", e.msg);
 		return exit_code(&e);
 	}
-	return 0;
+	return RENDER_EXIT_RENDERED;
 }

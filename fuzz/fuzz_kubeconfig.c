@@ -17,6 +17,7 @@
 
 #include "kube_auth.h"
 #include "kube_config.h"
+#include "kube_time.h"
 #include "yj.h"
 #include "fuzz_common.h"
 
@@ -113,10 +114,9 @@ static void exec_credential(const char *text, size_t len, uint8_t mode)
 			check_no_secret(doc, e.msg, want);
 		cJSON_Delete(doc);
 	}
-	/* the expiry parser on the same text, as a timestamp */
-	char *ts = fuzz_strndup((const uint8_t *)text, len < 64 ? len : 64);
-	(void)kube_parse_time(ts);
-	free(ts);
+	/* the timestamp parser (the expiry's) on the same bytes, not NUL-terminated */
+	double when;
+	(void)kube_time_parse(text, len < 64 ? len : 64, &when);
 	buf_free(&token);
 	buf_free(&cert);
 	buf_free(&key);

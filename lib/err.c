@@ -42,6 +42,9 @@ static void fit(char *dst, const char *full)
 	memcpy(dst + head + sizeof(gap) - 1, full + from, n - from + 1);
 }
 
+/* The format attributes let the compilers check the callers' formats and
+ * not flag these va_list helpers (clang's -Wformat-nonliteral). */
+__attribute__((format(printf, 2, 0)))
 static void set_fitted(struct err *e, const char *fmt, va_list ap)
 {
 	va_list again;
@@ -84,6 +87,7 @@ int err_set(struct err *e, enum err_code code, const char *fmt, ...)
 	return -1;
 }
 
+__attribute__((format(printf, 3, 0)))
 static void prefix_fitted(struct err *e, const char *old, const char *fmt, va_list ap)
 {
 	char pre[ERR_MSG_MAX];

@@ -28,6 +28,7 @@
 
 #include "jtree.h"
 #include "kube_clock.h"
+#include "kube_time.h"
 #include "yj.h"
 
 extern char **environ;
@@ -83,39 +84,6 @@ int kube_creds_invalidate(struct kube_creds *c)
 	c->file_loaded = 0;
 	c->exec_valid = 0;
 	return c->cfg->exec != NULL || c->cfg->token_file != NULL;
-}
-
-/* ---- time ------------------------------------------------------------- */
-
-time_t kube_parse_time(const char *s)
-{
-	struct tm tm = {0};
-	int n = 0;
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
-			 &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19)
-		return -1;
-	const char *p = s + n;
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			;
-	long off = 0;
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		int hh, mm, k = 0;
-		if (sscanf(p + 1, "%2d:%2d%n", &hh, &mm, &k) != 2 || k != 5)
-			return -1;
-		off = (hh * 3600L + mm * 60L) * (*p == '-' ? -1 : 1);
-		p += 6;
-	} else {
-		return -1;
-	}
-	if (*p || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31)
-		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	time_t t = timegm(&tm);
-	return t == (time_t)-1 ? -1 : t - off;
 }
 
 /* ---- token file ------------------------------------------------------- */
@@ -178,8 +146,11 @@ int kube_exec_parse(const char *json, size_t len, const char *want_api_version,
 	if (!rc && !(crt && *crt) != !(k && *k))
 		rc = err_set(e, ERR_AUTH, "clientCertificateData and clientKeyData must "
 			     "come together");
-	if (!rc && exp && (*expires = kube_parse_time(exp)) == -1)
+	double when = 0;
+	if (!rc && exp && kube_time_parse(exp, strlen(exp), &when) < 0)
 		rc = err_set(e, ERR_AUTH, "status.expirationTimestamp \"%s\" is not RFC 3339", exp);
+	if (!rc && exp)
+		*expires = (time_t)when;
 	if (!rc) {
 		if (tok)
 			buf_adds(token, tok);
@@ -437,7 +408,7 @@ int kube_creds_get(struct kube_creds *c, struct kube_cred_view *out, struct err 
 	}
 	if (!cfg->exec)
 		return 0;
-	time_t now = time(NULL);
+	time_t now = (time_t)kube_wall_now();
 	if (c->exec_valid && c->exec_expires && now >= c->exec_expires - EXEC_EXPIRY_SLACK_S)
 		c->exec_valid = 0;
 	if (!c->exec_valid && run_exec(c, e))

@@ -79,7 +79,4 @@ int kube_exec_parse(const char *json, size_t len, const char *want_api_version,
 		    struct buf *token, struct buf *cert, struct buf *key,
 		    time_t *expires, struct err *e);
 
-/* RFC 3339 UTC/offset timestamp to time_t; -1 when malformed. */
-time_t kube_parse_time(const char *rfc3339);
-
 #endif

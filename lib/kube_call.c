@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kube_clock.h"
 #include "kube_status.h"
 
 struct kube_call {
@@ -256,7 +257,7 @@ static void call_xfer_done(void *ud, struct kube_xfer *x)
 	int ok = x->status >= 200 && x->status < 300;
 	k->x = NULL;
 	k->rs.status = x->status;
-	k->rs.retry_after = kube_retry_after(x->retry_after, time(NULL));
+	k->rs.retry_after = kube_retry_after(x->retry_after, (time_t)kube_wall_now());
 	k->unreachable = 0;
 	if (x->result != CURLE_OK) {
 		curl_failure(k, x, &k->last);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kube_clock.h"
 #include "kube_status.h"
 #include "jtree.h"
 #include "yj.h"
@@ -83,7 +84,7 @@ struct kube_client *kube_client_new(struct kube_config *cfg, struct err *e)
 	c->creds = kube_creds_new(&c->cfg);
 	set_url_base(c);
 	c->retry_s = DEFAULT_RETRY_S;
-	c->rnd_state = (unsigned)time(NULL) ^ ((unsigned)getpid() << 16);
+	c->rnd_state = (unsigned)(time_t)kube_wall_now() ^ ((unsigned)getpid() << 16);
 	return c;
 }
 

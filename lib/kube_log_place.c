@@ -3,33 +3,18 @@
  */
 #include "kube_log_place.h"
 
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
+
+#include "kube_time.h"
 
 size_t kube_log_stamp(const char *line, size_t len, double *when)
 {
-	struct tm tm;
 	const char *sp = memchr(line, ' ', len < 40 ? len : 40);
-	const char *p;
-	double frac = 0, scale = 0.1;
-	int n = 0;
 
-	if (!sp || sp - line < 20 || sp[-1] != 'Z')
+	/* the kubelet writes UTC (RFC3339Nano, ending in Z) */
+	if (!sp || sp - line < 20 || sp[-1] != 'Z' ||
+	    kube_time_parse(line, (size_t)(sp - line), when) < 0)
 		return 0;
-	memset(&tm, 0, sizeof(tm));
-	if (sscanf(line, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19)
-		return 0;
-	p = line + 19;
-	if (*p == '.')
-		for (p++; p < sp - 1 && *p >= '0' && *p <= '9'; p++, scale /= 10)
-			frac += (*p - '0') * scale;
-	if (p != sp - 1)
-		return 0;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	*when = (double)timegm(&tm) + frac;
 	return (size_t)(sp - line) + 1;
 }
 

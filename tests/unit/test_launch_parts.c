@@ -234,16 +234,6 @@ static void resumed_follow_does_not_repeat_lines(void **state)
 	free(out);
 }
 
-static void times_parse_with_fractions_and_offsets(void **state)
-{
-	(void)state;
-	assert_true(launch_parse_time("2026-01-02T03:04:05.5Z") -
-		    launch_parse_time("2026-01-02T03:04:05Z") == 0.5);
-	assert_true(launch_parse_time("2026-01-02T03:04:05Z") ==
-		    launch_parse_time("2026-01-02T04:04:05+01:00"));
-	assert_true(launch_parse_time("yesterday") < 0);
-}
-
 /* ---- outputs ----------------------------------------------------------- */
 
 static char *slurp(const char *path)
@@ -484,7 +474,6 @@ int main(void)
 		cmocka_unit_test(lines_are_prefixed_with_the_worker),
 		cmocka_unit_test(unread_stdout_never_blocks),
 		cmocka_unit_test(resumed_follow_does_not_repeat_lines),
-		cmocka_unit_test(times_parse_with_fractions_and_offsets),
 		cmocka_unit_test(outputs_are_written_into_new_directories),
 		cmocka_unit_test(unknown_values_are_empty_not_missing),
 	};

@@ -148,23 +148,23 @@ const struct run_flag launch_run_flags[] = {
 	{ "metrics", "MODE", "training metrics", RF_ENUM, MET(mode), metrics_names,
 	  "read training metrics from the workers' logs: auto (the common shapes, see "
 	  "component/README.md, plus --metric patterns), patterns (only --metric), none (default auto)" },
-	{ "metric", "NAME=REGEX", "training metrics", RF_SPECIAL, 0, NULL,
+	{ "metric", "NAME=REGEX", "training metrics", RF_METRIC, 0, NULL,
 	  "a metric of your own: a POSIX extended regex with one capture group, the number "
 	  "(repeatable; or several in one value, one per line, blank lines ignored); NAME step "
 	  "(or a --metric-step name) is the step counter" },
-	{ "metric-step", "NAME", "training metrics", RF_SPECIAL, 0, NULL,
+	{ "metric-step", "NAME", "training metrics", RF_METRIC, 0, NULL,
 	  "another key that counts steps, besides step, global_step, iteration, iter (repeatable, "
 	  "or a JSON list of names)" },
 	{ "metrics-from", "WHICH", "training metrics", RF_ENUM, MET(from), metrics_from_names,
 	  "whose lines count: first (worker 0), any (all workers, one series), all (a series per "
 	  "worker, NAME@N) (default first)" },
-	{ "total-steps", "N", "training metrics", RF_SPECIAL, 0, NULL,
+	{ "total-steps", "N", "training metrics", RF_METRIC, 0, NULL,
 	  "the step count of the whole run, for progress and ETA (default: from the log, e.g. "
 	  "\"step 100/5000\")" },
 	{ "progress-every", "DURATION", "training metrics", RF_DURATION, MET(progress_s), NULL,
 	  "at most one training progress line on stderr per DURATION (step, values, steps/s, ETA; "
 	  "0 = none) (default 10s)" },
-	{ "metrics-points", "N", "training metrics", RF_SPECIAL, 0, NULL,
+	{ "metrics-points", "N", "training metrics", RF_METRIC, 0, NULL,
 	  "points per metric in the CSV and the chart, chosen by LTTB (10-5000, default 300)" },
 	{ "kfp-executor-input", "JSON", "training metrics", RF_STR, MET(kfp_executor_input), NULL,
 	  "KFP's {{$}}: the last/min/max values go into the metadata of the step's system.Metrics "

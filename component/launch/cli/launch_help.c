@@ -146,8 +146,9 @@ static const char *run_flag_kind(const struct run_flag *f)
 	static const char *const kinds[] = {
 		[RF_STR] = "string", [RF_OPTSTR] = "string", [RF_BOOL] = "bool",
 		[RF_DURATION] = "duration", [RF_ENUM] = "enum", [RF_SPECIAL] = "string",
+		[RF_METRIC] = "string",
 	};
-	if (f->kind != RF_SPECIAL)
+	if (f->kind != RF_SPECIAL && f->kind != RF_METRIC)
 		return kinds[f->kind];
 	if (!strcmp(f->flag, "patch"))
 		return "object";

@@ -95,6 +95,44 @@ static struct parseopt *options_table(void)
 	return t;
 }
 
+/*
+ * --launch-args '["--queue=q", "--", "python", "train.py"]': the words as if
+ * they stood here. Not nested (one level is all an engine needs, and a
+ * list cannot then grow by itself); "" and [] add nothing, so a workflow
+ * parameter left at its default passes through.
+ */
+static int launch_args(struct launch_opts *o, const char *v, struct err *e)
+{
+	const cJSON *list, *it;
+	char **words;
+	int n = 0, rc;
+
+	if (!*v)
+		return 0;
+	list = launch_word_list(o, "launch-args", v, e);
+	if (!list)
+		return -1;
+	words = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*words));
+	if (!words)
+		abort();
+	cJSON_ArrayForEach(it, list) {
+		if (!strncmp(it->valuestring, "--launch-args", 13)) {
+			free(words);
+			return err_set(e, ERR_INPUT, "--launch-args inside --launch-args; put all "
+				       "the options in one list");
+		}
+		if (!strcmp(it->valuestring, "-h") || !strncmp(it->valuestring, "--help", 6)) {
+			free(words);
+			return err_set(e, ERR_INPUT, "--launch-args holds %s; run jaxjob launch "
+				       "--help", it->valuestring);
+		}
+		words[n++] = it->valuestring;
+	}
+	rc = launch_opts_words(o, n, words, 0, e);
+	free(words);
+	return rc;
+}
+
 /* One option of the table, its value in h->value (NULL: none was given). */
 static int set_option(struct launch_opts *o, const struct parseopt_hit *h, struct err *e)
 {
@@ -104,6 +142,10 @@ static int set_option(struct launch_opts *o, const struct parseopt_hit *h, struc
 	if (!h->value)
 		return err_set(e, ERR_INPUT, "--%s needs a value (%s)", f ? f->flag : p->flag,
 			       f ? f->metavar : p->metavar);
+	if (f && f->kind == RF_METRIC)
+		return launch_metrics_flag(o, f->flag, h->value, e);
+	if (f && !strcmp(f->flag, "launch-args"))
+		return launch_args(o, h->value, e);
 	if (f)
 		return launch_flag_set(o, f, h->value, e);
 	if (!strcmp(p->name, "name") && launch_identity_unfilled(p->flag, h->value, e))

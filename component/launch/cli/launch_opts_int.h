@@ -25,8 +25,10 @@
 #include "err.h"
 #include "launch_opts.h"
 
-/* RF_OPTSTR: a string where empty means "not given" (pipeline inputs default to "") */
-enum rf_kind { RF_STR, RF_OPTSTR, RF_BOOL, RF_DURATION, RF_ENUM, RF_SPECIAL };
+/* RF_OPTSTR: a string where empty means "not given" (pipeline inputs default to "");
+ * RF_SPECIAL: a value launch_values.c reads by the flag's name (--launch-args:
+ * the walk's, launch_opts.c); RF_METRIC: one of launch_metrics_flags.c */
+enum rf_kind { RF_STR, RF_OPTSTR, RF_BOOL, RF_DURATION, RF_ENUM, RF_SPECIAL, RF_METRIC };
 
 struct run_flag {
 	const char *flag;
@@ -41,7 +43,9 @@ struct run_flag {
 /* The run flags, in help order; ends with a NULL flag (launch_flags.c). */
 extern const struct run_flag launch_run_flags[];
 
-/* Set run flag `f` from its text `v` (launch_values.c). */
+/* Set run flag `f` from its text `v` (launch_values.c): every kind but
+ * RF_METRIC, and every RF_SPECIAL but --launch-args, which launch_opts.c
+ * routes (the values call neither the walk nor the metrics flags). */
 int launch_flag_set(struct launch_opts *o, const struct run_flag *f, const char *v,
 		    struct err *e);
 

@@ -1,9 +1,10 @@
 /*
  * launch_values.c - the value of one run flag of `jaxjob launch`, by its kind
  * in run_flags[] (launch_flags.c): strings, booleans, durations, enums, and
- * the special ones (--patch, --param, --launch-args, --failure-lines; the
- * metrics flags go on to launch_metrics_flags.c). Each error names the flag
- * and shows a value that works.
+ * the special ones (--patch, --param, --failure-lines). Each error names the
+ * flag and shows a value that works. It is below the walk (launch_opts.c,
+ * which also reads --launch-args) and the metrics flags
+ * (launch_metrics_flags.c): it calls neither.
  */
 #include <math.h>
 #include <stdio.h>
@@ -163,44 +164,6 @@ const cJSON *launch_word_list(struct launch_opts *o, const char *flag, const cha
 	return doc;
 }
 
-/*
- * --launch-args '["--queue=q", "--", "python", "train.py"]': the words as if
- * they stood here. Not nested (one level is all an engine needs, and a
- * list cannot then grow by itself); "" and [] add nothing, so a workflow
- * parameter left at its default passes through.
- */
-static int launch_args(struct launch_opts *o, const char *v, struct err *e)
-{
-	const cJSON *list, *it;
-	char **words;
-	int n = 0, rc;
-
-	if (!*v)
-		return 0;
-	list = launch_word_list(o, "launch-args", v, e);
-	if (!list)
-		return -1;
-	words = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*words));
-	if (!words)
-		abort();
-	cJSON_ArrayForEach(it, list) {
-		if (!strncmp(it->valuestring, "--launch-args", 13)) {
-			free(words);
-			return err_set(e, ERR_INPUT, "--launch-args inside --launch-args; put all "
-				       "the options in one list");
-		}
-		if (!strcmp(it->valuestring, "-h") || !strncmp(it->valuestring, "--help", 6)) {
-			free(words);
-			return err_set(e, ERR_INPUT, "--launch-args holds %s; run jaxjob launch "
-				       "--help", it->valuestring);
-		}
-		words[n++] = it->valuestring;
-	}
-	rc = launch_opts_words(o, n, words, 0, e);
-	free(words);
-	return rc;
-}
-
 int launch_flag_set(struct launch_opts *o, const struct run_flag *f, const char *v,
 		    struct err *e)
 {
@@ -230,15 +193,16 @@ int launch_flag_set(struct launch_opts *o, const struct run_flag *f, const char 
 		memcpy(base, &n, sizeof(n));
 		return 0;
 	case RF_SPECIAL:
-		if (!strcmp(f->flag, "launch-args"))
-			return launch_args(o, v, e);
 		if (!strcmp(f->flag, "param"))
 			return jobparams_set_user(o->params, v, e);
 		if (!strcmp(f->flag, "patch"))
 			return parse_patch(o, v, e);
 		if (!strcmp(f->flag, "failure-lines"))
 			return launch_count(f->flag, v, 1, DIAG_LAST_LINES_MAX, &o->failure_lines, e);
-		return launch_metrics_flag(o, f->flag, v, e);
+		break;
+	case RF_METRIC:
+		break;
 	}
-	return 0;
+	/* --launch-args and RF_METRIC: launch_opts.c routes them elsewhere */
+	return err_set(e, ERR_INPUT, "--%s is not read by launch_flag_set", f->flag);
 }

@@ -21,7 +21,8 @@
  * takes it (take_job): everything after reads that verdict.
  *
  * The clocks (--timeout, the fail-fast grace, Kueue's queue) are in
- * launch_hub_clock.c; what the ending and the cleanup ask of the hub after
+ * launch_hub_clock.c, which reports to this file through its table as a
+ * spoke does (clock_reports); what the ending and the cleanup ask of the hub after
  * the wait, in launch_hub_end.c.
  *
  * Finishing: when the job turns terminal, the log follows may still hold
@@ -40,7 +41,7 @@
 
 #include "launch_hub_int.h"
 
-void hub_stop(struct launch_hub *h, enum launch_end why)
+static void hub_stop(struct launch_hub *h, enum launch_end why)
 {
 	if (h->phase != RUN_WAITING)
 		return;
@@ -245,6 +246,17 @@ static const struct kueue_reports kueue_reports = {
 	.changed = queue_changed,
 };
 
+/* A clock ran out (launch_hub_clock.c): --fail-fast-after, --timeout,
+ * --queue-timeout. */
+static void clock_ran_out(void *hub, enum launch_end why)
+{
+	hub_stop(hub, why);
+}
+
+static const struct hub_clock_reports clock_reports = {
+	.ran_out = clock_ran_out,
+};
+
 /* ---- signals ------------------------------------------------------------- */
 
 static void on_signal(void *ud, int signo)
@@ -303,6 +315,7 @@ struct launch_hub *launch_hub_new(const struct launch_ctx *ctx)
 	h->phase = RUN_CREATING;
 	buf_init(&h->incomplete);
 	h->why.queue_why = h->q.why;
+	h->clock_rep = &clock_reports;
 	launch_verdict_of(NULL, &h->v);
 	h->jw = jobwatch_new(ctx, &jobwatch_reports, h);
 	h->workers = workers_new(ctx, &workers_reports, h);

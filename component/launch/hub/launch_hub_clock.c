@@ -16,6 +16,9 @@
  * fail-fast timer stop, --queue-timeout and the repeated "queued ... in
  * NS/QUEUE" line run; when Kueue admits it the run's clocks start again;
  * an admitted job held again was preempted, and says so.
+ *
+ * A clock that runs out reports it (h->clock_rep->ran_out, as a spoke
+ * reports through its table): the hub decides what ends the wait.
  */
 #include <string.h>
 
@@ -53,7 +56,7 @@ static void on_stuck_timer(void *ud)
 	h->stuck_timer = NULL;
 	if (stuck_cause(h, h->why.stuck_reason, sizeof(h->why.stuck_reason),
 			h->why.stuck_msg, sizeof(h->why.stuck_msg)))
-		hub_stop(h, END_STUCK);
+		h->clock_rep->ran_out(h, END_STUCK);
 }
 
 void hub_stuck_check(struct launch_hub *h)
@@ -82,7 +85,7 @@ static void on_deadline(void *ud)
 {
 	struct launch_hub *h = ud;
 	h->deadline = NULL;
-	hub_stop(h, END_TIMEOUT);
+	h->clock_rep->ran_out(h, END_TIMEOUT);
 }
 
 void hub_arm_deadline(struct launch_hub *h)
@@ -134,7 +137,7 @@ static void on_queue_deadline(void *ud)
 {
 	struct launch_hub *h = ud;
 	h->q.deadline = NULL;
-	hub_stop(h, END_QUEUE_TIMEOUT);
+	h->clock_rep->ran_out(h, END_QUEUE_TIMEOUT);
 }
 
 static void enter_queue(struct launch_hub *h, const char *why)

@@ -33,7 +33,8 @@ struct launch_hub {
 	struct kueue *kueue;
 	struct launch_trainer trainer;
 
-	/* the wait */
+	/* the wait; the clocks report through clock_rep (launch_hub.c's table) */
+	const struct hub_clock_reports *clock_rep;
 	struct kube_timer *deadline, *stuck_timer, *drain_timer;
 	int draining;			/* terminal seen: waiting for log streams to end */
 	struct buf incomplete;		/* the drain report's words, for the outputs */
@@ -57,10 +58,15 @@ struct launch_hub {
 	struct kube_timer *delete_timer;
 };
 
-/* launch_hub.c */
-void hub_stop(struct launch_hub *h, enum launch_end why);
-
-/* launch_hub_clock.c */
+/*
+ * launch_hub_clock.c. The clocks report to the hub as a spoke does, through
+ * a table that launch_hub.c fills in: they call nothing of that file, so
+ * the hub's file stays the one place that ends the wait, and the clocks
+ * sit below it.
+ */
+struct hub_clock_reports {
+	void (*ran_out)(void *hub, enum launch_end why);	/* END_STUCK, _TIMEOUT, _QUEUE_TIMEOUT */
+};
 void hub_stuck_check(struct launch_hub *h);	/* a stuck cause came or went */
 void hub_arm_deadline(struct launch_hub *h);	/* --timeout, less the time queued */
 void hub_queue_check(struct launch_hub *h);	/* held by Kueue, admitted, or the same? */

@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "jtree.h"
+#include "kube_clock.h"
 #include "kube_loop.h"
 #include "launch_result.h"
 
@@ -26,7 +27,7 @@ void launch_progress_init(struct launch_progress *p, FILE *out, double t0)
 
 static void prefix(const struct launch_progress *p, struct buf *b)
 {
-	time_t t = time(NULL);
+	time_t t = (time_t)kube_wall_now();
 	struct tm tm;
 	char hms[16];
 

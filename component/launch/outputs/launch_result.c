@@ -11,6 +11,7 @@
 
 #include "jobapi.h"
 #include "jtree.h"
+#include "kube_time.h"
 
 void launch_result_set(struct launch_result *r, const char *state, int exit_code,
 		       const char *reason, const char *fmt, ...)
@@ -61,38 +62,19 @@ const char *launch_result_ns(const struct launch_result *r)
 	return n ? n : r->ns;
 }
 
-double launch_parse_time(const char *s)
+/* A time of the job's status (lib/kube_time.h), -1 when absent or malformed. */
+static double status_time(const struct launch_result *r, const char *path)
 {
-	struct tm tm;
-	const char *p;
-	double frac = 0, t;
+	const char *s = jtree_get_string(r->job, path, NULL);
+	double t;
 
-	if (!s || !*s)
-		return -1;
-	memset(&tm, 0, sizeof(tm));
-	p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!p)
-		return -1;
-	if (*p == '.') {
-		double scale = 0.1;
-		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
-			frac += (*p - '0') * scale;
-	}
-	t = (double)timegm(&tm) + frac;
-	if (*p == 'Z' || *p == 'z')
-		return p[1] ? -1 : t;
-	if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
-		int hh = atoi(p + 1), mm = atoi(p + 4);
-		int off = (hh * 60 + mm) * 60;
-		return *p == '+' ? t - off : t + off;
-	}
-	return -1;
+	return s && kube_time_parse(s, strlen(s), &t) == 0 ? t : -1;
 }
 
 double launch_result_duration(const struct launch_result *r)
 {
-	double start = launch_parse_time(jtree_get_string(r->job, "status.startTime", NULL));
-	double done = launch_parse_time(jtree_get_string(r->job, "status.completionTime", NULL));
+	double start = status_time(r, "status.startTime");
+	double done = status_time(r, "status.completionTime");
 
 	if (start < 0)
 		return -1;

@@ -69,8 +69,4 @@ const char *launch_result_ns(const struct launch_result *r);
  * when unknown. */
 double launch_result_duration(const struct launch_result *r);
 
-/* Parse an RFC 3339 time ("2026-01-02T03:04:05Z", fractions, offsets) into
- * epoch seconds; -1 when absent or malformed. */
-double launch_parse_time(const char *s);
-
 #endif

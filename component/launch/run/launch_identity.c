@@ -14,6 +14,7 @@
 #include "digest.h"
 #include "jobparams.h"
 #include "k8sname.h"
+#include "kube_clock.h"
 
 static const char *env_nonempty(const char *name)
 {
@@ -131,10 +132,8 @@ int launch_identity_derive_task(const char *flag, const struct launch_task *task
 		 * be secret, so pid + time + host is enough. A task alone says
 		 * nothing about the run, so it does not make this adoptable.
 		 */
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		buf_addf(&m, "local=%s/%ld/%lld.%09ld\n", host ? host : "",
-			 (long)getpid(), (long long)ts.tv_sec, ts.tv_nsec);
+		buf_addf(&m, "local=%s/%ld/%.6f\n", host ? host : "", (long)getpid(),
+			 kube_wall_now());
 		snprintf(id->source, sizeof(id->source), "local run (no pipeline environment)");
 		id->adoptable = 0;
 	}

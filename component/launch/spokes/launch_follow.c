@@ -3,6 +3,11 @@
  * the pods): one follow per worker container, re-followed after a drop or a
  * restart, at most LAUNCH_LOG_STREAMS_MAX at once, and after the verdict the
  * settling of every stream (see launch_workers.c for the whole story).
+ *
+ * It is below launch_workers.c: the pods call it (workers_follow), it calls
+ * nothing of theirs back - what it reports goes to the hub through the
+ * spoke's report table, and what it needs to know of the pods is in the
+ * shared state (launch_workers_int.h).
  */
 #include <string.h>
 
@@ -210,29 +215,6 @@ static void log_done(struct launch_pod *p)
 	p->done_restarts = p->restarts > p->ls.restarts ? p->restarts : p->ls.restarts;
 }
 
-int workers_failure_seen(const struct workers *w)
-{
-	for (int i = 0; i < w->npods; i++)
-		if (w->pods[i]->exit_code != 0 || w->pods[i]->restarts > 0 || w->pods[i]->gone)
-			return 1;
-	return 0;
-}
-
-/*
- * After Failed, may the workers still running be let go? Not before the
- * failure itself is in: the job watch can deliver Failed before the pod
- * watch delivers the failed worker's "terminated", and that worker's last
- * lines (its error) must not be cut. So: every worker the status counts as
- * finished has been seen finish, and, when the status has no worker counts
- * (TrainJob), some worker has been seen fail.
- */
-static int survivors_only(const struct workers *w, const struct launch_verdict *v)
-{
-	if (workers_unseen(w, v))
-		return 0;
-	return v->counted || workers_failure_seen(w);
-}
-
 /* The survivor is left: say so (and what its last read could not bring). */
 static void survivor_left(struct launch_pod *p, const struct err *e)
 {
@@ -270,15 +252,14 @@ static void leave_survivor(struct launch_pod *p)
  *   finished from the log's end (complete_from_tail). When that cannot
  *   place the stream, the stream's own end is waited for, as is a stream
  *   still delivering, reconnecting or queued (--log-drain).
- * - After Failed, a worker still running (a survivor stuck in a collective)
- *   is left (leave_survivor): the lines it wrote by then are read once, then
+ * - After Failed, when leave_survivors (launch_workers.c decides it), a
+ *   worker still running (a survivor stuck in a collective) is left
+ *   (leave_survivor): the lines it wrote by then are read once, then
  *   it is named and its log not followed further - the verdict stands and
  *   nothing it could still print is worth holding the step for.
  */
-void workers_settle(struct workers *w, const struct launch_verdict *v)
+void workers_follows_settle(struct workers *w, int leave_survivors)
 {
-	int failed = launch_verdict_failed(v) && survivors_only(w, v);
-
 	w->draining = 1;
 	for (int i = 0; i < w->npods; i++) {
 		struct launch_pod *p = w->pods[i];
@@ -289,7 +270,7 @@ void workers_settle(struct workers *w, const struct launch_verdict *v)
 			p->done_restarts = p->ls.restarts;
 		}
 		complete_from_tail(p);
-		if (failed && p->running && !p->gone && (p->log || p->refollow || p->queued))
+		if (leave_survivors && p->running && !p->gone && (p->log || p->refollow || p->queued))
 			leave_survivor(p);
 	}
 }

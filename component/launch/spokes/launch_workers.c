@@ -256,13 +256,22 @@ int workers_start(struct workers *w, const char *from, struct err *e)
 	return w->watch ? 0 : -1;
 }
 
+/* Has some worker been seen fail (a non-zero exit, a restart, its pod gone)? */
+static int failure_seen(const struct workers *w)
+{
+	for (int i = 0; i < w->npods; i++)
+		if (w->pods[i]->exit_code != 0 || w->pods[i]->restarts > 0 || w->pods[i]->gone)
+			return 1;
+	return 0;
+}
+
 /*
  * Workers the job's status counts as finished whose pods we have not seen
  * finish (or go) yet: the pod watch is a separate stream and, with many
  * workers, its events can trail the job's terminal event by seconds. Only
  * workers whose logs we want count (--logs first: worker 0).
  */
-int workers_unseen(const struct workers *w, const struct launch_verdict *v)
+static int workers_unseen(const struct workers *w, const struct launch_verdict *v)
 {
 	int done = 0, seen = 0, unseen;
 
@@ -288,9 +297,31 @@ int workers_unseen(const struct workers *w, const struct launch_verdict *v)
 	 * the diagnosis its cause (63-launch-failure did, on a busy machine):
 	 * it is waited for like any unseen worker, within --log-drain.
 	 */
-	if (!unseen && !v->counted && launch_verdict_failed(v) && !workers_failure_seen(w))
+	if (!unseen && !v->counted && launch_verdict_failed(v) && !failure_seen(w))
 		unseen = 1;
 	return unseen;
+}
+
+/*
+ * After Failed, may the workers still running be let go? Not before the
+ * failure itself is in: the job watch can deliver Failed before the pod
+ * watch delivers the failed worker's "terminated", and that worker's last
+ * lines (its error) must not be cut. So: every worker the status counts as
+ * finished has been seen finish, and, when the status has no worker counts
+ * (TrainJob), some worker has been seen fail.
+ */
+static int survivors_only(const struct workers *w, const struct launch_verdict *v)
+{
+	if (workers_unseen(w, v))
+		return 0;
+	return v->counted || failure_seen(w);
+}
+
+/* The follows settle (launch_follow.c); this side says whether the
+ * survivors of a failure may be left. */
+void workers_settle(struct workers *w, const struct launch_verdict *v)
+{
+	workers_follows_settle(w, launch_verdict_failed(v) && survivors_only(w, v));
 }
 
 int workers_drained(const struct workers *w, const struct launch_verdict *v)

@@ -57,13 +57,13 @@ static inline int workers_logs_denied(const struct workers *w)
 	return w->ctx->deny.logs || w->logs_forbidden;
 }
 
-/* launch_follow.c */
+/* launch_follow.c, below launch_workers.c: it calls nothing of that file */
 /* Start (or resume) the follow of the pod's current container if it is due. */
 void workers_follow(struct launch_pod *p);
+/* Is some follow open, reconnecting or queued? */
 int workers_streaming(const struct workers *w);
-/* Workers the status counts as finished that were not seen finish. */
-int workers_unseen(const struct workers *w, const struct launch_verdict *v);
-/* Has some worker been seen fail (a non-zero exit, a restart, its pod gone)? */
-int workers_failure_seen(const struct workers *w);
+/* The verdict is in (draining): settle every stream; leave_survivors lets
+ * go of workers still running after Failed (workers_settle decides). */
+void workers_follows_settle(struct workers *w, int leave_survivors);
 
 #endif
