@@ -33,7 +33,7 @@ static int wants_logs(const struct workers *w, const struct launch_pod *p)
 	if (w->ctx->o->logs == LOGS_NONE || !w->rep->waiting(w->hub) || workers_logs_denied(w) ||
 	    w->ctx->deny.pods)
 		return 0;	/* (a denial was said once, before the create) */
-	return w->ctx->o->logs == LOGS_ALL || p->index == 0;
+	return launch_opts_logs_worker(w->ctx->o, p->index);	/* --logs, --log-workers */
 }
 
 /* Start queued follows while slots are free: exited containers first. */

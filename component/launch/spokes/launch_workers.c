@@ -12,7 +12,7 @@
  * new container from its beginning; a follow that ends while its container
  * is still running (a dropped connection) is resumed after a short pause,
  * skipping the lines already printed (launch_logs.h). `--logs=first` follows
- * only worker 0, `--logs=none` none.
+ * only worker 0, `--logs=none` none, `--log-workers 0-7` workers 0 to 7.
  *
  * A worker whose container has already exited when we first see it (fast
  * workers, a big job whose pods finish before we get to them) gets its log
@@ -280,15 +280,22 @@ static int workers_unseen(const struct workers *w, const struct launch_verdict *
 	done = v->w.succeeded + v->w.failed;
 	for (int i = 0; i < w->npods; i++) {
 		const struct launch_pod *p = w->pods[i];
-		if (w->ctx->o->logs == LOGS_FIRST && p->index != 0)
+		if (!launch_opts_logs_worker(w->ctx->o, p->index))
 			continue;
 		if (p->terminated || p->gone)
 			seen++;
 	}
-	if (w->ctx->o->logs == LOGS_FIRST)
+	if (w->ctx->o->logs == LOGS_FIRST) {
 		unseen = done > 0 && seen == 0 ? 1 : 0;
-	else
+	} else if (w->ctx->o->log_workers.n) {
+		/* --log-workers: of the `done`, at most those outside the set are not
+		 * ours to wait for (which ones finished, the counts do not say) */
+		int want = v->w.replicas > 0 ? launch_opts_logs_count(w->ctx->o, v->w.replicas) : 0;
+		int ours = v->w.replicas > 0 ? done - (v->w.replicas - want) : 0;
+		unseen = ours > seen ? ours - seen : 0;
+	} else {
 		unseen = done > seen ? done - seen : 0;
+	}
 	/*
 	 * A status without worker counts (TrainJob: it counts child Jobs) does
 	 * not say which worker failed; after Failed, that worker is the one
@@ -336,8 +343,7 @@ int workers_incomplete(const struct workers *w, const struct launch_verdict *v, 
 
 	for (int i = 0; i < w->npods; i++) {
 		const struct launch_pod *p = w->pods[i];
-		if (w->ctx->o->logs == LOGS_NONE || workers_logs_denied(w) ||
-		    (w->ctx->o->logs == LOGS_FIRST && p->index != 0))
+		if (workers_logs_denied(w) || !launch_opts_logs_worker(w->ctx->o, p->index))
 			continue;
 		if ((!p->running && !p->terminated) || p->done_restarts >= p->restarts)
 			continue;
