@@ -243,6 +243,18 @@ assert f[\"worker\"] == 1 and f[\"exit_code\"] == 3, f
 assert any(\"ERROR:sim:worker 1\" in l for l in f[\"last_lines\"]), f' $O/ev1/failure &&
 	grep -q 'worker-1' $O/ev1/message"
 ctl DELETE $J/ev1 >/dev/null
+# A log that cannot be read whole within --log-drain (each line 3 s late, the stream never
+# ends by itself): the run's outcome stands, and its outputs say which log is incomplete,
+# not only stderr (issue 32: a 1,000-worker run lost lines with a summary of a whole run).
+ctl POST /_test/faults '{"logEofDelayMs": 600000, "logDelayMs": 3000}' >/dev/null
+expect_run 0 'a log not read whole within --log-drain: Succeeded all the same' li1 \
+	launch --name li1 --image x/jax:1 --workers 1 --env SIM_LINES=3 --env SIM_DURATION=0.3 \
+	--log-drain 1s --out-summary="$O/li1/summary"
+ctl DELETE /_test/faults >/dev/null
+expect '... and the summary output names it, as stderr does' "
+	grep -q 'the log of worker-0 is incomplete' $T/li1.err &&
+	grep -q '^| logs incomplete | worker-0: the stream broke for good or did not end within --log-drain |\$' $O/li1/summary"
+ctl DELETE $J/li1 >/dev/null
 # A stream that fell behind (each line sent 300 ms late) is never cut on quiet: quiet
 # cannot tell it has delivered everything. Reading the log's end once the container exited
 # can: the lines after the stream's last one are printed from it and the stream is
