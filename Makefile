@@ -160,10 +160,10 @@ UNIT_APP_test_launch_parts  := launch_identity launch_logs launch_stdout \
 			       launch_outputs launch_progress launch_metrics \
 			       launch_result launch_file launch_summary \
 			       launch_kfp launch_metrics_chart \
-			       launch_failure launch_verdict
+			       launch_failure launch_verdict launch_outcome
 UNIT_APP_test_launch_hub    := launch_hub launch_hub_clock launch_hub_end \
 			       launch_verdict \
-			       launch_progress launch_result
+			       launch_progress launch_result launch_outcome
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
 comma := ,

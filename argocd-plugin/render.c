@@ -85,20 +85,18 @@ static enum render_exit exit_code(const struct err *e)
 
 enum { OPT_REPO, OPT_REVISION, OPT_PATH, OPT_PARAMS, OPT_DIFF, OPT_HELP };
 
-/* The command line, one table (lib/parseopt.h): separate values only
- * (PARSEOPT_NO_INLINE), an unknown option said as typed (PARSEOPT_TYPED). */
+/* The command line, one table (lib/parseopt.h): --repo URL and --repo=URL,
+ * the words after `--` plain arguments (refused: render takes none). */
 static const struct parseopt options[] = {
-	{ "repo", 0, PARSEOPT_VALUE, OPT_REPO, NULL },
-	{ "revision", 0, PARSEOPT_VALUE, OPT_REVISION, NULL },
-	{ "path", 0, PARSEOPT_VALUE, OPT_PATH, NULL },
-	{ "params", 0, PARSEOPT_NONE, OPT_PARAMS, NULL },
-	{ "diff", 0, PARSEOPT_TWO, OPT_DIFF, NULL },
-	{ "help", 'h', PARSEOPT_NONE, OPT_HELP, NULL },
-	{ NULL, 0, PARSEOPT_NONE, 0, NULL },
+	{ "repo", 0, PARSEOPT_VALUE, OPT_REPO, NULL, "PATH|URL" },
+	{ "revision", 0, PARSEOPT_VALUE, OPT_REVISION, NULL, "REV" },
+	{ "path", 0, PARSEOPT_VALUE, OPT_PATH, NULL, "DIR" },
+	{ "params", 0, PARSEOPT_NONE, OPT_PARAMS, NULL, NULL },
+	{ "diff", 0, PARSEOPT_TWO, OPT_DIFF, NULL, "REV1 REV2" },
+	{ "help", 'h', PARSEOPT_NONE, OPT_HELP, NULL, NULL },
+	{ NULL, 0, PARSEOPT_NONE, 0, NULL, NULL },
 };
-static const struct parseopt_cmd render_cmd = {
-	options, "jaxjob render --help", PARSEOPT_TYPED | PARSEOPT_NO_INLINE,
-};
+static const struct parseopt_cmd render_cmd = { options, "jaxjob render --help", 0 };
 
 /* One option of the table. */
 static int set_opt(struct render_opts *o, const struct parseopt_hit *h, struct err *e)
@@ -111,15 +109,12 @@ static int set_opt(struct render_opts *o, const struct parseopt_hit *h, struct e
 		o->params = 1;
 		return 0;
 	case OPT_DIFF:
-		if (!h->value2)
-			return err_set(e, ERR_INPUT, "--diff needs two revisions: --diff REV1 REV2");
 		o->diff[0] = h->value;
 		o->diff[1] = h->value2;
 		return 0;
 	default:
-		if (!h->value || !*h->value)
-			return err_set(e, ERR_INPUT, "%s needs a value; see `jaxjob render --help`",
-				       h->spelled);
+		if (!*h->value)
+			return parseopt_missing(&render_cmd, h->opt, e);
 		*slot = h->value;
 		return 0;
 	}
@@ -142,8 +137,6 @@ static int parse_opts(struct render_opts *o, int argc, char **argv, struct err *
 		/* "generate": the CMP verb, accepted for readability in plugin.yaml */
 		if (ev == PARSEOPT_ARG && !strcmp(h.spelled, "generate"))
 			continue;
-		if (ev != PARSEOPT_OPTION && h.spelled[0] == '-')	/* -, -- */
-			return parseopt_unknown(&render_cmd, h.spelled, e);
 		if (ev == PARSEOPT_ARG)
 			return err_set(e, ERR_INPUT, "unexpected argument %.80s; render takes only "
 				       "options; see `jaxjob render --help`", h.spelled);

@@ -396,7 +396,7 @@ static void scalar_to_text(const cJSON *v, struct buf *out)
 	} else if (cJSON_IsNumber(v)) {
 		jtree_number_text(v, JTREE_NUM_TEXT, out);	/* as written */
 	} else {
-		yj_json_canonical(v, out);
+		jtree_json_canonical(v, out);
 	}
 }
 

@@ -88,8 +88,8 @@ static inline int fuzz_same_walk(const cJSON *a, const cJSON *b)
 static inline int fuzz_same_tree(const cJSON *a, const cJSON *b)
 {
 	struct buf x = BUF_INIT, y = BUF_INIT;
-	yj_json_canonical(a, &x);
-	yj_json_canonical(b, &y);
+	jtree_json_canonical(a, &x);
+	jtree_json_canonical(b, &y);
 	cJSON *ca = cJSON_ParseWithLength(x.data, x.len), *cb = cJSON_ParseWithLength(y.data, y.len);
 	int same = ca && cb && fuzz_same_walk(ca, cb);
 	cJSON_Delete(ca);

@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		round_trip(doc, 0);
 		round_trip(doc, YJ_SORT_KEYS);
 		struct buf j = BUF_INIT;
-		yj_json_canonical(doc, &j);
+		jtree_json_canonical(doc, &j);
 		cJSON *p = cJSON_ParseWithLength(j.data, j.len);
 		FUZZ_CHECK(p != NULL, "canonical JSON does not parse: %s", j.data);
 		cJSON_Delete(p);

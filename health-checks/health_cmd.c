@@ -56,15 +56,15 @@ struct health_opts {
 
 enum { OPT_FILE, OPT_OUTPUT, OPT_HELP };
 
-/* The command line, one table (lib/parseopt.h); the wording of an unknown
- * option is the word as typed (PARSEOPT_TYPED). */
+/* The command line, one table (lib/parseopt.h); the words after `--` are
+ * plain arguments (refused: the file is -f FILE). */
 static const struct parseopt options[] = {
-	{ "file", 'f', PARSEOPT_VALUE, OPT_FILE, NULL },
-	{ "output", 'o', PARSEOPT_VALUE, OPT_OUTPUT, NULL },
-	{ "help", 'h', PARSEOPT_NONE, OPT_HELP, NULL },
-	{ NULL, 0, PARSEOPT_NONE, 0, NULL },
+	{ "file", 'f', PARSEOPT_VALUE, OPT_FILE, NULL, "FILE" },
+	{ "output", 'o', PARSEOPT_VALUE, OPT_OUTPUT, NULL, "FMT" },
+	{ "help", 'h', PARSEOPT_NONE, OPT_HELP, NULL, NULL },
+	{ NULL, 0, PARSEOPT_NONE, 0, NULL, NULL },
 };
-static const struct parseopt_cmd health_cmd = { options, "jaxjob health --help", PARSEOPT_TYPED };
+static const struct parseopt_cmd health_cmd = { options, "jaxjob health --help", 0 };
 
 /* Returns 0, 1 when --help was asked for, -1 on a usage error. */
 static int parse_args(int argc, char **argv, struct health_opts *o, struct err *e)
@@ -77,17 +77,14 @@ static int parse_args(int argc, char **argv, struct health_opts *o, struct err *
 	o->json = 0;
 	parseopt_start(&s, &health_cmd, argc, argv, 1);
 	while ((ev = parseopt_next(&s, &h, e)) > 0) {
-		if (ev == PARSEOPT_END)
-			return parseopt_unknown(&health_cmd, h.spelled, e);
 		if (ev == PARSEOPT_ARG)
 			return err_set(e, ERR_INPUT, "unexpected argument %.80s; give the file with "
 				       "-f FILE; see `jaxjob health --help`", h.spelled);
 		if (h.opt->id == OPT_HELP)
 			return 1;
-		if (!h.value)
-			return err_set(e, ERR_INPUT, "option %s needs a value; see `jaxjob health "
-				       "--help`", h.spelled);
-		if (h.opt->id == OPT_FILE) {
+		if (h.opt->id == OPT_FILE && !*h.value) {
+			return parseopt_missing(&health_cmd, h.opt, e);
+		} else if (h.opt->id == OPT_FILE) {
 			o->file = h.value;
 		} else if (strcmp(h.value, "text") && strcmp(h.value, "json")) {
 			return err_set(e, ERR_INPUT, "--output must be text or json, got '%s'", h.value);
@@ -221,7 +218,7 @@ static enum health_status judge_all(const struct objlist *l, int json, struct bu
 			print_text(l->v[i], &r, out);
 	}
 	if (json) {
-		yj_json_pretty(arr, out);
+		jtree_json_pretty(arr, out);
 		cJSON_Delete(arr);
 	}
 	health_result_free(&r);

@@ -300,7 +300,7 @@ static int add_map_key(struct buf *id, const cJSON *it, const struct crdschema_n
 	}
 	if (!v)
 		return 0;
-	yj_json_canonical(v, id);
+	jtree_json_canonical(v, id);
 	return 1;
 }
 
@@ -313,7 +313,7 @@ static char *item_identity(const cJSON *it, const struct crdschema_node *s)
 {
 	struct buf id = BUF_INIT;
 	if (s->flags & CRD_LIST_SET) {
-		yj_json_canonical(it, &id);
+		jtree_json_canonical(it, &id);
 		return buf_detach(&id, NULL);
 	}
 	if (!cJSON_IsObject(it))

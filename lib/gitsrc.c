@@ -744,7 +744,7 @@ int gitsrc_present(struct gitsrc *s, const char *path)
  * worktree's repository is found through one (libgit2's discovery needs it
  * too); without one there is nothing to find and libgit2 is not even
  * started: its start loads the system's CA certificates (~3 ms of every
- * render run outside Git, as the sidecar's is when Argo CD sends no .git).
+ * run outside Git, such as a checkout handed over without its .git).
  */
 static int dot_git_above(const char *dir, const char *ceiling)
 {

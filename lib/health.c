@@ -145,7 +145,7 @@ static void lifecycle(const struct cond_scan *sc, enum cond_type success,
  * A job Kueue holds carries the label kueue.x-k8s.io/queue-name (its
  * LocalQueue) on itself: suspended with it means queued for admission,
  * without it someone suspended the job. The status is Suspended either way
- * (Argo CD's own rule for a suspended batch/v1 Job, whoever suspended it;
+ * (as for a suspended batch/v1 Job, whoever suspended it;
  * health-checks/README.md argues it); the message says which.
  */
 static const char *kueue_queue(const cJSON *obj)

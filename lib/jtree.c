@@ -240,7 +240,7 @@ int jtree_equal(const cJSON *a, const cJSON *b)
 void jtree_sha256_hex(const cJSON *root, char out[65])
 {
 	struct buf json = BUF_INIT;
-	yj_json_canonical(root, &json);
+	jtree_json_canonical(root, &json);
 	digest_sha256_hex(json.data, json.len, out);
 	buf_free(&json);
 }
@@ -434,12 +434,12 @@ static void json_write(const cJSON *n, int pretty, int indent, struct buf *out)
 	}
 }
 
-void yj_json_canonical(const cJSON *doc, struct buf *out)
+void jtree_json_canonical(const cJSON *doc, struct buf *out)
 {
 	json_write(doc, 0, 0, out);
 }
 
-void yj_json_pretty(const cJSON *doc, struct buf *out)
+void jtree_json_pretty(const cJSON *doc, struct buf *out)
 {
 	json_write(doc, 1, 0, out);
 	buf_addch(out, '\n');

@@ -72,7 +72,7 @@ int jtree_equal(const cJSON *a, const cJSON *b);
  */
 const cJSON **jtree_members(const cJSON *n, int sorted, size_t *count);
 
-/* Lower-case hex SHA-256 (digest.h) of yj_json_canonical(root), NUL-terminated. */
+/* Lower-case hex SHA-256 (digest.h) of jtree_json_canonical(root), NUL-terminated. */
 void jtree_sha256_hex(const cJSON *root, char out[65]);
 
 /*
@@ -80,10 +80,10 @@ void jtree_sha256_hex(const cJSON *root, char out[65]);
  * integral printed as integers. Used for hashing and for request bodies.
  * Appended to `out`.
  */
-void yj_json_canonical(const cJSON *doc, struct buf *out);
+void jtree_json_canonical(const cJSON *doc, struct buf *out);
 
 /* Same, pretty-printed with 2-space indent and a trailing newline (-o json). */
-void yj_json_pretty(const cJSON *doc, struct buf *out);
+void jtree_json_pretty(const cJSON *doc, struct buf *out);
 
 /*
  * A number as the writers print it: integral values within +-2^53 as

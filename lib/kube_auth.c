@@ -196,7 +196,7 @@ static void exec_info(const struct kube_config *cfg, struct buf *out)
 		if (cfg->proxy_url)
 			cJSON_AddStringToObject(cl, "proxy-url", cfg->proxy_url);
 	}
-	yj_json_canonical(o, out);
+	jtree_json_canonical(o, out);
 	cJSON_Delete(o);
 }
 
@@ -268,7 +268,7 @@ static int read_child(int fd, struct buf *out, const char *cmd, struct err *e)
  * as it came, a failing plugin retried a dozen times printed its complaint a
  * dozen times. Its last line now travels in the error (said once, with the
  * attempts counted by the call); a plugin that succeeds is not quoted (a
- * pipeline step has nobody to answer its prompts). -1 when none can be made:
+ * step run unattended has nobody to answer its prompts). -1 when none can be made:
  * stderr is then inherited as before.
  */
 static int stderr_file(void)

@@ -81,12 +81,28 @@ static void call_retry_timer(void *ud)
 	call_send(k);
 }
 
-/* Append " (gave up after N attempts in S s)" when retries happened. */
+/* Before the server first answered, an unreachable server's requests share
+ * one window (kube_client_set_contact_window). */
+static int in_contact_window(const struct kube_call *k)
+{
+	const struct kube_client *c = k->c;
+	return c->contact.window_s > 0 && !c->contact.answered && k->unreachable;
+}
+
+/* Append " (gave up after N attempts in S s)" when retries happened: the
+ * whole first-contact wait's, while the server never answered. */
 static void note_attempts(const struct kube_call *k, struct err *e)
 {
+	size_t n = strlen(e->msg);
+
+	if (in_contact_window(k)) {	/* the whole wait's, to the tenth */
+		if (k->c->contact.attempts >= 2)
+			snprintf(e->msg + n, sizeof(e->msg) - n, " (gave up after %u attempts in "
+				 "%.1f s)", k->c->contact.attempts, kube_now() - k->c->contact.since);
+		return;
+	}
 	if (k->attempt < 2)
 		return;
-	size_t n = strlen(e->msg);
 	snprintf(e->msg + n, sizeof(e->msg) - n, " (gave up after %u attempts in %.0f s)",
 		 k->attempt, kube_now() - k->started);
 }
@@ -101,13 +117,17 @@ static int call_retry(struct kube_call *k, double retry_after)
 	/* a server nobody answers for: its own, shorter window when set */
 	if (k->unreachable && k->c->unreachable_s > 0 && k->started + k->c->unreachable_s < deadline)
 		deadline = k->started + k->c->unreachable_s;
+	/* never answered yet: one window for every request, from the first */
+	if (in_contact_window(k) && k->c->contact.since + k->c->contact.window_s < deadline)
+		deadline = k->c->contact.since + k->c->contact.window_s;
 	if (kube_now() + delay > deadline)
 		return 0;
 	kube_response_free(&k->rs);
 	k->rs.retry_after = -1;
 	k->t = kube_timer_add(k->c, delay, call_retry_timer, k);
 	if (k->c->on_retry)
-		k->c->on_retry(k->c->on_retry_ud, k->attempt, delay, &k->last);
+		k->c->on_retry(k->c->on_retry_ud, in_contact_window(k) ? k->c->contact.attempts :
+			       k->attempt, delay, &k->last);
 	return 1;
 }
 
@@ -126,6 +146,8 @@ static void call_send(struct kube_call *k)
 	struct kube_cred_view cred;
 	k->attempt++;
 	k->rs.attempts = (int)k->attempt;
+	if (!k->c->contact.answered)
+		k->c->contact.attempts++;
 	if (kube_creds_get(k->c->creds, &cred, &k->last)) {
 		k->t = kube_timer_add(k->c, 0, call_fail_timer, k);
 		return;
@@ -259,6 +281,8 @@ static void call_xfer_done(void *ud, struct kube_xfer *x)
 	k->rs.status = x->status;
 	k->rs.retry_after = kube_retry_after(x->retry_after, (time_t)kube_wall_now());
 	k->unreachable = 0;
+	if (x->status > 0)	/* the server answered: first contact made */
+		k->c->contact.answered = 1;
 	if (x->result != CURLE_OK) {
 		curl_failure(k, x, &k->last);
 		k->unreachable = !strcmp(k->last.reason, KUBE_REASON_UNREACHABLE);
@@ -297,6 +321,8 @@ static struct kube_call *call_new(struct kube_client *c, const struct kube_reque
 	k->timeout_s = c->request_timeout_s > 0 ? (long)c->request_timeout_s +
 		(c->request_timeout_s > (long)c->request_timeout_s) : KUBE_REQUEST_TIMEOUT_S;
 	k->started = kube_now();
+	if (c->contact.since == 0)
+		c->contact.since = k->started;
 	double window = rq->retry_s > 0 ? rq->retry_s : c->retry_s;
 	k->deadline = k->started + window;
 	k->next = c->calls;

@@ -108,6 +108,12 @@ void kube_client_set_unreachable_retry(struct kube_client *c, double seconds)
 	c->unreachable_s = seconds;
 }
 
+void kube_client_set_contact_window(struct kube_client *c, double seconds, double since)
+{
+	c->contact.window_s = seconds;
+	c->contact.since = since;
+}
+
 void kube_client_on_retry(struct kube_client *c,
 			  void (*fn)(void *ud, unsigned attempt, double delay_s,
 				     const struct err *why),
@@ -256,8 +262,10 @@ void kube_client_free(struct kube_client *c)
 {
 	if (!c)
 		return;
-	kube_watch_stop_all(c);
-	kube_log_stop_all(c);
+	if (c->stop_watches)
+		c->stop_watches(c);
+	if (c->stop_logs)
+		c->stop_logs(c);
 	kube_cancel_all(c);
 	for (struct kube_xfer *x = c->xfers; x; x = x->next)
 		kube_xfer_cancel(x);

@@ -119,6 +119,20 @@ void kube_client_set_request_timeout(struct kube_client *c, double seconds);
 void kube_client_set_unreachable_retry(struct kube_client *c, double seconds);
 
 /*
+ * One window for first contact: until the server has answered one request
+ * (any HTTP status), the requests that cannot reach it
+ * (KUBE_REASON_UNREACHABLE) share ONE retry window of `seconds` from
+ * `since` (kube_now() clock: when the caller began to wait, e.g. its own
+ * start; 0: the first request's start), instead of each starting its own;
+ * a request made after it ran out is tried once. Their attempts are counted
+ * together: the on_retry callback gets the running count, and a request
+ * that gives up says "(gave up after N attempts in S.S s)" for the whole
+ * wait. Once the server has answered, nothing changes. 0 seconds (the
+ * default): off.
+ */
+void kube_client_set_contact_window(struct kube_client *c, double seconds, double since);
+
+/*
  * Called each time a request failed and is sent again after `delay_s`
  * (attempt = the one that failed, `why` = its error), so a front-end can
  * say what it waits for; NULL to stop. The core never prints.

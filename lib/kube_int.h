@@ -81,6 +81,12 @@ struct kube_client {
 	double retry_s;
 	double request_timeout_s;	/* one attempt's bound; 0: KUBE_REQUEST_TIMEOUT_S */
 	double unreachable_s;	/* kube_client_set_unreachable_retry(), 0 = retry_s */
+	struct {		/* kube_client_set_contact_window() */
+		double window_s;	/* 0: off */
+		double since;		/* the first request's start, 0 none yet */
+		unsigned attempts;	/* every attempt sent since */
+		int answered;		/* the server has answered a request */
+	} contact;
 	void (*trace)(const char *line, void *ud);	/* or NULL */
 	void *trace_ud;
 	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);
@@ -102,6 +108,14 @@ struct kube_client {
 	double hold_at;			/* kube_now() when the hold began, 0 none */
 	struct kube_watch *watches;	/* to stop them at free */
 	struct kube_log *logs;
+	/*
+	 * How kube_client_free() stops them. kube_watch.c and kube_log.c are
+	 * the client's users (their headers include kube_client.h), so the
+	 * client calls neither by name: each sets its stop-all here when it
+	 * adds to its list (no circle between the client and its users).
+	 */
+	void (*stop_watches)(struct kube_client *c);
+	void (*stop_logs)(struct kube_client *c);
 	struct kube_call *calls;
 	unsigned rnd_state;
 };
@@ -155,9 +169,5 @@ double kube_random(struct kube_client *c);
 
 /* Copy a request (deep). */
 void kube_request_copy(struct kube_request *dst, const struct kube_request *src);
-
-/* Stop everything kube_watch.c / kube_log.c still own (kube_client_free). */
-void kube_watch_stop_all(struct kube_client *c);
-void kube_log_stop_all(struct kube_client *c);
 
 #endif

@@ -13,6 +13,8 @@
 #include "kube_lines.h"
 #include "kube_log_place.h"
 
+static void stop_all(struct kube_client *c);
+
 struct kube_log {
 	struct kube_client *c;
 	struct kube_log_opts o;
@@ -180,6 +182,7 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 		c->logs->prev = &l->next;
 	l->prev = &c->logs;
 	c->logs = l;
+	c->stop_logs = stop_all;
 	l->call = kube_start_stream(c, &rq, 0, on_data, on_done, l);
 	kube_request_free(&rq);
 	/* copies of the caller's strings are not needed after the request is built */
@@ -416,7 +419,8 @@ int kube_log_complete_until(struct kube_log *l, double until, struct err *e)
 	return tail_start(l, 0, until, e);
 }
 
-void kube_log_stop_all(struct kube_client *c)
+/* The client's stop_logs (kube_int.h): every follow still on it, at its free. */
+static void stop_all(struct kube_client *c)
 {
 	while (c->logs) {
 		struct kube_log *l = c->logs;

@@ -139,7 +139,7 @@ void kube_req_create(struct kube_request *rq, const struct kube_resource *r,
 	kube_request_init(rq, KUBE_POST, "create");
 	kube_path(&rq->path, r, ns, NULL, NULL);
 	add_flags(&rq->path, flags);
-	yj_json_canonical(obj, &rq->body);
+	jtree_json_canonical(obj, &rq->body);
 	rq->content_type = "application/json";
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(md, "name");
@@ -174,7 +174,7 @@ void kube_req_delete(struct kube_request *rq, const struct kube_resource *r,
 			cJSON_AddStringToObject(pc, "uid", pre->uid);
 		if (pre->resource_version)
 			cJSON_AddStringToObject(pc, "resourceVersion", pre->resource_version);
-		yj_json_canonical(opts, &rq->body);
+		jtree_json_canonical(opts, &rq->body);
 		rq->content_type = "application/json";
 		cJSON_Delete(opts);
 	}
@@ -187,7 +187,7 @@ void kube_req_patch(struct kube_request *rq, const struct kube_resource *r,
 	kube_request_init(rq, KUBE_PATCH, "patch");
 	kube_path(&rq->path, r, ns, name, NULL);
 	add_flags(&rq->path, flags);
-	yj_json_canonical(patch, &rq->body);
+	jtree_json_canonical(patch, &rq->body);
 	rq->content_type = t == KUBE_PATCH_JSON ? "application/json-patch+json"
 						: "application/merge-patch+json";
 	kube_describe(&rq->what, r, name);

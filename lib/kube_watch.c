@@ -253,7 +253,8 @@ void kube_watch_stop(struct kube_watch *w)
 		watch_free(w);
 }
 
-void kube_watch_stop_all(struct kube_client *c)
+/* The client's stop_watches (kube_int.h): every watch still on it, at its free. */
+static void stop_all(struct kube_client *c)
 {
 	while (c->watches) {
 		struct kube_watch *w = c->watches;
@@ -611,6 +612,7 @@ struct kube_watch *kube_watch_start(struct kube_client *c, const struct kube_wat
 		c->watches->prev = &w->next;
 	w->prev = &c->watches;
 	c->watches = w;
+	c->stop_watches = stop_all;
 	w->timer = kube_timer_add(c, 0, first_timer, w);
 	return w;
 }

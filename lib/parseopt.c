@@ -2,11 +2,10 @@
  * parseopt.c - the one command-line parser (parseopt.h).
  *
  * A walk, not a callback: parseopt_next() hands back one event at a time
- * and the command applies it, so a command keeps its own value checks and
- * its own words for a missing value, and can stop at `--` (launch's
- * container command) or refuse it (render, health). What is shared is the
- * part that was copied three times before: splitting the forms, finding the
- * table entry, and the unknown option with its "did you mean".
+ * and the command applies it, so a command keeps its own value checks.
+ * What is shared is what was copied three times before, and worded three
+ * ways: splitting the forms, finding the table entry, the unknown option
+ * with its "did you mean", the missing value, and what `--` means.
  */
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +35,7 @@ void parseopt_start(struct parseopt_state *s, const struct parseopt_cmd *cmd, in
 	s->argc = argc;
 	s->argv = argv;
 	s->i = first;
+	s->plain = 0;
 }
 
 int parseopt_rest(const struct parseopt_state *s)
@@ -66,39 +66,28 @@ static const char *name_near(const struct parseopt_cmd *cmd, const char *word, c
 	return near;
 }
 
-/* The same for PARSEOPT_TYPED: the word as typed against the --NAME spellings. */
-static const char *typed_near(const struct parseopt_cmd *cmd, const char *word, char *near,
-			      size_t size)
-{
-	struct suggest sg;
-	char spelled[PARSEOPT_NAME_MAX + 3];
-
-	suggest_init(&sg, word);
-	for (const struct parseopt *o = cmd->opts; o->name || o->short_name; o++) {
-		if (!o->name)
-			continue;
-		snprintf(spelled, sizeof(spelled), "--%s", o->name);
-		suggest_add(&sg, spelled);
-		if (sg.best == spelled) {	/* closer than any before: keep a copy */
-			snprintf(near, size, "%s", spelled);
-			sg.best = near;
-		}
-	}
-	return sg.best;
-}
-
 int parseopt_unknown(const struct parseopt_cmd *cmd, const char *word, struct err *e)
 {
 	char near[PARSEOPT_NAME_MAX + 3];
-	const char *best;
+	size_t dashes = word[0] != '-' ? 0 : word[1] == '-' ? 2 : 1;
 
-	if (cmd->flags & PARSEOPT_TYPED) {
-		best = typed_near(cmd, word, near, sizeof(near));
-	} else {
-		size_t dashes = word[0] != '-' ? 0 : word[1] == '-' ? 2 : 1;
-		best = name_near(cmd, word + dashes, near, sizeof(near));
-	}
-	return suggest_unknown(e, "option", word, best, cmd->help);
+	return suggest_unknown(e, "option", word, name_near(cmd, word + dashes, near, sizeof(near)),
+			       cmd->help);
+}
+
+int parseopt_missing(const struct parseopt_cmd *cmd, const struct parseopt *opt, struct err *e)
+{
+	const char *what = opt->arity == PARSEOPT_TWO ? "two values" : "a value";
+	char name[PARSEOPT_NAME_MAX + 3];
+
+	if (opt->name)
+		snprintf(name, sizeof(name), "--%s", opt->name);
+	else
+		snprintf(name, sizeof(name), "-%c", opt->short_name);
+	if (opt->value_name)
+		return err_set(e, ERR_INPUT, "%s needs %s (%s); see `%s`", name, what,
+			       opt->value_name, cmd->help);
+	return err_set(e, ERR_INPUT, "%s needs %s; see `%s`", name, what, cmd->help);
 }
 
 static const struct parseopt *find_long(const struct parseopt_cmd *cmd, const char *name,
@@ -118,15 +107,16 @@ static const struct parseopt *find_short(const struct parseopt_cmd *cmd, char c)
 	return NULL;
 }
 
-/* The separate value(s) of h->opt, from the words after it. */
-static void take_values(struct parseopt_state *s, struct parseopt_hit *h)
+/* The separate value(s) of h->opt, from the words after it; -1 when missing. */
+static int take_values(struct parseopt_state *s, struct parseopt_hit *h, struct err *e)
 {
 	int lit;
 
 	switch (h->opt->arity) {
 	case PARSEOPT_VALUE:
-		if (s->i < s->argc)
-			h->value = s->argv[s->i++];
+		if (s->i >= s->argc)
+			return parseopt_missing(s->cmd, h->opt, e);
+		h->value = s->argv[s->i++];
 		break;
 	case PARSEOPT_BOOL:
 		/* the next word only when it is a literal: nothing else can be
@@ -137,15 +127,16 @@ static void take_values(struct parseopt_state *s, struct parseopt_hit *h)
 			h->value = "true";
 		break;
 	case PARSEOPT_TWO:
-		if (s->i + 1 < s->argc) {
-			h->value = s->argv[s->i++];
-			h->value2 = s->argv[s->i++];
-		}
+		if (s->i + 1 >= s->argc)
+			return parseopt_missing(s->cmd, h->opt, e);
+		h->value = s->argv[s->i++];
+		h->value2 = s->argv[s->i++];
 		break;
 	case PARSEOPT_NONE:
 	case PARSEOPT_OPTARG:
 		break;
 	}
+	return PARSEOPT_OPTION;
 }
 
 /* -C, -CVALUE: only a value option has letters after its own. */
@@ -156,10 +147,9 @@ static int short_option(struct parseopt_state *s, struct parseopt_hit *h, struct
 	h->opt = find_short(s->cmd, arg[1]);
 	if (!h->opt || (arg[2] && h->opt->arity != PARSEOPT_VALUE))
 		return parseopt_unknown(s->cmd, arg, e);
-	if (arg[2])
-		h->value = arg + 2;
-	else
-		take_values(s, h);
+	if (!arg[2])
+		return take_values(s, h, e);
+	h->value = arg + 2;
 	return PARSEOPT_OPTION;
 }
 
@@ -167,23 +157,22 @@ static int short_option(struct parseopt_state *s, struct parseopt_hit *h, struct
 static int long_option(struct parseopt_state *s, struct parseopt_hit *h, struct err *e)
 {
 	const char *arg = h->spelled, *body = arg + 2;
-	const char *eq = s->cmd->flags & PARSEOPT_NO_INLINE ? NULL : strchr(body, '=');
+	const char *eq = strchr(body, '=');
 	size_t n = eq ? (size_t)(eq - body) : strlen(body);
 	char word[PARSEOPT_NAME_MAX + 2];
 
 	if (n >= PARSEOPT_NAME_MAX)
 		return parseopt_unknown(s->cmd, arg, e);
 	h->opt = find_long(s->cmd, body, n);
-	if (!h->opt && !(s->cmd->flags & PARSEOPT_TYPED)) {
+	if (!h->opt) {
 		snprintf(word, sizeof(word), "--%.*s", (int)n, body);	/* without =VALUE */
 		return parseopt_unknown(s->cmd, word, e);
 	}
-	if (!h->opt || (eq && (h->opt->arity == PARSEOPT_NONE || h->opt->arity == PARSEOPT_TWO)))
+	if (eq && (h->opt->arity == PARSEOPT_NONE || h->opt->arity == PARSEOPT_TWO))
 		return parseopt_unknown(s->cmd, arg, e);
-	if (eq)
-		h->value = eq + 1;
-	else
-		take_values(s, h);
+	if (!eq)
+		return take_values(s, h, e);
+	h->value = eq + 1;
 	return PARSEOPT_OPTION;
 }
 
@@ -197,9 +186,13 @@ int parseopt_next(struct parseopt_state *s, struct parseopt_hit *h, struct err *
 		return PARSEOPT_DONE;
 	arg = s->argv[s->i++];
 	h->spelled = arg;
-	if (arg[0] != '-' || !arg[1])
+	if (s->plain || arg[0] != '-' || !arg[1])
 		return PARSEOPT_ARG;
-	if (!strcmp(arg, "--"))
-		return PARSEOPT_END;
+	if (!strcmp(arg, "--")) {
+		if (s->cmd->flags & PARSEOPT_REST)
+			return PARSEOPT_END;
+		s->plain = 1;		/* the rest are words, whatever they look like */
+		return parseopt_next(s, h, e);
+	}
 	return arg[1] == '-' ? long_option(s, h, e) : short_option(s, h, e);
 }

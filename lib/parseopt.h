@@ -5,9 +5,9 @@
  * understand get one wording and one "did you mean" (suggest.h).
  *
  *   static const struct parseopt opts[] = {
- *   	{ "file", 'f', PARSEOPT_VALUE, OPT_FILE, NULL },
- *   	{ "help", 'h', PARSEOPT_NONE, OPT_HELP, NULL },
- *   	{ NULL, 0, 0, 0, NULL },
+ *   	{ "file", 'f', PARSEOPT_VALUE, OPT_FILE, NULL, "FILE" },
+ *   	{ "help", 'h', PARSEOPT_NONE, OPT_HELP, NULL, NULL },
+ *   	{ NULL, 0, 0, 0, NULL, NULL },
  *   };
  *   static const struct parseopt_cmd cmd = { opts, "jaxjob health --help", 0 };
  *   struct parseopt_state s;
@@ -27,14 +27,21 @@
  *   --NAME V1 V2                                    two values (`--diff A B`)
  *   --                                              the end of the options
  *   WORD, -                                         a plain argument
+ * Every command takes every form: one dialect for launch, render and health.
  * There is no bundling (-ab is not -a -b): a short option followed by more
  * letters is a value (value options) or an unknown option (the others).
  *
- * What the parser does not decide, the command does, from the event: what
- * a plain argument or `--` means, whether a missing value (h.value NULL) or
- * an empty one is an error, and the words of those errors (each command
- * names its own fix there). The parser never prints and knows no command;
- * the help command in the wording comes from the table's owner.
+ * What the parser decides, it says in one wording for every command: an
+ * unknown option (with its "did you mean"), a value missing at the end of
+ * argv ("--file needs a value (FILE); see `jaxjob health --help`"), and
+ * `--`: the words after it are plain arguments, never options, handed back
+ * as PARSEOPT_ARG (so a command that takes none says its own "unexpected
+ * argument"), or, for a command whose table says PARSEOPT_REST (launch: the
+ * container command), left to it whole at PARSEOPT_END. What it does not
+ * decide, the command does, from the event: what a plain argument means,
+ * whether an empty value is an error (parseopt_missing() words it the
+ * same), and its value checks. The parser never prints and knows no
+ * command; the help command in the wording comes from the table's owner.
  *
  * Ownership: values point into argv; the table is the caller's.
  */
@@ -57,39 +64,40 @@ struct parseopt {
 	enum parseopt_arity arity;
 	int id;			/* the command's own number for it */
 	const void *data;	/* the command's own pointer (a flag's row), or NULL */
+	const char *value_name;	/* what a value is, for "needs a value (FILE)", or NULL */
 };
 
 /*
- * How unknown options are said. The default (0): the option's name is
- * compared with every long name and short letter, in table order (each
- * entry's short letter before its long name), and reported as --NAME
- * (-C for a letter): `unknown option --worker (did you mean --workers?)`.
- * PARSEOPT_TYPED: the word is reported and compared as typed, `=value`
- * included, with the long spellings (--NAME) only: what render and health
- * said before they shared this parser, kept so their errors stay the same.
- * PARSEOPT_NO_INLINE: --NAME=VALUE is not a form; such a word is unknown.
+ * An unknown option is said one way: its name is compared with every long
+ * name and short letter, in table order (each entry's short letter before
+ * its long name), and reported as --NAME (-C for a letter), without any
+ * =VALUE: `unknown option --worker (did you mean --workers?)`.
+ *
+ * PARSEOPT_REST: the words after `--` are the command's own (launch's
+ * container command): the walk ends at `--` with PARSEOPT_END and
+ * parseopt_rest() says where they start. Without it they are plain
+ * arguments (PARSEOPT_ARG), and a `--` with nothing after it is nothing.
  */
-#define PARSEOPT_TYPED 1u
-#define PARSEOPT_NO_INLINE 2u
+#define PARSEOPT_REST 1u
 
 struct parseopt_cmd {
 	const struct parseopt *opts;	/* ends with an entry with neither name */
 	const char *help;		/* "jaxjob render --help", for the wording */
-	unsigned flags;			/* PARSEOPT_TYPED, PARSEOPT_NO_INLINE */
+	unsigned flags;			/* PARSEOPT_REST */
 };
 
 enum parseopt_event {
 	PARSEOPT_DONE = 0,	/* no more words */
 	PARSEOPT_OPTION,	/* h.opt, h.spelled, h.value (and h.value2) */
 	PARSEOPT_ARG,		/* h.spelled: a word that is not an option */
-	PARSEOPT_END,		/* `--`: the words after it start at parseopt_rest() */
+	PARSEOPT_END,		/* `--` (PARSEOPT_REST): the words after it start at parseopt_rest() */
 };
 
 struct parseopt_hit {
 	const struct parseopt *opt;	/* PARSEOPT_OPTION: the entry */
 	const char *spelled;		/* the word as typed */
-	const char *value;		/* NULL when not given (missing at the end of argv) */
-	const char *value2;		/* PARSEOPT_TWO: the second; NULL when missing */
+	const char *value;		/* PARSEOPT_VALUE, _TWO: never NULL; _OPTARG: NULL when not given */
+	const char *value2;		/* PARSEOPT_TWO: the second */
 };
 
 struct parseopt_state {
@@ -97,6 +105,7 @@ struct parseopt_state {
 	int argc;
 	char **argv;
 	int i;				/* the next word */
+	int plain;			/* after `--`: every word is a plain argument */
 };
 
 /* Walk argv[first..argc-1]. */
@@ -104,9 +113,11 @@ void parseopt_start(struct parseopt_state *s, const struct parseopt_cmd *cmd, in
 		    char **argv, int first);
 
 /*
- * The next event (> 0), PARSEOPT_DONE at the end, or -1 with `e` set for an
- * option the table does not know (the one wording, parseopt_unknown). After
- * PARSEOPT_END the walk is over; parseopt_rest() says where the rest starts.
+ * The next event (> 0), PARSEOPT_DONE at the end, or -1 with `e` set (the
+ * one wording) for an option the table does not know (parseopt_unknown) or
+ * a value option with its value missing at the end of argv
+ * (parseopt_missing). After PARSEOPT_END the walk is over; parseopt_rest()
+ * says where the rest starts.
  */
 int parseopt_next(struct parseopt_state *s, struct parseopt_hit *h, struct err *e);
 int parseopt_rest(const struct parseopt_state *s);
@@ -118,6 +129,14 @@ int parseopt_rest(const struct parseopt_state *s);
  * (`--help=xml`). Sets ERR_INPUT and returns -1.
  */
 int parseopt_unknown(const struct parseopt_cmd *cmd, const char *word, struct err *e);
+
+/*
+ * The error for option `opt` given without its value (or, when the command
+ * refuses it, with an empty one): "--NAME needs a value (VALUE_NAME); see
+ * `HELP`" ("two values" for a pair; -C for an option with no long name).
+ * Sets ERR_INPUT and returns -1.
+ */
+int parseopt_missing(const struct parseopt_cmd *cmd, const struct parseopt *opt, struct err *e);
 
 /* A boolean literal: true, false (any case), 1, 0. Returns 0, or -1 if not one. */
 int parseopt_bool(const char *s, int *out);

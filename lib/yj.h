@@ -13,7 +13,7 @@
  * null (~, null/Null/NULL, empty) and booleans (true/True/TRUE,
  * false/False/FALSE) by the YAML 1.2 core schema (yes/no/on/off stay
  * strings); numbers as go-yaml v2 reads them (sigs.k8s.io/yaml, behind
- * kubectl and Argo CD): decimal, 0x, 0o, 0b, YAML 1.1's leading-zero octal
+ * kubectl and client-go's users): decimal, 0x, 0o, 0b, YAML 1.1's leading-zero octal
  * (0644 is 420), '_' between digits, floats (1.5, .5, 1e3, .inf/-.inf/.nan
  * in the three case forms); see yj_scalar.c. Every number keeps the text it
  * was written with (cJSON valuestring; jtree_number_text): where it becomes
@@ -105,8 +105,8 @@ int yj_parse_stream(const char *data, size_t len, const char *source,
  * bytes C0 80, which no valid UTF-8 holds (Java's "modified UTF-8" NUL), so
  * the C string stays whole and unambiguous, compares unequal to any
  * NUL-free word, and jtree's JSON writer turns it back into \u0000. For a
- * reader that must take any string another engine takes (health: Argo CD's
- * Lua holds NULs in strings); without it a NUL in a scalar is an error, as
+ * reader that must take any string another reader takes (health: the Lua
+ * twins of its checks hold NULs in strings); without it a NUL in a scalar is an error, as
  * a manifest with one is a mistake.
  */
 enum yj_parse_flags {

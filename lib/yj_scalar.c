@@ -71,10 +71,11 @@ static int is_special_float(const char *s, double *out)
 }
 
 /*
- * Numbers are read as Kubernetes reads them. kubectl, client-go and Argo CD
- * read YAML with sigs.k8s.io/yaml, which decodes with go.yaml.in/yaml/v2
- * (sigs.k8s.io/yaml yaml.go:27, 156-179); its resolver (v2.4.2 resolve.go:
- * 128-191) takes a plain scalar starting with a digit or a sign as:
+ * Numbers are read as Kubernetes reads them. kubectl, client-go and the
+ * tools built on it read YAML with sigs.k8s.io/yaml, which decodes with
+ * go.yaml.in/yaml/v2 (sigs.k8s.io/yaml yaml.go:27, 156-179); its resolver
+ * (v2.4.2 resolve.go: 128-191) takes a plain scalar starting with a digit
+ * or a sign as:
  *   - an integer when strconv.ParseInt(s without '_', 0, 64) or ParseUint
  *     accepts it: decimal, 0x/0X hex, 0o/0O and YAML 1.1's leading-0 octal
  *     (0644 is 420), 0b/0B binary, an optional sign, '_' anywhere after the

@@ -69,6 +69,9 @@ cmp_render "$W" ARGOCD_APP_NAMESPACE=ml -- --repo "file://$R" --revision feature
 report 'a file:// URL is cloned and renders the same bytes as the local path' $?
 [ -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'jaxjob-clone.*' -newer "$W/local.yaml" 2>/dev/null)" ]
 report 'the temporary clone is removed afterwards' $?
+cmp_render "$W" ARGOCD_APP_NAMESPACE=ml -- --repo="$R" --revision=feature --path=apps/train
+[ "$rc" -eq 0 ] && cmp -s "$T/out" "$W/local.yaml"
+report '--repo=PATH --revision=REV --path=DIR read as --repo PATH ... (one dialect with launch, health)' $?
 
 # the whole repository (no --path): both apps
 cmp_render "$W" -- --repo "$R" --revision v1

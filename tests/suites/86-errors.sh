@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/suites/86-errors.sh - the errors a new user meets first, word for
 # word: one wording for an unknown command or option across launch, render
-# and health, with a "did you mean" from the one edit distance (lib/suggest.c);
+# and health, with a "did you mean" from the one edit distance (lib/suggest.c),
+# one for a missing value, one meaning of `--` (lib/parseopt.c);
 # required options named as options and marked in --help; -ojson accepted by
 # health as by launch. Each case asserts the exact stderr line and exit code.
 # (The errors that need an API server are in 62-launch-errors.sh.)
@@ -50,6 +51,35 @@ exactly 2 'error: unknown option --fil (did you mean --file?); see `jaxjob healt
 	'health: the same wording' jj health --fil x.yaml
 exactly 2 'error: unexpected argument job.yaml; give the file with -f FILE; see `jaxjob health --help`' \
 	'health: a bare file name says how to give it' jj health job.yaml
+
+# --- a missing value: one wording, the option's long name and what its value is --------
+exactly 2 'error: --workers needs a value (N); see `jaxjob launch --help`' \
+	'launch: a value missing at the end' jj launch --dry-run --name x --image i:1 --workers
+exactly 2 'error: --kubeconfig needs a value (FILE); see `jaxjob launch --help`' \
+	'launch: an empty value where one is needed, the same words' jj launch --dry-run --name x --kubeconfig=
+exactly 2 'error: --repo needs a value (PATH|URL); see `jaxjob render --help`' \
+	'render: the same wording' jj render --repo
+exactly 2 'error: --repo needs a value (PATH|URL); see `jaxjob render --help`' \
+	'render: --repo= (empty) the same' jj render --repo=
+exactly 2 'error: --diff needs two values (REV1 REV2); see `jaxjob render --help`' \
+	'render: a pair short of its second value' jj render --diff v1
+exactly 2 'error: --file needs a value (FILE); see `jaxjob health --help`' \
+	'health: the same wording, -f named by its long name' jj health -f
+exactly 2 'error: --file needs a value (FILE); see `jaxjob health --help`' \
+	'health: --file= (empty) the same' jj health --file=
+
+# --- `--`: the end of the options, for every command ----------------------------------
+expect 'launch: the words after -- are the command, options or not' \
+	'jj launch --dry-run --name x --image i:1 -- --workers 3 >"$T/job" &&
+	 grep -A2 -- "- command:" "$T/job" | tr -d " " | tr "\n" " " | grep -qx -- "-command: ---workers -\"3\" "'
+exactly 2 'error: nothing after --; write -- followed by the command, e.g. -- python train.py' \
+	'launch: -- with nothing after it' jj launch --dry-run --name x --image i:1 --
+exactly 2 'error: unexpected argument --params; render takes only options; see `jaxjob render --help`' \
+	'render: a word after -- is an argument, not an option' jj render -- --params
+exactly 2 'error: unexpected argument --file; give the file with -f FILE; see `jaxjob health --help`' \
+	'health: a word after -- is an argument, not an option' jj health -f x.yaml -- --file
+expect_exit 0 'health: -- with nothing after it ends the options, and is nothing more' \
+	jj health -f "$H/succeeded.yaml" --
 
 # --- required options --------------------------------------------------------------
 exactly 2 'error: --name is required (or --name-prefix with --run-id, which derive one per run); see `jaxjob launch --help`' \

@@ -202,7 +202,7 @@ static void check_file(const char *path, int roundtrip)
 		assert_true(jtree_equal(doc, back));
 		cJSON_Delete(back);
 		buf_reset(&out);
-		yj_json_canonical(doc, &out);
+		jtree_json_canonical(doc, &out);
 		back = cJSON_Parse(out.data);
 		assert_non_null(back);
 		assert_true(jtree_equal(doc, back));

@@ -24,7 +24,7 @@ static cJSON *json(const char *text)
 static void assert_canon(const cJSON *doc, const char *want)
 {
 	struct buf b = BUF_INIT;
-	yj_json_canonical(doc, &b);
+	jtree_json_canonical(doc, &b);
 	if (strcmp(b.data, want) != 0) {
 		print_error(" got: %s\nwant: %s\n", b.data, want);
 		buf_free(&b);

@@ -10,7 +10,10 @@
  *
  * Each case asserts the ending the hub decided (why the wait ended, the
  * verdict) and that every job object was judged once: health_judge is
- * wrapped and counted.
+ * wrapped and counted. Every case's end is then decided by the outcome
+ * table (launch_hub_cause, launch_outcome_decide: launch_outcome.h), and
+ * the last case checks that every row of the table was reached by some
+ * case - a new row needs a case here.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -22,9 +25,10 @@
 #include <cmocka.h>
 
 #include "component/launch/hub/launch_hub.h"
+#include "component/launch/hub/launch_outcome.h"
 #include "component/launch/spokes/launch_kueue.h"
 #include "component/launch/spokes/launch_trainer.h"
-#include "component/launch/spokes/launch_watch.h"
+#include "component/launch/spokes/launch_jobwatch.h"
 #include "component/launch/spokes/launch_workers.h"
 #include "health.h"
 
@@ -354,7 +358,27 @@ int __wrap_kube_loop_run(struct kube_client *c, struct err *e)
 	return 0;
 }
 
+/* The end of the run writes the last queued worker lines (launch_hub_finish):
+ * the stdout sink is not the hub's test. */
+void launch_stdout_finish(struct launch_stdout *s, double drain_s, const int *signo)
+{
+	(void)s, (void)drain_s, (void)signo;
+}
+
 /* ---- the cases ------------------------------------------------------------- */
+
+/* The rows of the outcome table the cases reached. */
+static int reached[LAUNCH_OUTCOME_ROWS];
+
+/* The outcome the table decides for the hub's end; counted. */
+static void decide(const struct launch_hub *h, struct launch_outcome_end *out)
+{
+	struct launch_cause c;
+
+	launch_hub_cause(h, &c);
+	launch_outcome_decide(&c, NULL, out);
+	reached[out->row]++;
+}
 
 struct run {
 	struct launch_opts o;
@@ -397,6 +421,9 @@ static void run_script(struct run *r, const struct step *steps, int n)
 
 static void run_free(struct run *r)
 {
+	struct launch_outcome_end out;
+
+	decide(r->h, &out);	/* every case's end goes through the table */
 	launch_hub_free(r->h);
 	fclose(r->notes);
 	cJSON_Delete(loop.last);
@@ -638,7 +665,6 @@ static void finished_meanwhile(void **state)
 	r.o.timeout_s = 10;
 	RUN(&r, { 1, JOB, "Running", 0 });
 	assert_int_equal(end_of(&r), END_TIMEOUT);
-	launch_hub_cleaning(r.h);
 	loop.judged = 0;
 	launch_hub_take(r.h, job_object("Succeeded"));
 	assert_int_equal(loop.judged, 1);
@@ -646,6 +672,114 @@ static void finished_meanwhile(void **state)
 	assert_int_equal(end_of(&r), END_FINISHED);
 	assert_int_equal(launch_hub_finished_meanwhile(r.h), 0);
 	run_free(&r);
+}
+
+/* Kueue holds it past --queue-timeout: the queue's own row. */
+static void queued_too_long(void **state)
+{
+	struct run r;
+	struct launch_outcome_end out;
+	(void)state;
+	defaults(&r);
+	r.o.queue_timeout_s = 50;
+	r.ctx.queue = "q";
+	RUN(&r, { 0, QUEUED, NULL, 1 }, { 500, QUEUED, NULL, 0 });
+	assert_int_equal(end_of(&r), END_QUEUE_TIMEOUT);
+	decide(r.h, &out);
+	assert_int_equal(out.row, LAUNCH_OUTCOME_QUEUE_TIMEOUT);
+	assert_int_equal(out.exit_code, EXIT_QUEUE_TIMEOUT);
+	assert_string_equal(out.reason, "QueueTimeout");
+	assert_int_equal(launch_outcome_exit(1, &out), 0);	/* --outcome outputs */
+	run_free(&r);
+}
+
+/* The table decides state, exit code, reason and message from the cause:
+ * the row's reason when the cause has none, the diagnosis where the row
+ * puts it, "as last seen" when the job could not be read. */
+static void the_table_decides(void **state)
+{
+	struct run r;
+	struct launch_outcome_end out;
+	(void)state;
+
+	defaults(&r);
+	r.o.timeout_s = 100;
+	RUN(&r, { 1, JOB, "Running", 0 });
+	decide(r.h, &out);
+	assert_int_equal(out.row, LAUNCH_OUTCOME_TIMEOUT);
+	assert_string_equal(out.state, "Timeout");
+	assert_int_equal(out.exit_code, EXIT_TIMEOUT);
+	assert_string_equal(out.reason, "Timeout");
+	assert_string_equal(out.message, "--timeout of 100s reached while the job was Running");
+	assert_int_equal(launch_outcome_exit(0, &out), EXIT_TIMEOUT);
+	assert_int_equal(launch_outcome_exit(1, &out), 0);
+	run_free(&r);
+
+	defaults(&r);
+	RUN(&r, { 1, JOB, "Running", 0 }, { 5, JOB, "Failed", 0 }, { 6, DRAINED, NULL, 0 });
+	struct launch_cause c;
+	launch_hub_cause(r.h, &c);
+	launch_outcome_decide(&c, "worker-1 was OOMKilled", &out);
+	assert_int_equal(out.row, LAUNCH_OUTCOME_FAILED);
+	assert_int_equal(out.exit_code, EXIT_JOB_FAILED);
+	assert_true(!strncmp(out.message, "worker-1 was OOMKilled", 22));	/* the cause first */
+	run_free(&r);
+
+	defaults(&r);
+	RUN(&r, { 1, JOB, "Running", 0 }, { 2, SIGNAL, NULL, SIGTERM });
+	launch_hub_cause(r.h, &c);
+	c.unread = 1;
+	launch_outcome_decide(&c, "worker-0 exited with code 1", &out);
+	assert_int_equal(out.exit_code, EXIT_CANCELLED);
+	assert_string_equal(out.message, "cancelled by signal 15 while the job was Running (as "
+			    "last seen; its state could not be read since, so it was left as is); "
+			    "a worker had already failed: worker-0 exited with code 1");
+	run_free(&r);
+}
+
+/* The steps before the wait report errors; the table makes them outcomes. */
+static void steps_report_errors(void **state)
+{
+	struct err e = ERR_INIT;
+	struct launch_cause c;
+	struct launch_outcome_end out;
+	(void)state;
+
+	err_set(&e, ERR_INPUT, "--identity: no task");
+	launch_cause_of_err(&c, LAUNCH_OUTCOME_BAD_INPUT, &e);
+	launch_outcome_decide(&c, "never shown", &out);
+	reached[out.row]++;
+	assert_int_equal(out.exit_code, EXIT_BAD_INPUT);
+	assert_string_equal(out.state, "Error");
+	assert_string_equal(out.reason, "BadInput");
+	assert_string_equal(out.message, "--identity: no task");
+	assert_true(launch_outcome_def(out.row)->error_line);
+	assert_int_equal(launch_outcome_exit(1, &out), EXIT_BAD_INPUT);	/* not an ending */
+
+	err_set(&e, ERR_NOTFOUND, "namespaces \"x\" not found");
+	launch_cause_of_err(&c, LAUNCH_OUTCOME_API_ERROR, &e);
+	launch_outcome_decide(&c, NULL, &out);
+	reached[out.row]++;
+	assert_int_equal(out.exit_code, EXIT_API_ERROR);
+	assert_string_equal(out.reason, err_code_name(ERR_NOTFOUND));
+	assert_int_equal(launch_outcome_exit(1, &out), EXIT_API_ERROR);
+
+	launch_cause_set(&c, LAUNCH_OUTCOME_DRY_RUN, NULL, "accepted by the server (dryRun=All)");
+	launch_outcome_decide(&c, NULL, &out);
+	reached[out.row]++;
+	assert_int_equal(out.exit_code, 0);
+	assert_string_equal(out.state, "DryRun");
+}
+
+/* Last: every row of the outcome table was reached by some case above. */
+static void every_outcome_row_reached(void **state)
+{
+	(void)state;
+	for (int row = 0; row < LAUNCH_OUTCOME_ROWS; row++) {
+		if (!reached[row])
+			fail_msg("no case reaches the outcome row %s (exit %d): add one",
+				 launch_outcome_def(row)->name, launch_outcome_def(row)->exit_code);
+	}
 }
 
 int main(void)
@@ -666,6 +800,10 @@ int main(void)
 		cmocka_unit_test(watch_failed_for_good),
 		cmocka_unit_test(nothing_left),
 		cmocka_unit_test(finished_meanwhile),
+		cmocka_unit_test(queued_too_long),
+		cmocka_unit_test(the_table_decides),
+		cmocka_unit_test(steps_report_errors),
+		cmocka_unit_test(every_outcome_row_reached),	/* last */
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,7 +125,7 @@ static void bad_flags_say_what_is_wrong(void **state)
 	static const struct { const char *a, *b, *msg; } bad[] = {
 		{ "--nope", NULL, "unknown option --nope" },
 		{ "-x", NULL, "unknown option -x" },
-		{ "--workers", NULL, "--workers needs a value" },
+		{ "--workers", NULL, "--workers needs a value (N); see `jaxjob launch --help`" },
 		{ "--logs", "some", "--logs \"some\" is not valid; use one of all, first, none" },
 		{ "--adopt=perhaps", NULL, "--adopt must be true or false" },
 		{ "train.py", NULL, "unexpected argument \"train.py\"" },
@@ -134,8 +134,8 @@ static void bad_flags_say_what_is_wrong(void **state)
 		{ "--kubeconfig=", NULL, "--kubeconfig needs a value" },
 		{ "--workers", "0", "workers must be at least 1, got 0" },
 		/* the parser's table (lib/parseopt.h): shorts, the help, the wording */
-		{ "-n", NULL, "--namespace needs a value (NS)" },
-		{ "-o", NULL, "--output needs a value (FORMAT)" },
+		{ "-n", NULL, "-n needs a value (NS); see `jaxjob launch --help`" },
+		{ "-o", NULL, "-o needs a value (FORMAT); see `jaxjob launch --help`" },
 		{ "-oxml", NULL, "--output \"xml\" is not valid; use one of yaml, json" },
 		{ "-hx", NULL, "unknown option -hx; see `jaxjob launch --help`" },
 		{ "--help=xml", NULL, "unknown option --help; see `jaxjob launch --help`" },

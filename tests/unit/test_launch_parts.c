@@ -260,6 +260,16 @@ static const char *JOB =
 	"{\"type\":\"Running\",\"status\":\"False\"},{\"type\":\"Failed\",\"status\":\"True\","
 	"\"reason\":\"JAXJobFailed\",\"message\":\"1 | 2\"}]}}";
 
+/* The outcome, as the table decides it (launch_outcome.h). */
+static void decided(struct launch_result *r, enum launch_outcome_row row, const char *reason,
+		    const char *msg)
+{
+	struct launch_cause c;
+
+	launch_cause_set(&c, row, reason, "%s", msg);
+	launch_outcome_decide(&c, NULL, &r->outcome);
+}
+
 static void outputs_are_written_into_new_directories(void **state)
 {
 	(void)state;
@@ -286,7 +296,8 @@ static void outputs_are_written_into_new_directories(void **state)
 	o.exit_code = p[4].data;
 	o.job_uid = p[5].data;
 	r.job = job;
-	launch_result_set(&r, "Failed", 1, "JAXJobFailed", "JAXJob %s is failed", "mnist");
+	decided(&r, LAUNCH_OUTCOME_FAILED, "JAXJobFailed", "JAXJob mnist is failed");
+	launch_workers_of(job, &r.workers);	/* as the ending counts them */
 	struct launch_verdict v;
 	launch_verdict_of(job, &v);
 	assert_string_equal(v.phase, "Failed");
@@ -347,7 +358,7 @@ static void unknown_values_are_empty_not_missing(void **state)
 	memset(&r, 0, sizeof(r));
 	buf_addf(&p, "%s/start", dir);
 	o.start_time = p.data;
-	launch_result_set(&r, "Error", 4, "Forbidden", "no");
+	decided(&r, LAUNCH_OUTCOME_API_ERROR, "Forbidden", "no");
 	assert_int_equal(launch_outputs_write(&o, &r, &e), 0);
 	struct stat st;
 	assert_int_equal(stat(p.data, &st), 0);
@@ -375,7 +386,7 @@ static void job_json_of_no_job_is_an_empty_object(void **state)
 	buf_addf(&d, "%s/duration", dir);
 	o.job_json = p.data;
 	o.duration = d.data;
-	launch_result_set(&r, "Error", 4, "Forbidden", "no");
+	decided(&r, LAUNCH_OUTCOME_API_ERROR, "Forbidden", "no");
 	assert_int_equal(launch_outputs_write(&o, &r, &e), 0);
 	char *s = slurp(p.data);
 	assert_string_equal(s, "{}");
@@ -393,15 +404,26 @@ static void job_json_of_no_job_is_an_empty_object(void **state)
 static void outcome_outputs_turns_job_endings_into_exit_0(void **state)
 {
 	(void)state;
-	static const int ended[] = { 1, 3, 5, 6, 7 };
+	static const enum launch_outcome_row ended[] = {
+		LAUNCH_OUTCOME_FAILED, LAUNCH_OUTCOME_TIMEOUT, LAUNCH_OUTCOME_CANCELLED,
+		LAUNCH_OUTCOME_DELETED, LAUNCH_OUTCOME_STUCK, LAUNCH_OUTCOME_QUEUE_TIMEOUT,
+	};
+	static const enum launch_outcome_row kept[] = {	/* bad input and API errors still */
+		LAUNCH_OUTCOME_BAD_INPUT, LAUNCH_OUTCOME_API_ERROR,	/* fail the step, so */
+		LAUNCH_OUTCOME_SUCCEEDED, LAUNCH_OUTCOME_DRY_RUN,	/* engines retry them */
+	};
+	struct launch_result r;
+
 	for (size_t i = 0; i < sizeof(ended) / sizeof(ended[0]); i++) {
-		assert_int_equal(launch_outcome_exit(OUTCOME_OUTPUTS, ended[i]), 0);
-		assert_int_equal(launch_outcome_exit(OUTCOME_EXIT_CODE, ended[i]), ended[i]);
+		decided(&r, ended[i], NULL, "");
+		assert_int_not_equal(r.outcome.exit_code, 0);
+		assert_int_equal(launch_outcome_exit(1, &r.outcome), 0);
+		assert_int_equal(launch_outcome_exit(0, &r.outcome), r.outcome.exit_code);
 	}
-	/* bad input and API errors still fail the step, so engines retry them */
-	assert_int_equal(launch_outcome_exit(OUTCOME_OUTPUTS, 2), 2);
-	assert_int_equal(launch_outcome_exit(OUTCOME_OUTPUTS, 4), 4);
-	assert_int_equal(launch_outcome_exit(OUTCOME_OUTPUTS, 0), 0);
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		decided(&r, kept[i], NULL, "");
+		assert_int_equal(launch_outcome_exit(1, &r.outcome), r.outcome.exit_code);
+	}
 }
 
 /* --run-id/--task-*: retries of one task share the identity and the name; runs and tasks differ */

@@ -60,7 +60,7 @@ static void parse_fails(const char *yaml, enum err_code code, const char *want1,
 static char *canon(const cJSON *doc)
 {
 	struct buf b = BUF_INIT;
-	yj_json_canonical(doc, &b);
+	jtree_json_canonical(doc, &b);
 	return buf_detach(&b, NULL);
 }
 
@@ -905,7 +905,7 @@ static void canonical_json_sorts_keys_and_prints_integers(void **state)
 		"\"b\":[1,2.5,\"x\",1000,9007199254740992,1e+20,0],"
 		"\"q\\\"\":\"tab\\tnl\\n\\u0001\"}");
 	struct buf b = BUF_INIT;
-	yj_json_pretty(doc, &b);
+	jtree_json_pretty(doc, &b);
 	assert_string_equal(b.data,
 		"{\n"
 		"  \"a\": {\n"
@@ -926,13 +926,13 @@ static void canonical_json_sorts_keys_and_prints_integers(void **state)
 		"}\n");
 	/* canonical JSON is valid JSON that reads back to the same tree */
 	buf_reset(&b);
-	yj_json_canonical(doc, &b);
+	jtree_json_canonical(doc, &b);
 	cJSON *back = cJSON_Parse(b.data);
 	assert_true(jtree_equal(doc, back));
 	cJSON_Delete(back);
 	buf_reset(&b);
 	cJSON *empty = parse_ok("{a: {}, b: []}");
-	yj_json_pretty(empty, &b);
+	jtree_json_pretty(empty, &b);
 	assert_string_equal(b.data, "{\n  \"a\": {},\n  \"b\": []\n}\n");
 	cJSON_Delete(empty);
 	buf_free(&b);

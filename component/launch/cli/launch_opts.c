@@ -6,7 +6,8 @@
  * once), and run_flags[] (launch_flags.c) gives the run settings; the other
  * parts are named in launch_opts_int.h. Both tables become the one
  * table of lib/parseopt.h, which accepts `--flag VALUE`, `--flag=VALUE`,
- * `-n NS`, `-o json`, and everything after `--` as the container command.
+ * `-n NS`, `-o json`, and everything after `--` as the container command
+ * (PARSEOPT_REST).
  * Boolean flags: bare (`--suspend`) means true; `--suspend=false` and
  * `--suspend false` both work; the separate form takes the next word only
  * when it is a boolean literal (true, false, 1, 0; case-insensitive), so
@@ -82,16 +83,17 @@ static struct parseopt *options_table(void)
 		abort();
 	for (const struct jobparam *p = jobparams_all(); p->name; p++)
 		t[k++] = (struct parseopt){ p->flag, 0, p->type == JP_BOOL ? PARSEOPT_BOOL :
-					    PARSEOPT_VALUE, OPT_PARAM, p };
+					    PARSEOPT_VALUE, OPT_PARAM, p, p->metavar };
 	for (const struct run_flag *f = launch_run_flags; f->flag; f++) {
 		t[k++] = (struct parseopt){ f->flag, 0, f->kind == RF_BOOL ? PARSEOPT_BOOL :
-					    PARSEOPT_VALUE, OPT_RUN, f };
+					    PARSEOPT_VALUE, OPT_RUN, f, f->metavar };
 		if (!strcmp(f->flag, "output"))
-			t[n - 2] = (struct parseopt){ NULL, 'o', PARSEOPT_VALUE, OPT_RUN, f };
+			t[n - 2] = (struct parseopt){ NULL, 'o', PARSEOPT_VALUE, OPT_RUN, f,
+						      f->metavar };
 	}
-	t[n - 3] = (struct parseopt){ NULL, 'n', PARSEOPT_VALUE, OPT_PARAM,
-				      jobparams_find_flag("namespace") };
-	t[n - 1] = (struct parseopt){ "help", 'h', PARSEOPT_OPTARG, OPT_HELP, NULL };
+	const struct jobparam *ns = jobparams_find_flag("namespace");
+	t[n - 3] = (struct parseopt){ NULL, 'n', PARSEOPT_VALUE, OPT_PARAM, ns, ns->metavar };
+	t[n - 1] = (struct parseopt){ "help", 'h', PARSEOPT_OPTARG, OPT_HELP, NULL, NULL };
 	return t;
 }
 
@@ -133,15 +135,15 @@ static int launch_args(struct launch_opts *o, const char *v, struct err *e)
 	return rc;
 }
 
-/* One option of the table, its value in h->value (NULL: none was given). */
-static int set_option(struct launch_opts *o, const struct parseopt_hit *h, struct err *e)
+/* One option of the table, its value in h->value. */
+static int set_option(struct launch_opts *o, const struct parseopt_cmd *cmd,
+		      const struct parseopt_hit *h, struct err *e)
 {
 	const struct run_flag *f = h->opt->id == OPT_RUN ? h->opt->data : NULL;
 	const struct jobparam *p = h->opt->id == OPT_PARAM ? h->opt->data : NULL;
 
-	if (!h->value)
-		return err_set(e, ERR_INPUT, "--%s needs a value (%s)", f ? f->flag : p->flag,
-			       f ? f->metavar : p->metavar);
+	if (f && f->kind == RF_STR && !*h->value)
+		return parseopt_missing(cmd, h->opt, e);
 	if (f && f->kind == RF_METRIC)
 		return launch_metrics_flag(o, f->flag, h->value, e);
 	if (f && !strcmp(f->flag, "launch-args"))
@@ -162,7 +164,7 @@ static int set_option(struct launch_opts *o, const struct parseopt_hit *h, struc
 int launch_opts_words(struct launch_opts *o, int argc, char **argv, int first, struct err *e)
 {
 	struct parseopt *table = options_table();
-	const struct parseopt_cmd cmd = { table, "jaxjob launch --help", 0 };
+	const struct parseopt_cmd cmd = { table, "jaxjob launch --help", PARSEOPT_REST };
 	struct parseopt_state s;
 	struct parseopt_hit h;
 	int ev = 0, rc = 0;
@@ -176,7 +178,7 @@ int launch_opts_words(struct launch_opts *o, int argc, char **argv, int first, s
 			rc = set_command(o, argc - parseopt_rest(&s), argv + parseopt_rest(&s), e);
 			break;
 		} else if (h.opt->id != OPT_HELP) {
-			rc = set_option(o, &h, e);
+			rc = set_option(o, &cmd, &h, e);
 		} else if (!h.value || !strcmp(h.value, "json")) {
 			if (h.value)
 				launch_help_json();

@@ -45,7 +45,8 @@ extern const struct run_flag launch_run_flags[];
 
 /* Set run flag `f` from its text `v` (launch_values.c): every kind but
  * RF_METRIC, and every RF_SPECIAL but --launch-args, which launch_opts.c
- * routes (the values call neither the walk nor the metrics flags). */
+ * routes (the values call neither the walk nor the metrics flags). An
+ * RF_STR flag's `v` is not empty: set_option() refuses that (parseopt_missing). */
 int launch_flag_set(struct launch_opts *o, const struct run_flag *f, const char *v,
 		    struct err *e);
 

@@ -214,9 +214,7 @@ int launch_flag_set(struct launch_opts *o, const struct run_flag *f, const char 
 	char *base = (char *)o + f->off;
 	int n = 0;
 	switch (f->kind) {
-	case RF_STR:
-		if (!*v)
-			return err_set(e, ERR_INPUT, "--%s needs a value", f->flag);
+	case RF_STR:	/* not empty: set_option() said "needs a value" */
 		memcpy(base, &v, sizeof(v));
 		return 0;
 	case RF_OPTSTR:

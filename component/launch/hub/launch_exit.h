@@ -4,9 +4,9 @@
  * 6 job deleted by someone else, 7 stuck past the grace period, 8 queued by
  * Kueue past --queue-timeout).
  *
- * A header of its own, below everything that names a code: the outputs and
- * the failure diagnosis read them without depending on the run
- * (launch_run.h includes this one, so its users see the same names).
+ * A header of its own, below the outcome table (launch_outcome.h), the one
+ * place that names them: every other part of the launch reads the
+ * outcome's row, state and exit code, never these names.
  */
 #ifndef JAXJOB_LAUNCH_EXIT_H
 #define JAXJOB_LAUNCH_EXIT_H

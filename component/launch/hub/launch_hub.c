@@ -6,7 +6,7 @@
  *
  * The spokes observe and act, each on its own part of the state:
  *
- *   launch_watch.c    the job watch and the event watch
+ *   launch_jobwatch.c    the job watch and the event watch
  *   launch_workers.c  the worker pods and their log follows (launch_follow.c)
  *   launch_kueue.c    the job's Kueue Workload (the clocks: launch_hub_clock.c)
  *
@@ -283,6 +283,10 @@ static void on_signal(void *ud, int signo)
 		 * (ERR_CANCELLED); neither lingers to cancel the cleanup */
 		kube_loop_stop(ctx->c);
 		kube_loop_cancel_call(ctx->c);
+		/* the run's end is decided: what follows before the wait (the
+		 * look after a cancelled create) protects the cluster */
+		if (h->phase == RUN_CREATING)
+			h->phase = RUN_CLEANING;
 		break;
 	case RUN_CLEANING:
 		/* Finish what protects the cluster; the deadline is bounded. A
@@ -335,10 +339,6 @@ void launch_hub_free(struct launch_hub *h)
 	free(h);
 }
 
-void launch_hub_creating(struct launch_hub *h) { h->phase = RUN_CREATING; }
-void launch_hub_cleaning(struct launch_hub *h) { h->phase = RUN_CLEANING; }
-void launch_hub_done(struct launch_hub *h) { h->phase = RUN_DONE; }
-
 int launch_hub_ended(const struct launch_hub *h)
 {
 	return h->why.end != END_NONE;
@@ -371,9 +371,11 @@ void launch_hub_wait(struct launch_hub *h, const char *from)
 {
 	struct err e = ERR_INIT;
 
-	h->phase = RUN_WAITING;
-	if (h->why.end != END_NONE)	/* a signal arrived during create */
+	if (h->why.end != END_NONE) {	/* a signal arrived during create */
+		h->phase = RUN_CLEANING;
 		return;
+	}
+	h->phase = RUN_WAITING;
 	if (start_spokes(h, from, &e) == 0) {
 		hub_queue_check(h);	/* created suspended for its queue: queued from the start */
 		if (!h->why.queued)
@@ -392,4 +394,7 @@ void launch_hub_wait(struct launch_hub *h, const char *from)
 	h->stuck_timer = h->drain_timer = NULL;
 	jobwatch_stop_events(h->jw);
 	kueue_stop(h->kueue);
+	/* the wait is over: a further signal must not cancel the ending's look
+	 * or the cleanup */
+	h->phase = RUN_CLEANING;
 }

@@ -3,14 +3,13 @@
  * run is doing (its phase, why its wait ended, the job as last seen and its
  * verdict, the wait's timers and the queue clock).
  *
- * During the wait the spokes - the job watch (launch_watch.h), the workers
+ * During the wait the spokes - the job watch (launch_jobwatch.h), the workers
  * (launch_workers.h), Kueue (launch_kueue.h) - report what they see through
  * their report tables and never write the hub's state; the hub asks them
  * back through their functions. Around the wait, the flow (launch_run.c),
- * the ending (launch_ending.c) and the cleanup (launch_cleanup.c) drive the
- * hub through the functions below: they may tell it what they saw (a job
- * object, a deletion) and which phase the run is in; only the hub decides
- * what that changes. Every job object the hub takes is judged once
+ * the ending (launch_ending.c) and the cleanup (launch_cleanup.c) tell the
+ * hub what they saw (a job object, a deletion) through the functions
+ * below; only the hub decides what that changes, its phase included. Every job object the hub takes is judged once
  * (launch_verdict.h) and that verdict is what everyone reads.
  *
  * Everything runs on the client's one event loop (kube_loop.h); no threads.
@@ -58,12 +57,15 @@ struct launch_hub *launch_hub_new(const struct launch_ctx *ctx);
 void launch_hub_free(struct launch_hub *h);	/* NULL is fine */
 int launch_hub_catch_signals(struct launch_hub *h, struct err *e);
 
-/* The run's phases, as the flow and the ending go through them. A signal
- * while creating or waiting cancels; while cleaning it is noted and the
- * cleanup finishes; once done it stops the last writes to stdout. */
-void launch_hub_creating(struct launch_hub *h);
-void launch_hub_cleaning(struct launch_hub *h);
-void launch_hub_done(struct launch_hub *h);
+/*
+ * The run's phase is the hub's alone, moved by what the hub sees: creating
+ * from launch_hub_new() (a signal cancels: the steps before the wait see
+ * launch_hub_ended(), a blocking request in flight ends ERR_CANCELLED), then
+ * cleaning once a signal has cancelled the creating or the wait is over
+ * (a further signal is noted and the cleanup finishes: the ending's look,
+ * the DELETE or suspend, the settling of a cancelled create), done in
+ * launch_hub_finish() (a signal stops the last writes to stdout).
+ */
 /* A signal (or the end of a wait) has decided the run's end already. */
 int launch_hub_ended(const struct launch_hub *h);
 
@@ -83,6 +85,9 @@ void launch_hub_wait(struct launch_hub *h, const char *from);
 
 /* ---- for the ending ---- */
 const struct launch_why *launch_hub_why(const struct launch_hub *h);
+/* Why the wait ended, as a cause for the outcome table (launch_outcome.h). */
+struct launch_cause;
+void launch_hub_cause(const struct launch_hub *h, struct launch_cause *c);
 /* After a fresh look (launch_hub_take): a wait that ended without seeing
  * the job finish, whose job has finished meanwhile, ends FINISHED: 1. */
 int launch_hub_finished_meanwhile(struct launch_hub *h);
@@ -111,5 +116,12 @@ void launch_hub_gone(struct launch_hub *h);
 /* Wait until the job watch sees the job gone, at most until `deadline`
  * (kube_now() clock): 1 when it did. */
 int launch_hub_await_deletion(struct launch_hub *h, double deadline);
+
+/* ---- the end of the run ---- */
+/* Everything is decided and cleaned up: the run is done. The worker lines
+ * still queued for a slow stdout are written within what is left of
+ * --log-drain since the verdict (none after a signal: the grace period was
+ * the cleanup's); a signal now stops them. */
+void launch_hub_finish(struct launch_hub *h);
 
 #endif

@@ -6,8 +6,65 @@
  * finished; a deletion is confirmed by the job watch or the 404).
  */
 #include "launch_hub_int.h"
+#include "launch_outcome.h"
 
 /* ---- for the ending ------------------------------------------------------ */
+
+/*
+ * Why the wait ended, as a cause for the outcome table (launch_outcome.h):
+ * the row and the words. The table decides the state and the exit code.
+ */
+void launch_hub_cause(const struct launch_hub *h, struct launch_cause *c)
+{
+	const struct launch_why *why = &h->why;
+	const struct launch_verdict *v = &h->v;
+	const struct launch_ctx *ctx = h->ctx;
+	const struct launch_opts *o = ctx->o;
+	const char *phase = why->queued ? "Queued" : v->phase;
+	/* queued by Kueue: no condition of that name */
+	const char *reason = why->queued ? NULL : v->reason;
+	const char *message = why->queued ? "" : v->message;
+
+	switch (why->end) {
+	case END_FINISHED:
+		launch_cause_set(c, v->succeeded ? LAUNCH_OUTCOME_SUCCEEDED : LAUNCH_OUTCOME_FAILED,
+				 reason, "%s", message);
+		return;
+	case END_TIMEOUT:
+		launch_cause_set(c, LAUNCH_OUTCOME_TIMEOUT, NULL,
+				 "--timeout of %.0fs reached while the job was %s", o->timeout_s, phase);
+		return;
+	case END_SIGNAL:
+		launch_cause_set(c, LAUNCH_OUTCOME_CANCELLED, NULL,
+				 "cancelled by signal %d while the job was %s", why->signo,
+				 h->job ? phase : "being created");
+		return;
+	case END_DELETED:
+		launch_cause_set(c, LAUNCH_OUTCOME_DELETED, NULL,
+				 "%s %s/%s was deleted by someone else while it was %s",
+				 ctx->kind, ctx->ns, ctx->name, phase);
+		return;
+	case END_STUCK:
+		if (why->stuck_permanent)
+			launch_cause_set(c, LAUNCH_OUTCOME_STUCK, why->stuck_reason, "%s",
+					 why->stuck_msg);
+		else
+			launch_cause_set(c, LAUNCH_OUTCOME_STUCK, why->stuck_reason,
+					 "%s (for more than %.0fs)", why->stuck_msg, o->fail_fast_s);
+		return;
+	case END_QUEUE_TIMEOUT:
+		launch_cause_set(c, LAUNCH_OUTCOME_QUEUE_TIMEOUT, NULL,
+				 "--queue-timeout of %.0fs reached while the job was queued in %s/%s: %s",
+				 o->queue_timeout_s, ctx->ns, ctx->queue, why->queue_why);
+		return;
+	case END_API:
+	case END_NONE:
+		break;
+	}
+	launch_cause_set(c, LAUNCH_OUTCOME_API_ERROR, why->err.reason[0] ? why->err.reason :
+			 "WatchFailed", "lost track of %s %s/%s: %s", ctx->kind, ctx->ns, ctx->name,
+			 why->err.msg[0] ? why->err.msg : "the watch ended");
+}
 
 int launch_hub_finished_meanwhile(struct launch_hub *h)
 {
@@ -89,4 +146,15 @@ int launch_hub_await_deletion(struct launch_hub *h, double deadline)
 	h->delete_timer = NULL;
 	err_clear(&e);
 	return h->delete_confirmed;
+}
+
+/* ---- the end of the run -------------------------------------------------- */
+
+void launch_hub_finish(struct launch_hub *h)
+{
+	double since = h->why.decided_at > 0 ? kube_now() - h->why.decided_at : 0;
+
+	h->phase = RUN_DONE;
+	launch_stdout_finish(h->ctx->out, h->why.signo ? 0 : h->ctx->o->log_drain_s - since,
+			     &h->why.signo);
 }

@@ -15,7 +15,7 @@
 #include "launch_hub.h"
 #include "launch_kueue.h"
 #include "launch_trainer.h"
-#include "launch_watch.h"
+#include "launch_jobwatch.h"
 #include "launch_workers.h"
 
 enum launch_run_phase { RUN_CREATING, RUN_WAITING, RUN_CLEANING, RUN_DONE };

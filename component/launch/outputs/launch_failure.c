@@ -1,7 +1,7 @@
 /*
  * launch_failure.c - why the job failed, in the step's outputs: the
  * diagnosis of lib/diagnose.h (fed by launch_workers.c's pods and lines and
- * launch_watch.c's events) turned into the `message` that leads with the
+ * launch_jobwatch.c's events) turned into the `message` that leads with the
  * cause, the failure JSON and category outputs, and the "Why it failed"
  * section of the Markdown summary.
  *
@@ -17,54 +17,27 @@
 #include "diagnose.h"
 #include "jtree.h"
 #include "launch_failure.h"
-#include "launch_exit.h"
 
 #define FAILURE_MD_LINE 400
 #define FAILURE_MD_MAX (32 * 1024)
 
-/* The job's failure condition message (deadline and backoff say so there). */
-static const char *failed_message(const cJSON *job)
-{
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, jtree_get(job, "status.conditions")) {
-		const char *t = jtree_get_string(c, "type", "");
-		if (!strcmp(t, "Failed") && !strcmp(jtree_get_string(c, "status", ""), "True"))
-			return jtree_get_string(c, "message", NULL);
-	}
-	return NULL;
-}
-
-void launch_failure_judge(struct diag *d, const cJSON *job, struct launch_result *r,
-			  cJSON **failure)
+void launch_failure_judge(struct diag *d, const char *failed_msg,
+			  enum launch_outcome_row row, cJSON **failure, const char **category,
+			  struct buf *headline)
 {
 	struct diag_failure f;
-	struct buf head = BUF_INIT, msg = BUF_INIT;
 
 	*failure = NULL;
-	r->failure_category = "";
-	if (!d || r->exit_code == EXIT_SUCCEEDED || r->exit_code == EXIT_BAD_INPUT)
+	*category = "";
+	if (!d || launch_outcome_def(row)->diag == OUTCOME_DIAG_NONE)
 		return;
-	if (!diag_result(d, failed_message(job), &f)) {
+	if (!diag_result(d, failed_msg, &f)) {
 		diag_failure_free(&f);
 		return;
 	}
 	*failure = diag_failure_json(&f);
-	r->failure = *failure;
-	r->failure_category = diag_category_name(f.category);
-	diag_headline(&f, &head);
-	if (r->exit_code == EXIT_STUCK)	/* fail-fast's message names the stuck worker already */
-		buf_adds(&msg, r->message);
-	else if (r->exit_code == EXIT_JOB_FAILED)
-		buf_addf(&msg, "%s%s%s", head.data, r->message[0] ? " - " : "",
-			 r->message);	/* the cause first */
-	else	/* timeout, cancel, deletion: what ended the wait, and what came before */
-		buf_addf(&msg, "%s; a worker had already failed: %s", r->message, head.data);
-	if (msg.len >= sizeof(r->message))
-		buf_truncate(&msg, sizeof(r->message) - 1);
-	memcpy(r->message, msg.data, msg.len + 1);
-	buf_free(&msg);
-	buf_free(&head);
+	*category = diag_category_name(f.category);
+	diag_headline(&f, headline);
 	diag_failure_free(&f);
 }
 

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "jtree.h"
-#include "launch_exit.h"
 #include "launch_file.h"
 #include "launch_kfp.h"
 #include "launch_metrics.h"
@@ -45,16 +44,23 @@ static void add_opt(struct buf *v, const char *s)
 
 static void v_state(const struct output_in *in, struct buf *v)
 {
-	buf_adds(v, in->r->state ? in->r->state : "");
+	buf_adds(v, in->r->outcome.state ? in->r->outcome.state : "");
 }
 
-static void v_reason(const struct output_in *in, struct buf *v) { buf_adds(v, in->r->reason); }
-static void v_message(const struct output_in *in, struct buf *v) { buf_adds(v, in->r->message); }
+static void v_reason(const struct output_in *in, struct buf *v)
+{
+	buf_adds(v, in->r->outcome.reason);
+}
+
+static void v_message(const struct output_in *in, struct buf *v)
+{
+	buf_adds(v, in->r->outcome.message);
+}
 
 static void v_job_json(const struct output_in *in, struct buf *v)
 {
 	if (in->r->job)	/* a STRUCT output: an empty file would fail KFP's parsing */
-		yj_json_pretty(in->r->job, v);
+		jtree_json_pretty(in->r->job, v);
 	else
 		buf_adds(v, "{}");
 }
@@ -99,8 +105,7 @@ static void v_duration(const struct output_in *in, struct buf *v)
 
 static void v_workers(const struct output_in *in, struct buf *v)
 {
-	struct launch_workers w;
-	launch_result_workers(in->r, &w);
+	const struct launch_workers w = in->r->workers;
 	buf_addf(v, "{\"active\":%d,\"failed\":%d,\"replicas\":%d,\"succeeded\":%d}",
 		 w.active, w.failed, w.replicas, w.succeeded);
 }
@@ -109,7 +114,7 @@ static void v_summary(const struct output_in *in, struct buf *v) { launch_summar
 
 static void v_exit_code(const struct output_in *in, struct buf *v)
 {
-	buf_addf(v, "%d", in->r->exit_code);
+	buf_addf(v, "%d", in->r->outcome.exit_code);
 }
 
 static void v_queue_time(const struct output_in *in, struct buf *v)
@@ -137,7 +142,7 @@ static void v_progress(const struct output_in *in, struct buf *v)
 static void v_failure(const struct output_in *in, struct buf *v)
 {
 	if (in->r->failure)	/* a STRUCT output: "{}" when it did not fail */
-		yj_json_pretty(in->r->failure, v);
+		jtree_json_pretty(in->r->failure, v);
 	else
 		buf_adds(v, "{}");
 }
@@ -158,7 +163,7 @@ static void v_metrics_csv(const struct output_in *in, struct buf *v)
 
 static void v_metrics_chart(const struct output_in *in, struct buf *v)
 {
-	launch_metrics_chart(in->m, in->title, in->r->state, in->points, v);
+	launch_metrics_chart(in->m, in->title, in->r->outcome.state, in->points, v);
 }
 
 static void base64(struct buf *out, const unsigned char *d, size_t n)
@@ -186,7 +191,7 @@ static void v_metrics_report(const struct output_in *in, struct buf *v)
 
 	launch_summary(in->r, v);
 	if (metrics_nseries(in->m)) {
-		launch_metrics_chart(in->m, in->title, in->r->state,
+		launch_metrics_chart(in->m, in->title, in->r->outcome.state,
 				     in->points < REPORT_POINTS_MAX ? in->points : REPORT_POINTS_MAX, &svg);
 		buf_adds(v, "\n![training metrics](data:image/svg+xml;base64,");
 		base64(v, (const unsigned char *)svg.data, svg.len);
@@ -311,19 +316,4 @@ int launch_metrics_write(const struct launch_metrics *lm, const struct launch_ou
 	metrics_free(empty);
 	buf_free(&title);
 	return rc;
-}
-
-int launch_outcome_exit(enum launch_outcome how, int code)
-{
-	switch (code) {
-	case EXIT_JOB_FAILED: case EXIT_TIMEOUT: case EXIT_CANCELLED: case EXIT_JOB_LOST:
-	case EXIT_STUCK: case EXIT_QUEUE_TIMEOUT:	/* the job ended: an outcome */
-		if (how != OUTCOME_OUTPUTS)
-			return code;
-		fprintf(stderr, "jaxjob: --outcome outputs: the step exits 0; the outcome "
-			"(exit code %d) is in the outputs state, reason and exit_code\n", code);
-		return 0;
-	default:
-		return code;
-	}
 }

@@ -53,13 +53,4 @@ int launch_outputs_write(const struct launch_outputs *paths,
 int launch_metrics_write(const struct launch_metrics *lm, const struct launch_outputs *paths,
 			 const struct launch_result *r, struct err *e);
 
-/*
- * The process exit status for `code` (launch_exit.h) under --outcome: with
- * outputs, a job that ended (failed, timeout, cancelled, deleted, stuck)
- * exits 0, because KFP's launcher hands a step's outputs on only when the
- * command exits 0; bad input (2) and API errors (4) keep their codes, so
- * the engine's retry still sees them.
- */
-int launch_outcome_exit(enum launch_outcome how, int code);
-
 #endif

@@ -3,7 +3,6 @@
  */
 #include "launch_result.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +11,6 @@
 #include "jobapi.h"
 #include "jtree.h"
 #include "kube_time.h"
-
-void launch_result_set(struct launch_result *r, const char *state, int exit_code,
-		       const char *reason, const char *fmt, ...)
-{
-	va_list ap;
-
-	r->state = state;
-	r->exit_code = exit_code;
-	snprintf(r->reason, sizeof(r->reason), "%s", reason ? reason : "");
-	va_start(ap, fmt);
-	vsnprintf(r->message, sizeof(r->message), fmt, ap);
-	va_end(ap);
-}
 
 int launch_workers_of(const cJSON *job, struct launch_workers *w)
 {
@@ -36,16 +22,6 @@ int launch_workers_of(const cJSON *job, struct launch_workers *w)
 	w->succeeded = jw.succeeded;
 	w->failed = jw.failed;
 	return from_status;
-}
-
-void launch_result_workers(const struct launch_result *r, struct launch_workers *w)
-{
-	launch_workers_of(r->job ? r->job : r->manifest, w);
-	if (r->pod_counts) {
-		w->active = r->counted.active;
-		w->succeeded = r->counted.succeeded;
-		w->failed = r->counted.failed;
-	}
 }
 
 const char *launch_result_name(const struct launch_result *r)

@@ -1,9 +1,9 @@
 /*
  * launch_result.h - how a run ended, as the outputs and the summary read it:
- * the state, reason and message, the last job object seen, the worker
- * counts, the queue times, the failure; and the facts derived from it that
- * more than one output shows (name, namespace, duration, worker counts), so
- * each is computed one way.
+ * the outcome (decided once, launch_outcome.h), the last job object seen,
+ * the worker counts (counted once, by the ending), the queue times, the
+ * failure; and the facts derived from it that more than one output shows
+ * (name, namespace, duration), so each is computed one way.
  *
  * Ownership: a result only borrows: `job`, `manifest`, `failure`, `metrics`
  * and the strings stay owned by whoever filled it in.
@@ -13,38 +13,9 @@
 
 #include <cJSON.h>
 
+#include "launch_outcome.h"
+
 struct metrics;
-
-struct launch_result {
-	const char *state;	/* Succeeded Failed Timeout Cancelled Deleted Stuck Error */
-	char reason[128];	/* condition reason, or ours (e.g. ImagePullBackOff) */
-	char message[1024];	/* condition message, or ours */
-	const cJSON *job;	/* last object seen from the server, or NULL */
-	const cJSON *manifest;	/* the object we created (or meant to), or NULL */
-	const char *ns;		/* namespace, when no job object says it */
-	const char *cleanup;	/* what cleanup did ("deleted", "suspended"), or NULL */
-	const char *logs_lost;	/* worker log lines never written to stdout, per
-				 * worker ("worker-0: 12 lines"), or NULL */
-	const char *logs_incomplete;	/* workers whose log could not be read whole
-					 * within --log-drain, and why; or NULL */
-	int pod_counts;		/* use `counted` for the worker counts: the job's
-				 * status has none (TrainJob counts child Jobs) */
-	struct launch_workers_counted {
-		int active, succeeded, failed;
-	} counted;
-	const char *queue;	/* Kueue LocalQueue of a queue-managed job, or NULL */
-	double queued_s, run_s;	/* with `queue`: time held by Kueue, and the rest */
-	int exit_code;
-	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
-	const struct metrics *metrics;	/* training metrics (launch_metrics.h), or NULL */
-	const cJSON *failure;		/* why it failed (launch_failure.h), or NULL */
-	const char *failure_category;	/* its category, or NULL/"" */
-};
-
-/* Set reason and message (printf-style message). */
-void launch_result_set(struct launch_result *r, const char *state, int exit_code,
-		       const char *reason, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
 
 /*
  * Worker counts of a job: requested replicas and status counts (0 if
@@ -56,9 +27,25 @@ struct launch_workers {
 };
 int launch_workers_of(const cJSON *job, struct launch_workers *w);
 
-/* The worker counts the outputs show: the job's (or the manifest's), with
- * the counted pods instead of the status counts when `r->pod_counts`. */
-void launch_result_workers(const struct launch_result *r, struct launch_workers *w);
+struct launch_result {
+	struct launch_outcome_end outcome;	/* state, reason, message, exit code:
+						 * launch_outcome_decide() alone writes it */
+	const cJSON *job;	/* last object seen from the server, or NULL */
+	const cJSON *manifest;	/* the object we created (or meant to), or NULL */
+	const char *ns;		/* namespace, when no job object says it */
+	const char *cleanup;	/* what cleanup did ("deleted", "suspended"), or NULL */
+	const char *logs_lost;	/* worker log lines never written to stdout, per
+				 * worker ("worker-0: 12 lines"), or NULL */
+	const char *logs_incomplete;	/* workers whose log could not be read whole
+					 * within --log-drain, and why; or NULL */
+	struct launch_workers workers;	/* as the ending counted them (launch_ending_workers) */
+	const char *queue;	/* Kueue LocalQueue of a queue-managed job, or NULL */
+	double queued_s, run_s;	/* with `queue`: time held by Kueue, and the rest */
+	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
+	const struct metrics *metrics;	/* training metrics (launch_metrics.h), or NULL */
+	const cJSON *failure;		/* why it failed (launch_failure.h), or NULL */
+	const char *failure_category;	/* its category, or NULL/"" */
+};
 
 /* The job's name and namespace: the object seen, else the manifest (else
  * `r->ns` for the namespace); NULL when none says it. */

@@ -116,20 +116,19 @@ static void metrics_table(const struct metrics *m, struct buf *out)
 
 void launch_summary(const struct launch_result *r, struct buf *out)
 {
-	struct launch_workers w;
+	const struct launch_workers w = r->workers;
 	char tmp[160];
 	double d = launch_result_duration(r);
 	const char *name = launch_result_name(r), *ns = launch_result_ns(r);
 
-	launch_result_workers(r, &w);
 	const char *kind = jtree_get_string(r->job ? r->job : r->manifest, "kind", NULL);
 
 	buf_addf(out, "### %s %s/%s: %s\n\n", kind ? kind : "JAXJob", ns ? ns : "?",
-		 name ? name : "?", r->state ? r->state : "Unknown");
+		 name ? name : "?", r->outcome.state ? r->outcome.state : "Unknown");
 	buf_adds(out, "| | |\n|---|---|\n");
-	md_row(out, "state", r->state);
-	md_row(out, "reason", r->reason);
-	md_row(out, "message", r->message);
+	md_row(out, "state", r->outcome.state);
+	md_row(out, "reason", r->outcome.reason);
+	md_row(out, "message", r->outcome.message);
 	snprintf(tmp, sizeof(tmp), "%d requested: %d succeeded, %d failed, %d active",
 		 w.replicas, w.succeeded, w.failed, w.active);
 	md_row(out, "workers", tmp);
@@ -150,8 +149,8 @@ void launch_summary(const struct launch_result *r, struct buf *out)
 	md_row(out, "cleanup", r->cleanup);
 	md_row(out, "log lines not written", r->logs_lost);
 	md_row(out, "logs incomplete", r->logs_incomplete);
-	snprintf(tmp, sizeof(tmp), "%d", r->exit_code);
+	snprintf(tmp, sizeof(tmp), "%d", r->outcome.exit_code);
 	md_row(out, "exit code", tmp);
 	metrics_table(r->metrics, out);
-	launch_failure_summary(r->failure, r->message, out);
+	launch_failure_summary(r->failure, r->outcome.message, out);
 }

@@ -29,14 +29,14 @@
  *                                 create; unreadable -> warned, not checked
  *
  * Each missing permission is one warning line naming it and what is lost,
- * and the run adapts (launch_ctx.h `deny`). When the review itself is
+ * and the run adapts (the `deny` bits the flow keeps in launch_ctx.h). When the review itself is
  * forbidden or fails (a cluster that removed system:basic-user, an old
  * proxy), nothing is said and nothing is assumed: the run goes on as
  * before and the API's own answers decide.
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "launch_exit.h"
 #include "launch_access.h"
 #include "launch_connect.h"
 #include "launch_kueue.h"
@@ -51,7 +51,7 @@ struct review {
 	int answer;		/* 1 allowed, 0 denied, -1 unknown (the review failed) */
 	int ruled;		/* answered by the rules review, not an access review */
 	struct kube_call *call;	/* in flight */
-	struct launch_ctx *ctx;
+	const struct launch_ctx *ctx;
 	int *pending;
 };
 
@@ -67,7 +67,7 @@ static void review_done(void *ud, struct kube_response *rs, const struct err *e)
 		kube_loop_stop(q->ctx->c);
 }
 
-static void review_start(struct launch_ctx *ctx, struct review *q)
+static void review_start(const struct launch_ctx *ctx, struct review *q)
 {
 	struct kube_request rq;
 	cJSON *body = cJSON_CreateObject(), *spec, *ra;
@@ -155,7 +155,7 @@ static int rules_allow(const cJSON *rules, const struct launch_ctx *ctx, const s
  * about this namespace (waited for here), else asked now. *json is the
  * caller's to delete. -1 when it failed, or a signal came (launch_hub_ended).
  */
-static int rules_answer(struct launch_ctx *ctx, const struct launch_hub *h, cJSON **json)
+static int rules_answer(const struct launch_ctx *ctx, const struct launch_hub *h, cJSON **json)
 {
 	struct launch_early *early = ctx->early;
 	struct kube_request rq;
@@ -196,7 +196,7 @@ static int rules_answer(struct launch_ctx *ctx, const struct launch_hub *h, cJSO
  * complete. 0 when the review answered (even partly), -1 when it could not
  * be made (forbidden, not served, failing: then every question is asked).
  */
-static int rules_review(struct launch_ctx *ctx, const struct launch_hub *h, struct review *qs,
+static int rules_review(const struct launch_ctx *ctx, const struct launch_hub *h, struct review *qs,
 			int n)
 {
 	cJSON *json;
@@ -222,7 +222,7 @@ static int rules_review(struct launch_ctx *ctx, const struct launch_hub *h, stru
  * The rules first; what they leave open as access reviews, all at once
  * (they do not depend on each other). 0, or -1 when a signal cut it.
  */
-static int ask(struct launch_ctx *ctx, const struct launch_hub *h, struct review *qs, int n)
+static int ask(const struct launch_ctx *ctx, const struct launch_hub *h, struct review *qs, int n)
 {
 	struct err e = ERR_INIT;
 	int pending = 0, ruled;
@@ -257,7 +257,7 @@ static int denied(const struct review *qs, int n, const char *verb,
 	return 0;
 }
 
-static void warn(struct launch_ctx *ctx, const char *verb, const char *what,
+static void warn(const struct launch_ctx *ctx, const char *verb, const char *what,
 		 const char *lost)
 {
 	launch_progress_note(ctx->prog, "warning: cannot %s %s in namespace %s: %s", verb, what,
@@ -296,55 +296,56 @@ static int questions(const struct launch_ctx *ctx, struct review *qs)
 }
 
 /* What each denial costs, said once, and how the run adapts. */
-static void adapt(struct launch_ctx *ctx, const struct review *qs, int n)
+static void adapt(const struct launch_ctx *ctx, struct launch_deny *deny, const struct review *qs,
+		  int n)
 {
 	const struct launch_opts *o = ctx->o;
 	const char *plural = ctx->res->plural;
 
 	if (denied(qs, n, "list", ctx->res, NULL)) {
-		ctx->deny.list_job = 1;
+		deny->list_job = 1;
 		warn(ctx, "list", plural, "a re-attach or a resync after an outage cannot look the "
 		     "job up");
 	}
 	if (denied(qs, n, "watch", ctx->res, NULL)) {
-		ctx->deny.watch_job = 1;
+		deny->watch_job = 1;
 		warn(ctx, "watch", plural, "the job is polled instead (grant the watch verb)");
 	}
 	if (denied(qs, n, "delete", ctx->res, NULL)) {
-		ctx->deny.delete_job = 1;
+		deny->delete_job = 1;
 		if (o->delete_after != DELETE_NEVER || o->on_cancel == CANCEL_DELETE)
 			warn(ctx, "delete", plural, "the job will be left behind where --delete-after "
 			     "or --on-cancel would delete it");
 	}
 	if (denied(qs, n, "patch", ctx->res, NULL)) {
-		ctx->deny.patch_job = 1;
-		warn(ctx, "patch", plural, ctx->deny.delete_job ?
+		deny->patch_job = 1;
+		warn(ctx, "patch", plural, deny->delete_job ?
 		     "--on-cancel suspend cannot suspend, nor fall back to delete: a cancelled job "
 		     "is left as is" : "--on-cancel suspend falls back to delete");
 	}
 	if (denied(qs, n, "list", &KUBE_POD, NULL)) {
-		ctx->deny.pods = 1;
+		deny->pods = 1;
 		warn(ctx, "list", "pods", "no worker logs, and worker states are not watched");
 	} else {
 		if (denied(qs, n, "watch", &KUBE_POD, NULL)) {
-			ctx->deny.watch_pods = 1;
+			deny->watch_pods = 1;
 			warn(ctx, "watch", "pods", "worker states are polled instead");
 		}
 		if (denied(qs, n, "get", &KUBE_POD, "log")) {
-			ctx->deny.logs = 1;
+			deny->logs = 1;
 			warn(ctx, "get", "pods/log", "no worker logs");
 		}
 	}
 	if (denied(qs, n, "list", &KUBE_EVENT, NULL)) {
-		ctx->deny.events = 1;
+		deny->events = 1;
 		warn(ctx, "list", "events", "creation failures (FailedCreatePod, FailedCreateService) "
 		     "are not detected early");
 	} else if (denied(qs, n, "watch", &KUBE_EVENT, NULL)) {
-		ctx->deny.watch_events = 1;
+		deny->watch_events = 1;
 		warn(ctx, "watch", "events", "events are polled instead");
 	}
 	if (denied(qs, n, "list", &KUEUE_WORKLOAD, NULL)) {
-		ctx->deny.workloads = 1;
+		deny->workloads = 1;
 		warn(ctx, "list", "workloads.kueue.x-k8s.io", "a queued job's pending reason and "
 		     "preemptions are told from its suspend flag and Kueue's events only "
 		     "(grant get, list, watch on workloads.kueue.x-k8s.io)");
@@ -353,32 +354,53 @@ static void adapt(struct launch_ctx *ctx, const struct review *qs, int n)
 	}
 }
 
-int launch_access_check(struct launch_ctx *ctx, struct launch_hub *h, struct launch_result *r)
+int launch_access_check(const struct launch_ctx *ctx, const struct launch_hub *h,
+			struct launch_deny *deny, struct err *e)
 {
 	struct review qs[ACCESS_MAX];
 	int n;
 
 	memset(qs, 0, sizeof(qs));
 	n = questions(ctx, qs);
-	launch_hub_creating(h);	/* a signal now cancels: nothing exists yet */
-
+	/* a signal now cancels (the hub's phase is creating): nothing exists yet */
 	if (ask(ctx, h, qs, n))
 		return 0;	/* a signal: the flow handles it (nothing created) */
 	/* the review itself forbidden or failing: the API's own answers will tell */
 	if (qs[0].answer < 0 || qs[1].answer < 0)
-		return launch_kueue_preflight(ctx, 1, r);
+		return launch_kueue_preflight(ctx, 1, e);
 	for (int i = 0; i < 2; i++) {
 		if (qs[i].answer)
 			continue;
-		launch_result_set(r, "Error", EXIT_API_ERROR, "Forbidden",
-				  "this identity cannot %s resource \"%s\" in API group \"%s\" in the "
-				  "namespace \"%s\" (%s), so the %s was not created "
-				  "(the step's service account needs the Role in examples/rbac.yaml)",
-				  qs[i].verb, ctx->res->plural, ctx->res->group, ctx->ns,
-				  qs[i].ruled ? "SelfSubjectRulesReview" : "SelfSubjectAccessReview",
-				  ctx->kind);
+		err_set(e, ERR_AUTH, "this identity cannot %s resource \"%s\" in API group \"%s\" "
+			"in the namespace \"%s\" (%s), so the %s was not created "
+			"(the step's service account needs the Role in examples/rbac.yaml)",
+			qs[i].verb, ctx->res->plural, ctx->res->group, ctx->ns,
+			qs[i].ruled ? "SelfSubjectRulesReview" : "SelfSubjectAccessReview", ctx->kind);
+		snprintf(e->reason, sizeof(e->reason), "Forbidden");
 		return -1;
 	}
-	adapt(ctx, qs, n);
-	return launch_kueue_preflight(ctx, !denied(qs, n, "get", &KUEUE_LOCALQUEUE, NULL), r);
+	adapt(ctx, deny, qs, n);
+	return launch_kueue_preflight(ctx, !denied(qs, n, "get", &KUEUE_LOCALQUEUE, NULL), e);
+}
+
+/* ---- does what the job names exist? ----------------------------------------- */
+
+int launch_runtime_check(const struct launch_ctx *ctx, struct err *e)
+{
+	struct err we = ERR_INIT;
+
+	if (!ctx->api->check_runtime)
+		return 0;	/* nothing the job refers to (a JAXJob) */
+	if (jobapi_check_runtime(ctx->c, ctx->api, ctx->manifest, ctx->ns, &we) == 0)
+		return 0;
+	/* a server that is not there will not take the create either */
+	int unreachable = !strcmp(we.reason, KUBE_REASON_UNREACHABLE);
+	if (we.code != ERR_NOTFOUND && !unreachable) {
+		fprintf(stderr, "warning: cannot check that the TrainJob's runtime exists: %s; "
+			"going on\n", we.msg);
+		return 0;
+	}
+	*e = we;
+	snprintf(e->reason, sizeof(e->reason), "%s", unreachable ? "Unreachable" : "RuntimeNotFound");
+	return -1;
 }

@@ -10,12 +10,24 @@
 #include "launch_hub.h"
 
 /*
- * -1 (with `r` set: exit 4) when it may not create or get the job;
- * otherwise 0, with one warning per other missing permission and ctx->deny
- * set so the run adapts. A review that cannot be made is no answer: 0,
+ * -1 with `e` set (reason Forbidden) when it may not create or get the
+ * job, or the job's Kueue LocalQueue does not exist (launch_kueue_preflight);
+ * otherwise 0, with one warning per other missing permission and `deny`
+ * set (zeroed first by the caller) so the run adapts. A review that cannot be made is no answer: 0,
  * nothing said. A signal during the review (launch_hub_ended) returns 0.
  */
-struct launch_result;
-int launch_access_check(struct launch_ctx *ctx, struct launch_hub *h, struct launch_result *r);
+int launch_access_check(const struct launch_ctx *ctx, const struct launch_hub *h,
+			struct launch_deny *deny, struct err *e);
+
+/*
+ * A TrainJob naming a runtime that does not exist is accepted and then never
+ * starts: only an event says why. So it is an error before anything is
+ * created (like a cluster without the operator: the cluster lacks something,
+ * whether the name is a typo or the runtime is not installed): -1 with `e`
+ * set (reason RuntimeNotFound, or Unreachable: a server that is not there
+ * will not take the create either). Not allowed to read runtimes (403), or
+ * any other failure: a warning, and the run goes on (the create will say).
+ */
+int launch_runtime_check(const struct launch_ctx *ctx, struct err *e);
 
 #endif

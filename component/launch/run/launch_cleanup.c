@@ -21,7 +21,7 @@
  * cleanup does not interrupt it, a second SIGTERM included (launch_hub.c
  * on_signal); the SIGTERM that ended the wait cannot cancel the DELETE
  * either (kube_loop_cancel_call() never outlives its call). The phase
- * (cleaning) is the hub's: launch_hub_cleaning().
+ * (cleaning, since the wait ended) is the hub's.
  *
  * Suspend is a JSON merge patch of the API's suspend flag (JAXJob
  * spec.runPolicy.suspend, TrainJob spec.suspend; lib/jobapi.h): the
@@ -138,7 +138,6 @@ static int suspend_job(struct launch_hub *h, const struct launch_ctx *ctx, doubl
 int launch_cleanup(struct launch_hub *h, const struct launch_ctx *ctx,
 		   enum launch_cleanup_action action, double deadline, struct buf *note)
 {
-	launch_hub_cleaning(h);
 	if (action != CLEAN_NONE && kube_err_tls_untrusted(&launch_hub_why(h)->err)) {
 		/* every request would fail the same way: do not pretend to try */
 		launch_progress_note(ctx->prog, "warning: cannot %s %s %s/%s: the API server's "

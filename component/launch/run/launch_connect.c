@@ -2,13 +2,12 @@
  * launch_connect.c - the run's connection (launch_connect.h): early, while
  * the job is built, or now.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jtree.h"
 #include "launch_connect.h"
-#include "launch_exit.h"
-#include "launch_outputs.h"
 
 void launch_rules_request(struct kube_request *rq, const char *ns)
 {
@@ -40,7 +39,7 @@ void launch_config_opts(const struct launch_opts *o, struct kube_config_opts *ko
 	ko->insecure_skip_tls_verify = o->insecure_skip_tls_verify;
 }
 
-/* ---- the connection, early or now ------------------------------------------ */
+/* ---- the first contact ------------------------------------------------------ */
 
 static void on_early_review(void *ud, struct kube_response *rs, const struct err *e)
 {
@@ -54,37 +53,91 @@ static void on_early_review(void *ud, struct kube_response *rs, const struct err
 	kube_loop_stop(early->loop);	/* the access check may be waiting for it */
 }
 
-struct launch_early *launch_early_start(const struct launch_opts *o)
+/* The server has not answered (yet): say what we wait for. The attempt is
+ * the whole first contact's (kube_client_set_contact_window). */
+static void on_contact_retry(void *ud, unsigned attempt, double delay_s, const struct err *why)
+{
+	struct launch_early *early = ud;
+
+	(void)why;
+	/* the first quick tries go unsaid; then one line a second at most,
+	 * however many requests wait (the access reviews go out together) */
+	if (attempt < 4 || (early->said_retry_at > 0 && launch_now() - early->said_retry_at < 1.0))
+		return;
+	early->said_retry_at = launch_now();
+	launch_progress_note(&early->prog, "waiting for the API server at %s (attempt %u, next "
+			     "in %.0f s)", kube_client_config(early->loop)->server, attempt, delay_s);
+}
+
+struct launch_early *launch_early_start(const struct launch_opts *o, int rules_review)
 {
 	struct kube_config_opts ko;
 	struct kube_config cfg;
 	struct kube_request rq;
+	struct launch_early *early = xcalloc(1, sizeof(*early));
 	struct err e = ERR_INIT;
-	struct launch_early *early;
 
+	launch_progress_init(&early->prog, o->quiet ? NULL : stderr, launch_now());
 	launch_config_opts(o, &ko);
 	memset(&cfg, 0, sizeof(cfg));
-	if (kube_config_load(&ko, &cfg, &e)) {	/* launch_run() says it */
-		kube_config_free(&cfg);
-		err_clear(&e);
-		return NULL;
-	}
-	early = xcalloc(1, sizeof(*early));
-	early->ns = xstrdup(cfg.ns);
+	int rc = kube_config_load(&ko, &cfg, &early->err);
 	early->warnings = cfg.warnings.len ? xstrdup(cfg.warnings.data) : NULL;
-	early->c = early->loop = kube_client_new(&cfg, &e);
+	if (rc) {
+		snprintf(early->err.reason, sizeof(early->err.reason), "ConfigError");
+		kube_config_free(&cfg);
+		return early;
+	}
+	early->ns = xstrdup(cfg.ns);
+	early->c = early->loop = kube_client_new(&cfg, &early->err);
 	kube_config_free(&cfg);
 	if (!early->c) {
-		err_clear(&e);
-		launch_early_free(early);
-		return NULL;
+		snprintf(early->err.reason, sizeof(early->err.reason), "ClientError");
+		return early;
 	}
+	/* one window for reaching the server, whichever step waits for it; and
+	 * a server nobody answers is tried that long per request at most */
+	kube_client_set_contact_window(early->c, LAUNCH_CONTACT_S, early->prog.t0);
+	kube_client_set_unreachable_retry(early->c, LAUNCH_CONTACT_S);
+	kube_client_on_retry(early->c, on_contact_retry, early);
+	if (!rules_review)
+		return early;
 	launch_rules_request(&rq, early->ns);
 	early->review = kube_start(early->c, &rq, on_early_review, early);
 	kube_request_free(&rq);
 	if (kube_loop_poke(early->c, &e))
 		err_clear(&e);
 	return early;
+}
+
+struct kube_client *launch_early_client(struct launch_early *early, struct err *e)
+{
+	const struct kube_config *cfg;
+
+	if (!early->said) {
+		early->said = 1;
+		launch_print_warnings(early->warnings);
+		if (early->loop) {
+			cfg = kube_client_config(early->loop);
+			if (cfg->context)
+				launch_progress_note(&early->prog, "connecting to %s (context %s of %s)",
+						     cfg->server, cfg->context,
+						     cfg->source ? cfg->source : "the kubeconfig");
+			else
+				launch_progress_note(&early->prog, "connecting to %s (%s)", cfg->server,
+						     cfg->source ? cfg->source : "in-cluster");
+		}
+	}
+	if (!early->loop) {
+		*e = early->err;
+		return NULL;
+	}
+	return early->loop;
+}
+
+void launch_contact_over(struct kube_client *c)
+{
+	kube_client_on_retry(c, NULL, NULL);
+	kube_client_set_unreachable_retry(c, 0);
 }
 
 void launch_early_free(struct launch_early *early)
@@ -98,37 +151,16 @@ void launch_early_free(struct launch_early *early)
 	free(early);
 }
 
-int launch_connect(struct launch_ctx *ctx, struct launch_result *r)
+int launch_connect(const struct launch_ctx *ctx, struct kube_client **c, char **ns,
+		   struct err *e)
 {
-	struct kube_config_opts ko;
-	struct kube_config cfg;
-	struct err e = ERR_INIT;
 	const char *mns = jtree_get_string(ctx->manifest, "metadata.namespace", NULL);
 	struct launch_early *early = ctx->early;
 
-	if (early) {	/* opened before the build (launch_early_start) */
-		launch_print_warnings(early->warnings);
-		ctx->ns = xstrdup(mns && *mns ? mns : early->ns);
-		ctx->c = early->c;
-		early->c = NULL;
-		return 0;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	launch_config_opts(ctx->o, &ko);
-	int rc = kube_config_load(&ko, &cfg, &e);
-	launch_print_warnings(cfg.warnings.data);
-	if (rc) {
-		kube_config_free(&cfg);
-		launch_result_set(r, "Error", EXIT_API_ERROR, "ConfigError", "%s", e.msg);
+	if (!launch_early_client(early, e))
 		return -1;
-	}
-	ctx->ns = xstrdup(mns && *mns ? mns : cfg.ns);
-	ctx->c = kube_client_new(&cfg, &e);
-	kube_config_free(&cfg);
-	if (!ctx->c) {
-		launch_result_set(r, "Error", EXIT_API_ERROR, "ClientError", "%s", e.msg);
-		return -1;
-	}
+	*ns = xstrdup(mns && *mns ? mns : early->ns);
+	*c = early->c;
+	early->c = NULL;	/* the run's now */
 	return 0;
 }
-

@@ -7,34 +7,65 @@
 #define JAXJOB_LAUNCH_CONNECT_H
 
 #include "launch_ctx.h"
+#include "launch_progress.h"
 
 /* kube_config_load's options from the flags: the same for every client of a launch. */
 void launch_config_opts(const struct launch_opts *o, struct kube_config_opts *ko);
 
 /*
- * The run's connection, opened before the job is built: the kubeconfig is
- * read, the client made and the SelfSubjectRulesReview of the namespace the
- * flags and kubeconfig name is sent, pushed as far as the TLS handshake goes
- * without waiting (kube_loop_poke) - so the server works on the handshake
- * while launch builds and validates the job. Read-only: nothing is created
- * before launch_run() decides to. NULL when any of it fails; launch_run()
- * then does it all itself and reports the problem as before. `early` may be
- * NULL; launch_run() takes its client; free it after launch_run() returns.
+ * The run's connection, its one first contact, opened before the job is
+ * built: the kubeconfig is read once, the one client of the run made, and
+ * (with `rules_review`) the SelfSubjectRulesReview of the namespace the
+ * flags and kubeconfig name is sent, pushed as far as the TLS handshake
+ * goes without waiting (kube_loop_poke) - so the server works on the
+ * handshake while launch builds and validates the job. Read-only: nothing
+ * is created before launch_run() decides to. Never NULL: a kubeconfig or
+ * client that fails is kept in `err` and said by whoever asks for the
+ * client (launch_early_client). --api auto, the runtime check, the Kueue
+ * preflight and the whole run use this client; free it after launch_run().
+ *
+ * One window for reaching the server (LAUNCH_CONTACT_S): until it has
+ * answered a request, the requests of every step before the create share
+ * it (kube_client_set_contact_window), their attempts counted together and
+ * said on stderr as they go, so a server that is not there ends the step
+ * (exit 4) after one window, whichever step was waiting.
  */
 struct launch_early;
-struct launch_early *launch_early_start(const struct launch_opts *o);
+struct launch_early *launch_early_start(const struct launch_opts *o, int rules_review);
 void launch_early_free(struct launch_early *early);
+
+/* The first contact's one window (seconds), from the start of the command. */
+#define LAUNCH_CONTACT_S 10.0
 
 /* The connection opened before the job was built (launch_early_start). */
 struct launch_early {
-	struct kube_client *c;		/* NULL once the run has taken it */
+	struct kube_client *c;		/* NULL once the run has taken it, or on `err` */
 	struct kube_client *loop;	/* the same client, taken or not */
 	char *ns;			/* the namespace of the flags and kubeconfig */
-	char *warnings;			/* the kubeconfig's warnings, printed by the run */
+	char *warnings;			/* the kubeconfig's warnings, said once */
+	struct err err;			/* the kubeconfig or the client failed */
+	int said;			/* the first contact was said */
+	double said_retry_at;		/* launch_now() of the last "waiting" line */
+	struct launch_progress prog;	/* its lines (stderr, none with --quiet) */
 	struct kube_call *review;	/* the rules review in flight, or NULL */
 	int answered, ok;		/* it came back; with a 2xx */
 	cJSON *json;			/* its answer */
 };
+
+/*
+ * The client, before anything waits for the server: the first time, the
+ * kubeconfig's warnings and "connecting to SERVER (context X of FILE)" are
+ * said (the one place either is said; not with --quiet). NULL with `e` set
+ * (reason ConfigError or ClientError) when the kubeconfig or the client
+ * failed. The run takes it (launch_connect); --api auto and the like only
+ * borrow it.
+ */
+struct kube_client *launch_early_client(struct launch_early *early, struct err *e);
+
+/* The create is done (or will not be): the first contact's retry lines and
+ * its short window for an unreachable server end; the wait keeps the
+ * client's own retries. */
+void launch_contact_over(struct kube_client *c);
 
 /* How long an access review (rules or access) is retried: a review that
  * cannot be made is no answer, not a reason to hold the step. */
@@ -44,10 +75,11 @@ struct launch_early {
  * launch_early_start, or by the access check, launch_access.c). */
 void launch_rules_request(struct kube_request *rq, const char *ns);
 
-/* ctx->c and ctx->ns (the manifest's namespace, else the kubeconfig's):
- * the early connection's when there is one, else made now. -1 with `r`
- * set (exit 4) when the kubeconfig or the client fails. */
-struct launch_result;
-int launch_connect(struct launch_ctx *ctx, struct launch_result *r);
+/* The run's client and namespace (the manifest's, else the kubeconfig's;
+ * the caller's to free), taken from the first contact (ctx->early). -1
+ * with `e` set (reason ConfigError or ClientError) when the kubeconfig or
+ * the client failed. */
+int launch_connect(const struct launch_ctx *ctx, struct kube_client **c, char **ns,
+		   struct err *e);
 
 #endif

@@ -15,32 +15,34 @@
  * whose answer was lost (connection broken or 5xx after the retries): a job
  * with our identity is adopted and waited for like one we created.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jtree.h"
 #include "launch_create.h"
-#include "launch_outputs.h"
-#include "launch_exit.h"
 #include "yj.h"
 
 /* ---- create or re-attach ------------------------------------------------- */
 
-static void adopt(struct launch_ctx *ctx, struct launch_hub *h, cJSON *job, const char *how)
+static void adopt(const struct launch_ctx *ctx, struct launch_hub *h, struct launch_created *out,
+		  cJSON *job, const char *how)
 {
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
 
-	launch_hub_take(h, job);
-	free(ctx->uid);
-	ctx->uid = xstrdup(jtree_get_string(meta, "uid", ""));
-	if (!ctx->name)
-		ctx->name = xstrdup(jtree_get_string(meta, "name", ""));
+	free(out->uid);
+	out->uid = xstrdup(jtree_get_string(meta, "uid", ""));
+	if (!ctx->name && !out->name)	/* generateName: the server's */
+		out->name = xstrdup(jtree_get_string(meta, "name", ""));
 	launch_progress_note(ctx->prog, "%s %s %s/%s (uid %s)", how, ctx->kind, ctx->ns,
-			     ctx->name, ctx->uid);
+			     ctx->name ? ctx->name : out->name, out->uid);
+	launch_hub_take(h, job);
 }
 
-static void after_cancelled_create(struct launch_ctx *ctx, struct launch_hub *h);
-static int find_by_identity(struct launch_ctx *ctx, cJSON **found, struct err *e);
+static void after_cancelled_create(const struct launch_ctx *ctx, struct launch_hub *h,
+				   struct launch_created *out);
+static int find_by_identity(const struct launch_ctx *ctx, cJSON **found, struct err *e);
 
 /* Was `job` created by `jaxjob launch` outside any pipeline (no identity)? */
 static int local_run(const cJSON *job)
@@ -56,7 +58,23 @@ static int local_run(const cJSON *job)
 }
 
 /* The name is taken (409): ours from an earlier attempt, or someone else's. */
-static int on_conflict(struct launch_ctx *ctx, struct launch_hub *h, struct launch_result *r)
+static int already_exists(struct err *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The name is taken by a job we may not adopt: the step's error. */
+static int already_exists(struct err *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_vset(out, ERR_CONFLICT, fmt, ap);
+	va_end(ap);
+	snprintf(out->reason, sizeof(out->reason), "AlreadyExists");
+	return -1;
+}
+
+static int on_conflict(const struct launch_ctx *ctx, struct launch_hub *h,
+		       struct launch_created *cr, struct err *out)
 {
 	struct err e = ERR_INIT;
 	cJSON *existing = NULL;
@@ -64,34 +82,29 @@ static int on_conflict(struct launch_ctx *ctx, struct launch_hub *h, struct laun
 
 	if (kube_get(ctx->c, ctx->res, ctx->ns, ctx->name, &existing, &e)) {
 		if (e.code == ERR_CANCELLED) {	/* a signal: nothing of ours to adopt */
-			after_cancelled_create(ctx, h);
+			after_cancelled_create(ctx, h, cr);
 			return 0;
 		}
-		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
-				  "%s %s/%s already exists and cannot be read: %s",
-				  ctx->kind, ctx->ns, ctx->name, e.msg);
-		return -1;
+		return already_exists(out, "%s %s/%s already exists and cannot be read: %s",
+				      ctx->kind, ctx->ns, ctx->name, e.msg);
 	}
 	theirs = launch_identity_of(existing);
 	if (launch_identity_matches(existing, &ctx->id) && (ctx->o->adopt || !ctx->id.adoptable)) {
-		adopt(ctx, h, existing, "re-attached to");
+		adopt(ctx, h, cr, existing, "re-attached to");
 		return 0;
 	}
 	if (launch_identity_matches(existing, &ctx->id))
-		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
-				  "%s %s/%s already exists (created by an earlier attempt of this "
+		already_exists(out, "%s %s/%s already exists (created by an earlier attempt of this "
 				  "step) and --adopt=false: delete it or allow re-attaching",
 				  ctx->kind, ctx->ns, ctx->name);
 	else if (local_run(existing))	/* a person ran the same command before */
-		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
-				  "%s %s/%s already exists, left by an earlier local run (local runs "
+		already_exists(out, "%s %s/%s already exists, left by an earlier local run (local runs "
 				  "are never re-attached): delete it with `kubectl delete %s.%s %s -n %s`, "
 				  "choose another --name, or give every run the same --identity",
 				  ctx->kind, ctx->ns, ctx->name, ctx->res->plural, ctx->res->group,
 				  ctx->name, ctx->ns);
 	else
-		launch_result_set(r, "Error", EXIT_API_ERROR, "AlreadyExists",
-				  "%s %s/%s already exists and was not launched by this step "
+		already_exists(out, "%s %s/%s already exists and was not launched by this step "
 				  "(its %s is %s, ours is %s from %s): choose another name; "
 				  "jaxjob never adopts or deletes a job it did not create",
 				  ctx->kind, ctx->ns, ctx->name, LAUNCH_ID_LABEL,
@@ -131,7 +144,8 @@ static void on_settle_timer(void *ud)
 	kube_loop_stop(s->ctx->c);
 }
 
-static void after_cancelled_create(struct launch_ctx *ctx, struct launch_hub *h)
+static void after_cancelled_create(const struct launch_ctx *ctx, struct launch_hub *h,
+				   struct launch_created *out)
 {
 	struct settle s = { ctx, NULL, NULL };
 	struct err e = ERR_INIT;
@@ -142,24 +156,25 @@ static void after_cancelled_create(struct launch_ctx *ctx, struct launch_hub *h)
 		ctx->o->delete_wait_s : CREATE_SETTLE_S;
 	int rc;
 
-	launch_hub_cleaning(h);	/* further signals must not cancel this */
+	/* the signal moved the hub's phase to cleaning: a further one is noted,
+	 * it does not cancel this look */
 	kube_client_set_retry(ctx->c, 8.0);
 	if (!ctx->name) {	/* generateName: ours carries our identity label */
 		if (ctx->id.adoptable && find_by_identity(ctx, &job, &e) == 0 && job)
-			adopt(ctx, h, job, "the create went through before the signal:");
+			adopt(ctx, h, out, job, "the create went through before the signal:");
 		return;
 	}
 	rc = kube_get(ctx->c, ctx->res, ctx->ns, ctx->name, &job, &e);
 	if (rc == 0 && launch_identity_matches(job, &ctx->id)) {
-		adopt(ctx, h, job, "the create went through before the signal:");
+		adopt(ctx, h, out, job, "the create went through before the signal:");
 		return;
 	}
 	cJSON_Delete(job);
 	if (e.code != ERR_NOTFOUND && e.code != ERR_OK)
 		return;		/* it exists but is not ours, or we cannot look */
 	buf_addf(&sel, "metadata.name=%s", ctx->name);
-	w = launch_watch_in(ctx, ctx->res, NULL, sel.data, NULL, NULL, on_settle_event, NULL, &s,
-			    &e);
+	w = launch_ctx_watch(ctx, ctx->res, NULL, sel.data, NULL, NULL, on_settle_event, NULL, &s,
+			     &e);
 	buf_free(&sel);
 	if (!w)
 		return;
@@ -169,11 +184,11 @@ static void after_cancelled_create(struct launch_ctx *ctx, struct launch_hub *h)
 	kube_timer_cancel(s.timer);
 	kube_watch_stop(w);
 	if (s.job)
-		adopt(ctx, h, s.job, "the create went through after the signal:");
+		adopt(ctx, h, out, s.job, "the create went through after the signal:");
 }
 
 /* generateName jobs cannot 409: look for ours by label before creating. */
-static int find_by_identity(struct launch_ctx *ctx, cJSON **found, struct err *e)
+static int find_by_identity(const struct launch_ctx *ctx, cJSON **found, struct err *e)
 {
 	struct kube_list_opts lo;
 	struct buf sel = BUF_INIT;
@@ -198,8 +213,7 @@ static int find_by_identity(struct launch_ctx *ctx, cJSON **found, struct err *e
 
 /* A create into a namespace that does not exist: say where the name came
  * from, since the user may never have typed it. */
-static int missing_namespace(const struct launch_ctx *ctx, const struct err *e,
-			     struct launch_result *r)
+static int missing_namespace(const struct launch_ctx *ctx, struct err *e)
 {
 	const struct kube_config *cfg = ctx->c ? kube_client_config(ctx->c) : NULL;
 	char want[300];
@@ -208,48 +222,26 @@ static int missing_namespace(const struct launch_ctx *ctx, const struct err *e,
 	if (e->code != ERR_NOTFOUND || strncmp(e->msg, want, strlen(want)))
 		return 0;
 	if (ctx->o->namespace_flag)
-		launch_result_set(r, "Error", EXIT_API_ERROR, "NamespaceNotFound",
-				  "namespace \"%s\" does not exist (it is the one -n/--namespace "
+		err_set(e, ERR_NOTFOUND, "namespace \"%s\" does not exist (it is the one -n/--namespace "
 				  "gave): create it, or pass an existing one with -n", ctx->ns);
 	else
-		launch_result_set(r, "Error", EXIT_API_ERROR, "NamespaceNotFound",
-				  "namespace \"%s\" does not exist (it is the namespace of context "
+		err_set(e, ERR_NOTFOUND, "namespace \"%s\" does not exist (it is the namespace of context "
 				  "\"%s\" in %s, or the template's): create it, or pass an existing "
 				  "one with -n", ctx->ns, cfg && cfg->context ? cfg->context : "?",
 				  cfg && cfg->source ? cfg->source : "the kubeconfig");
+	snprintf(e->reason, sizeof(e->reason), "NamespaceNotFound");
 	return 1;
 }
 
-static void api_error(struct launch_result *r, const struct err *e)
+/* The API's refusal, with the fix when it is a missing permission. */
+static int api_error(struct err *e)
 {
-	const char *hint = "";
+	size_t n = strlen(e->msg);
 
 	if (e->code == ERR_AUTH && e->http_status == 403)
-		hint = " (the step's service account needs the Role in examples/rbac.yaml)";
-	launch_result_set(r, "Error", EXIT_API_ERROR,
-			  e->reason[0] ? e->reason : err_code_name(e->code), "%s%s", e->msg, hint);
-}
-
-/*
- * The create retries a server that cannot be reached at all for a short
- * while only (that is more likely a wrong kubeconfig than a blip; a server
- * that answers with errors keeps the client's whole window), saying what it
- * waits for.
- */
-#define CREATE_RETRY_S 10.0
-
-static void on_create_retry(void *ud, unsigned attempt, double delay_s, const struct err *why)
-{
-	struct launch_ctx *ctx = ud;
-
-	(void)why;
-	/* the first quick tries go unsaid; a server that refuses connections
-	 * is tried at most a second apart (kube_backoff_after): said at the
-	 * 4th, 8th, 16th... attempt, not at every one */
-	if (delay_s < 1.0 && (attempt < 4 || (attempt & (attempt - 1))))
-		return;
-	launch_progress_note(ctx->prog, "waiting for the API server at %s (attempt %u, next in %.0f s)",
-			     kube_client_config(ctx->c)->server, attempt, delay_s);
+		snprintf(e->msg + n, sizeof(e->msg) - n, "%s",
+			 " (the step's service account needs the Role in examples/rbac.yaml)");
+	return -1;
 }
 
 /* The create failed in a way that says nothing about whether it happened:
@@ -269,7 +261,8 @@ static int answer_lost(const struct err *e)
  * created, so none is orphaned. 1 when adopted; else `e` gets a note when we
  * could not even look.
  */
-static int found_after_lost_answer(struct launch_ctx *ctx, struct launch_hub *h, struct err *e)
+static int found_after_lost_answer(const struct launch_ctx *ctx, struct launch_hub *h,
+				   struct launch_created *out, struct err *e)
 {
 	struct err ge = ERR_INIT;
 	cJSON *job = NULL;
@@ -282,7 +275,7 @@ static int found_after_lost_answer(struct launch_ctx *ctx, struct launch_hub *h,
 	else
 		return 0;
 	if (rc == 0 && job && launch_identity_matches(job, &ctx->id)) {
-		adopt(ctx, h, job, "the create's answer was lost, but it went through:");
+		adopt(ctx, h, out, job, "the create's answer was lost, but it went through:");
 		return 1;
 	}
 	cJSON_Delete(job);
@@ -295,71 +288,70 @@ static int found_after_lost_answer(struct launch_ctx *ctx, struct launch_hub *h,
 	return 0;
 }
 
-int launch_create(struct launch_ctx *ctx, struct launch_hub *h, char **from,
-		  struct launch_result *r)
+int launch_create(const struct launch_ctx *ctx, struct launch_hub *h, struct launch_created *cr,
+		  struct err *out)
 {
 	struct err e = ERR_INIT;
 	cJSON *created = NULL;
 
-	launch_hub_creating(h);
+	memset(cr, 0, sizeof(*cr));
+
 	if (!ctx->name && ctx->id.adoptable) {
-		if (find_by_identity(ctx, &created, &e)) {
-			if (e.code == ERR_CANCELLED)
+		if (find_by_identity(ctx, &created, out)) {
+			if (out->code == ERR_CANCELLED) {
+				err_clear(out);
 				return 0;	/* nothing created yet: END_SIGNAL */
-			api_error(r, &e);
-			return -1;
+			}
+			return api_error(out);
 		}
 		if (created) {
-			adopt(ctx, h, created, "re-attached to");
+			adopt(ctx, h, cr, created, "re-attached to");
 			return 0;
 		}
 	}
-	kube_client_set_unreachable_retry(ctx->c, CREATE_RETRY_S);
-	kube_client_on_retry(ctx->c, on_create_retry, ctx);
+	/* a server that cannot be reached at all is retried within what is
+	 * left of the first contact's window (launch_connect.h), saying so */
 	int rc = kube_create(ctx->c, ctx->res, ctx->ns, ctx->manifest, 0, &created, &e);
-	kube_client_on_retry(ctx->c, NULL, NULL);
-	kube_client_set_unreachable_retry(ctx->c, 0);
 	if (rc == 0) {
 		const char *rv = jtree_get_string(created, "metadata.resourceVersion", NULL);
-		*from = rv && *rv ? xstrdup(rv) : NULL;
-		adopt(ctx, h, created, "created");
+		cr->from = rv && *rv ? xstrdup(rv) : NULL;
+		adopt(ctx, h, cr, created, "created");
 		return 0;
 	}
 	cJSON_Delete(created);
 	if (e.code == ERR_CANCELLED) {
-		after_cancelled_create(ctx, h);
+		after_cancelled_create(ctx, h, cr);
 		return 0;	/* launch_hub_ended(): the flow cleans up */
 	}
 	if (e.code == ERR_CONFLICT && ctx->name)
-		return on_conflict(ctx, h, r);
-	if (answer_lost(&e) && found_after_lost_answer(ctx, h, &e))
+		return on_conflict(ctx, h, cr, out);
+	if (answer_lost(&e) && found_after_lost_answer(ctx, h, cr, &e))
 		return 0;
-	if (!missing_namespace(ctx, &e, r))
-		api_error(r, &e);
+	if (!missing_namespace(ctx, &e))
+		api_error(&e);
+	*out = e;
 	return -1;
 }
 
 /* ---- server-side dry run --------------------------------------------------- */
 
-int launch_server_dry_run(const struct launch_ctx *ctx, struct launch_result *r)
+int launch_server_dry_run(const struct launch_ctx *ctx, struct err *e)
 {
-	struct err e = ERR_INIT;
 	struct buf out = BUF_INIT;
 	cJSON *answer = NULL;
 
-	if (kube_create(ctx->c, ctx->res, ctx->ns, ctx->manifest, KUBE_DRY_RUN, &answer, &e)) {
+	if (kube_create(ctx->c, ctx->res, ctx->ns, ctx->manifest, KUBE_DRY_RUN, &answer, e)) {
 		cJSON_Delete(answer);
-		api_error(r, &e);
-		return r->exit_code;
+		return api_error(e);
 	}
 	if (ctx->o->format == OUTPUT_JSON)
-		yj_json_pretty(answer, &out);
-	else if (yj_emit(answer, 0, &out, &e))
+		jtree_json_pretty(answer, &out);
+	else if (yj_emit(answer, 0, &out, e))
 		buf_reset(&out);
 	fwrite(out.data, 1, out.len, stdout);
 	buf_free(&out);
 	cJSON_Delete(answer);
-	launch_result_set(r, "DryRun", EXIT_SUCCEEDED, "", "accepted by the server (dryRun=All)");
+	err_clear(e);
 	return 0;
 }
 

@@ -63,9 +63,9 @@ struct launch_ctx {
  * without a LIST; `known` is then the object as of `from` (the job watch's),
  * or NULL.
  */
-struct kube_watch *launch_watch_in(const struct launch_ctx *ctx, const struct kube_resource *res,
-				   const char *label_sel, const char *field_sel, const char *from,
-				   const cJSON *known, kube_event_fn *on_event,
-				   kube_watch_state_fn *on_state, void *ud, struct err *e);
+struct kube_watch *launch_ctx_watch(const struct launch_ctx *ctx, const struct kube_resource *res,
+				    const char *label_sel, const char *field_sel, const char *from,
+				    const cJSON *known, kube_event_fn *on_event,
+				    kube_watch_state_fn *on_state, void *ud, struct err *e);
 
 #endif

@@ -15,8 +15,7 @@
 #include "jtree.h"
 #include "launch_cleanup.h"
 #include "launch_ending.h"
-#include "launch_outputs.h"
-#include "launch_exit.h"
+#include "launch_outcome.h"
 
 /* Conflicts in a row before we stop deciding again (a job updated faster
  * than we can act on it, e.g. by a controller fighting us). */
@@ -74,79 +73,53 @@ static enum view look(struct launch_hub *h, const struct launch_ctx *ctx, double
 	return VIEW_SEEN;
 }
 
-/* Fill the result from why the wait ended; return what cleanup to apply. */
-static enum launch_cleanup_action judge_end(const struct launch_hub *h,
-					    const struct launch_ctx *ctx, struct launch_result *r)
+/* What the cleanup policy makes of the outcome the hub's end leads to. */
+static enum launch_cleanup_action action_of(const struct launch_hub *h,
+					   const struct launch_ctx *ctx,
+					   enum launch_outcome_row row)
 {
-	const struct launch_why *why = launch_hub_why(h);
-	const struct launch_verdict *v = launch_hub_verdict(h);
-	const cJSON *job = launch_hub_job(h);
 	const struct launch_opts *o = ctx->o;
-	const char *phase = why->queued ? "Queued" : v->phase;
-	/* queued by Kueue: no condition of that name */
-	const char *reason = why->queued ? NULL : v->reason;
-	const char *message = why->queued ? "" : v->message;
 
-	switch (why->end) {
-	case END_FINISHED:
-		if (v->succeeded) {
-			launch_result_set(r, "Succeeded", EXIT_SUCCEEDED, reason, "%s", message);
-			return o->delete_after == DELETE_NEVER ? CLEAN_NONE : CLEAN_DELETE;
-		}
-		launch_result_set(r, "Failed", EXIT_JOB_FAILED, reason, "%s", message);
+	switch (row) {
+	case LAUNCH_OUTCOME_SUCCEEDED:
+		return o->delete_after == DELETE_NEVER ? CLEAN_NONE : CLEAN_DELETE;
+	case LAUNCH_OUTCOME_FAILED:
 		return o->delete_after == DELETE_ALWAYS ? CLEAN_DELETE : CLEAN_NONE;
-	case END_TIMEOUT:
-		launch_result_set(r, "Timeout", EXIT_TIMEOUT, "Timeout",
-				  "--timeout of %.0fs reached while the job was %s",
-				  o->timeout_s, phase);
-		return on_cancel_action(ctx->o);
-	case END_SIGNAL:
-		launch_result_set(r, "Cancelled", EXIT_CANCELLED, "Cancelled",
-				  "cancelled by signal %d while the job was %s", why->signo,
-				  job ? phase : "being created");
-		return job ? on_cancel_action(ctx->o) : CLEAN_NONE;
-	case END_DELETED:
-		launch_result_set(r, "Deleted", EXIT_JOB_LOST, "Deleted",
-				  "%s %s/%s was deleted by someone else while it was %s",
-				  ctx->kind, ctx->ns, ctx->name, phase);
+	case LAUNCH_OUTCOME_CANCELLED:	/* nothing to act on while it was being created */
+		return launch_hub_job(h) ? on_cancel_action(o) : CLEAN_NONE;
+	case LAUNCH_OUTCOME_DELETED:
 		return CLEAN_NONE;
-	case END_STUCK:
-		if (why->stuck_permanent)
-			launch_result_set(r, "Stuck", EXIT_STUCK, why->stuck_reason, "%s",
-					  why->stuck_msg);
-		else
-			launch_result_set(r, "Stuck", EXIT_STUCK, why->stuck_reason,
-					  "%s (for more than %.0fs)", why->stuck_msg,
-					  o->fail_fast_s);
-		return on_cancel_action(ctx->o);
-	case END_QUEUE_TIMEOUT:
-		launch_result_set(r, "QueueTimeout", EXIT_QUEUE_TIMEOUT, "QueueTimeout",
-				  "--queue-timeout of %.0fs reached while the job was queued in %s/%s: %s",
-				  o->queue_timeout_s, ctx->ns, ctx->queue, why->queue_why);
+	case LAUNCH_OUTCOME_QUEUE_TIMEOUT:
 		/* the job keeps its place in the queue unless --on-cancel deletes it */
 		return o->on_cancel == CANCEL_DELETE ? CLEAN_DELETE : CLEAN_NONE;
-	case END_API:
-	case END_NONE:
-		launch_result_set(r, "Error", EXIT_API_ERROR,
-				  why->err.reason[0] ? why->err.reason : "WatchFailed",
-				  "lost track of %s %s/%s: %s", ctx->kind, ctx->ns, ctx->name,
-				  why->err.msg[0] ? why->err.msg : "the watch ended");
-		return on_cancel_action(ctx->o);
+	default:	/* a timeout, stuck, the API lost */
+		return on_cancel_action(o);
 	}
-	return CLEAN_NONE;
 }
 
 /* A TrainJob's status counts child Jobs, not pods: count the pods we saw. */
-static void count_from_pods(const struct launch_hub *h, struct launch_result *r)
+static void count_from_pods(const struct launch_hub *h, struct launch_ending_fact *end)
 {
 	struct launch_workers w;
 
 	if (!launch_hub_job(h) || launch_hub_verdict(h)->counted || !launch_hub_pod_counts(h, &w))
 		return;
-	r->pod_counts = 1;
-	r->counted.active = w.active;
-	r->counted.succeeded = w.succeeded;
-	r->counted.failed = w.failed;
+	end->pod_counts = 1;
+	end->counted = w;
+}
+
+void launch_ending_workers(const struct launch_hub *h, const struct launch_ending_fact *end,
+			   const cJSON *manifest, struct launch_workers *w)
+{
+	if (h && launch_hub_job(h))
+		*w = launch_hub_verdict(h)->w;	/* the job as last seen, judged once */
+	else
+		launch_workers_of(manifest, w);
+	if (end && end->pod_counts) {
+		w->active = end->counted.active;
+		w->succeeded = end->counted.succeeded;
+		w->failed = end->counted.failed;
+	}
 }
 
 static const char *verb_of(enum launch_cleanup_action a)
@@ -155,29 +128,26 @@ static const char *verb_of(enum launch_cleanup_action a)
 }
 
 /* No licence to act: say so, once, in stderr and in the outputs' note. */
-static void leave_unread(const struct launch_ctx *ctx, struct launch_result *r,
+static void leave_unread(const struct launch_ctx *ctx, struct launch_ending_fact *end,
 			 enum launch_cleanup_action action, const struct err *e, struct buf *note)
 {
-	size_t n = strlen(r->message);
-
 	launch_progress_note(ctx->prog, "warning: could not read %s %s/%s within %.0fs (%s): it is "
 			     "left as is, not %sd on a guess; look at it with `kubectl get %s -n %s %s`",
 			     ctx->kind, ctx->ns, ctx->name, cleanup_bound(ctx->o), e->msg, verb_of(action),
 			     ctx->res->plural, ctx->ns, ctx->name);
 	buf_addf(note, "left as is: its state could not be read (%s)", e->msg);
-	snprintf(r->message + n, sizeof(r->message) - n, "%s",
-		 " (as last seen; its state could not be read since, so it was left as is)");
+	end->cause.unread = 1;
 }
 
-void launch_ending(struct launch_hub *h, const struct launch_ctx *ctx, struct launch_result *r,
-		   struct buf *note)
+void launch_ending(struct launch_hub *h, const struct launch_ctx *ctx,
+		   struct launch_ending_fact *end, struct buf *note)
 {
 	const struct launch_why *why = launch_hub_why(h);
 	double deadline = kube_now() + cleanup_bound(ctx->o);
 	enum view v = VIEW_SEEN;
 	struct err e = ERR_INIT;
 
-	launch_hub_cleaning(h);	/* a further signal must not cancel the look */
+	memset(end, 0, sizeof(*end));
 	if (launch_hub_job(h) && ctx->name && launch_end_unseen(why->end) &&
 	    !kube_err_tls_untrusted(&why->err))
 		v = look(h, ctx, deadline, &e);
@@ -186,16 +156,18 @@ void launch_ending(struct launch_hub *h, const struct launch_ctx *ctx, struct la
 	    !launch_hub_verdict(h)->succeeded)
 		launch_hub_workers_report(h);
 	for (int round = 0;; round++) {
-		enum launch_cleanup_action action = judge_end(h, ctx, r);
+		enum launch_cleanup_action action;
 
+		launch_hub_cause(h, &end->cause);
+		action = action_of(h, ctx, end->cause.row);
 		if (round == 0) {
-			count_from_pods(h, r);
+			count_from_pods(h, end);
 			launch_hub_workers_stop(h);
 		}
 		if (action == CLEAN_NONE)
 			break;
 		if (v == VIEW_UNREAD) {
-			leave_unread(ctx, r, action, &e, note);
+			leave_unread(ctx, end, action, &e, note);
 			break;
 		}
 		if (v == VIEW_GONE) {
@@ -226,17 +198,17 @@ void launch_ending(struct launch_hub *h, const struct launch_ctx *ctx, struct la
 	}
 }
 
-void launch_ending_report(const struct launch_ctx *ctx, const struct launch_result *r)
+void launch_ending_report(const struct launch_ctx *ctx, const struct launch_outcome_end *out)
 {
-	if (r->exit_code == EXIT_API_ERROR || r->exit_code == EXIT_BAD_INPUT) {
-		fprintf(stderr, "error: %s\n", r->message);
+	if (launch_outcome_def(out->row)->error_line) {
+		fprintf(stderr, "error: %s\n", out->message);
 		return;
 	}
 	if (ctx->o->quiet)
 		return;
 	/* "Timeout: --timeout of 60s reached", never "Timeout: Timeout: ..." */
-	int same = !strcmp(r->reason, r->state);
-	launch_progress_note(ctx->prog, "%s%s%s%s%s (exit %d)", r->state,
-			     r->reason[0] && !same ? ": " : "", same ? "" : r->reason,
-			     r->message[0] ? ": " : "", r->message, r->exit_code);
+	int same = !strcmp(out->reason, out->state);
+	launch_progress_note(ctx->prog, "%s%s%s%s%s (exit %d)", out->state,
+			     out->reason[0] && !same ? ": " : "", same ? "" : out->reason,
+			     out->message[0] ? ": " : "", out->message, out->exit_code);
 }

@@ -1,8 +1,8 @@
 /*
- * launch_ending.h - the end of a launch run: look at the job, decide what
- * the ending is (the verdict: state, exit code, reason, message) and what
- * the cleanup policy makes of it, act, and decide again when the job turned
- * out not to be the one the decision was made on.
+ * launch_ending.h - the end of a launch run: look at the job, say why the
+ * run ends (the hub's cause, launch_hub_cause) and what the cleanup policy
+ * makes of it, act, and decide again when the job turned out not to be the
+ * one the decision was made on.
  *
  * No destructive action on a guess:
  *   - a wait that ended without seeing the job finish (timeout, signal,
@@ -26,18 +26,33 @@
 #include "buf.h"
 #include "launch_ctx.h"
 #include "launch_hub.h"
+#include "launch_outcome.h"
+#include "launch_result.h"
 
-struct launch_result;
+/* What the ending found: the cause of the outcome (launch_outcome.h) and,
+ * for a job whose status does not count worker pods, the pods counted. */
+struct launch_ending_fact {
+	struct launch_cause cause;
+	int pod_counts;
+	struct launch_workers counted;
+};
 
 /*
  * After the wait: make sure the view the ending will be decided on is the
- * server's, fill `r` with the ending, apply the cleanup policy (conditional,
- * re-decided on conflict), and leave the cleanup note in `note`.
+ * server's, say why the run ends (`end`), apply the cleanup policy
+ * (conditional, re-decided on conflict), and leave the cleanup note in
+ * `note`. The outcome itself is the table's (launch_outcome_decide).
  */
-void launch_ending(struct launch_hub *h, const struct launch_ctx *ctx, struct launch_result *r,
-		   struct buf *note);
+void launch_ending(struct launch_hub *h, const struct launch_ctx *ctx,
+		   struct launch_ending_fact *end, struct buf *note);
 
-/* The one line that states the ending on stderr (or the error line). */
-void launch_ending_report(const struct launch_ctx *ctx, const struct launch_result *r);
+/* The worker counts every output shows, counted once: the job as last seen
+ * (the manifest's replicas before there was one), with the pods the ending
+ * counted when the job's status does not count them. `h`, `end` may be NULL. */
+void launch_ending_workers(const struct launch_hub *h, const struct launch_ending_fact *end,
+			   const cJSON *manifest, struct launch_workers *w);
+
+/* The one line that states the outcome on stderr (or the error line). */
+void launch_ending_report(const struct launch_ctx *ctx, const struct launch_outcome_end *out);
 
 #endif

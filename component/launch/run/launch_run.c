@@ -24,6 +24,7 @@
 #include "launch_ending.h"
 #include "launch_failure.h"
 #include "launch_kueue.h"
+#include "launch_outcome.h"
 #include "launch_outputs.h"
 #include "launch_run.h"
 
@@ -58,38 +59,42 @@ static void signals_blocked(int on)
 	sigprocmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
-/* The context, the connection and the hub: -1 with `r` set. */
+/* The context, the connection and the hub: -1 with `cause` set. */
 static int prepare(struct launch_ctx *ctx, struct launch_hub **hub, const cJSON *manifest,
-		   struct launch_result *r)
+		   struct launch_result *r, struct launch_cause *cause)
 {
 	struct err e = ERR_INIT;
-	const char *kind = jtree_get_string(manifest, "kind", NULL);
 	const char *name = jtree_get_string(manifest, "metadata.name", NULL);
 
 	ctx->manifest = cJSON_Duplicate(manifest, 1);
-	ctx->api = jobapi_of(manifest);
-	if (!ctx->api)
-		ctx->api = kind && strcmp(kind, "TrainJob") == 0 ? &JOBAPI_TRAINJOB : &JOBAPI_JAXJOB;
 	ctx->res = ctx->api->res;
 	ctx->kind = ctx->api->kind;
 	ctx->name = name && *name ? xstrdup(name) : NULL;
-	if (launch_connect(ctx, r))
+	if (launch_connect(ctx, &ctx->c, &ctx->ns, &e)) {
+		launch_cause_of_err(cause, LAUNCH_OUTCOME_API_ERROR, &e);
 		return -1;
+	}
 	launch_stdout_attach(ctx->out, ctx->c, ctx->prog);
 	r->ns = ctx->ns;
+	if (launch_runtime_check(ctx, &e)) {
+		launch_cause_of_err(cause, LAUNCH_OUTCOME_API_ERROR, &e);
+		return -1;
+	}
 	if (launch_identity_derive_task(ctx->o->identity, &ctx->o->task, ctx->ns, ctx->name,
 					&ctx->id, &e)) {
-		launch_result_set(r, "Error", EXIT_BAD_INPUT, "BadInput", "%s", e.msg);
+		launch_cause_of_err(cause, LAUNCH_OUTCOME_BAD_INPUT, &e);
 		return -1;
 	}
 	launch_identity_stamp(ctx->manifest, &ctx->id);
-	launch_kueue_prepare(ctx);	/* Kueue: the job's queue, created suspended */
+	/* Kueue: the job's queue, created suspended */
+	ctx->queue = launch_kueue_prepare(ctx->api, &ctx->manifest);
 	set_string(cJSON_GetObjectItemCaseSensitive(ctx->manifest, "metadata"), "namespace",
 		   ctx->ns);
 	r->manifest = ctx->manifest;
 	*hub = launch_hub_new(ctx);
 	if (launch_hub_catch_signals(*hub, &e)) {
-		launch_result_set(r, "Error", EXIT_API_ERROR, "Internal", "%s", e.msg);
+		snprintf(e.reason, sizeof(e.reason), "Internal");
+		launch_cause_of_err(cause, LAUNCH_OUTCOME_API_ERROR, &e);
 		return -1;
 	}
 	/* a signal that came while we were getting here is delivered now */
@@ -97,42 +102,69 @@ static int prepare(struct launch_ctx *ctx, struct launch_hub **hub, const cJSON 
 	return 0;
 }
 
-/* Access, create, wait, ending: the job's part of the run. */
-static void run_job(struct launch_ctx *ctx, struct launch_hub *h, struct launch_result *r,
-		    struct buf *note, cJSON **failure)
+/* Access, create, wait, ending: the job's part of the run. 1 when it came
+ * to the ending (the failure diagnosis then has something to say). */
+static int run_job(struct launch_ctx *ctx, struct launch_hub *h, struct launch_result *r,
+		   struct launch_ending_fact *end, struct buf *note)
 {
-	char *from = NULL;
+	struct err e = ERR_INIT;
+	struct launch_created cr = { NULL, NULL, NULL };
 
-	if (launch_access_check(ctx, h, r) ||
-	    /* a signal during the review: nothing was created, nothing will be */
-	    (!launch_hub_ended(h) && launch_create(ctx, h, &from, r)))
-		return;
-	launch_hub_wait(h, from);
-	free(from);
+	int failed = launch_access_check(ctx, h, &ctx->deny, &e) ||
+		/* a signal during the review: nothing was created, nothing will be */
+		(!launch_hub_ended(h) && launch_create(ctx, h, &cr, &e));
+
+	launch_contact_over(ctx->c);	/* the first contact ends with the create */
+	if (failed) {
+		launch_cause_of_err(&end->cause, LAUNCH_OUTCOME_API_ERROR, &e);
+		return 0;
+	}
+	if (cr.uid)	/* the job the hub holds: the context says which */
+		ctx->uid = cr.uid;
+	if (cr.name)
+		ctx->name = cr.name;
+	launch_hub_wait(h, cr.from);
+	free(cr.from);
 	if (ctx->queue) {	/* queue time and run time apart */
 		r->queue = ctx->queue;
 		r->queued_s = launch_hub_queued_seconds(h);
 		r->run_s = launch_now() - ctx->t0 - r->queued_s;
 	}
-	launch_ending(h, ctx, r, note);
-	launch_failure_judge(ctx->diag, launch_hub_job(h), r, failure);	/* why, first */
+	launch_ending(h, ctx, end, note);
+	return 1;
 }
 
-int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch_early *early)
+/* --server-dry-run: the server's answer, or its refusal. */
+static void server_dry_run(const struct launch_ctx *ctx, struct launch_cause *cause)
+{
+	struct err e = ERR_INIT;
+
+	if (launch_server_dry_run(ctx, &e))
+		launch_cause_of_err(cause, LAUNCH_OUTCOME_API_ERROR, &e);
+	else
+		launch_cause_set(cause, LAUNCH_OUTCOME_DRY_RUN, NULL,
+				 "accepted by the server (dryRun=All)");
+}
+
+int launch_run(const struct launch_opts *o, const struct jobapi *api, const cJSON *manifest,
+	       struct launch_early *early, struct launch_outcome_end *outcome)
 {
 	struct sinks sk;
 	struct launch_ctx ctx;
 	struct launch_hub *h = NULL;
 	struct launch_result r;
-	struct buf note = BUF_INIT, lost = BUF_INIT;
+	struct launch_ending_fact end;
+	struct buf note = BUF_INIT, lost = BUF_INIT, headline = BUF_INIT;
 	struct err e = ERR_INIT, me = ERR_INIT;
 	cJSON *failure = NULL;
-	int signo = 0;
+	int signo = 0, ended = 0;
 
 	memset(&sk, 0, sizeof(sk));
 	memset(&ctx, 0, sizeof(ctx));
 	memset(&r, 0, sizeof(r));
+	memset(&end, 0, sizeof(end));
 	ctx.o = o;
+	ctx.api = api;
 	ctx.early = early;
 	ctx.prog = &sk.prog;
 	ctx.metrics = &sk.metrics;
@@ -146,22 +178,16 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	ctx.diag = diag_new((int)o->failure_lines);
 	r.manifest = manifest;
 
-	if (prepare(&ctx, &h, manifest, &r) == 0) {
+	if (prepare(&ctx, &h, manifest, &r, &end.cause) == 0) {
 		if (o->server_dry_run)
-			launch_server_dry_run(&ctx, &r);
+			server_dry_run(&ctx, &end.cause);
 		else
-			run_job(&ctx, h, &r, &note, &failure);
+			ended = run_job(&ctx, h, &r, &end, &note);
 	}
-	double decided_at = 0;
-	if (h) {
-		launch_hub_done(h);
-		signo = launch_hub_why(h)->signo;
-		decided_at = launch_hub_why(h)->decided_at;
-	}
-	/* the lines still queued for a slow stdout, within what is left of
-	 * --log-drain; none after a signal: the grace period was the cleanup's */
-	double drain_left = o->log_drain_s - (decided_at > 0 ? kube_now() - decided_at : 0);
-	launch_stdout_finish(ctx.out, signo ? 0 : drain_left, h ? &launch_hub_why(h)->signo : &signo);
+	if (h)
+		launch_hub_finish(h);	/* the last worker lines, within --log-drain */
+	else
+		launch_stdout_finish(ctx.out, o->log_drain_s, &signo);
 	if (launch_stdout_lost(ctx.out, &lost)) {
 		launch_progress_note(ctx.prog, "warning: worker log lines not written to stdout (%s): %s",
 				     ctx.out->closed ? "it was closed" : "it was not read in time",
@@ -173,8 +199,20 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	r.cleanup = note.len ? note.data : NULL;
 	r.now = kube_wall_now();
 	r.metrics = ctx.metrics->m;
+	launch_ending_workers(h, ended ? &end : NULL, r.manifest, &r.workers);
+	if (ended) {	/* why it failed, first */
+		const struct launch_verdict *v = launch_hub_verdict(h);
+		/* the Failed condition's message, as the verdict read it (the phase
+		 * shown is Failed whenever that condition is True, lib/health.c) */
+		launch_failure_judge(ctx.diag, !strcmp(v->phase, "Failed") && v->message[0] ?
+				     v->message : NULL, end.cause.row, &failure,
+				     &r.failure_category, &headline);
+	}
+	r.failure = failure;
+	/* the one place the outcome is decided */
+	launch_outcome_decide(&end.cause, headline.data, &r.outcome);
 	launch_metrics_end(ctx.metrics);
-	launch_ending_report(&ctx, &r);
+	launch_ending_report(&ctx, &r.outcome);
 	/*
 	 * From here on the outcome is decided and written: hold SIGTERM/SIGINT
 	 * back for good (the client's end restores their default action), so a
@@ -188,6 +226,7 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	err_clear(&e);
 	if (!o->server_dry_run && launch_metrics_write(ctx.metrics, &o->out, &r, &e))
 		fprintf(stderr, "warning: %s\n", e.msg);
+	*outcome = r.outcome;
 	launch_metrics_free(ctx.metrics);
 	cJSON_Delete(failure);
 	diag_free(ctx.diag);
@@ -201,5 +240,6 @@ int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch
 	free(ctx.uid);
 	buf_free(&note);
 	buf_free(&lost);
-	return r.exit_code;
+	buf_free(&headline);
+	return outcome->exit_code;
 }

@@ -3,21 +3,23 @@
  * the job, follow it through one event loop (watch the job, watch its pods,
  * follow every worker's log), write the outputs, apply the cleanup policy.
  *
- * `manifest` is the rendered and validated JAXJob (or TrainJob); launch_run
- * does not take ownership. Returns the process exit status (see README:
- * 0 succeeded, 1 job failed, 2 bad input, 3 timeout, 4 API/auth error,
- * 5 cancelled, 6 job deleted by someone else, 7 stuck past the grace period,
- * 8 queued by Kueue past --queue-timeout).
+ * `manifest` is the rendered and validated JAXJob (or TrainJob) of `api`
+ * (chosen once, by the command); launch_run does not take ownership. It
+ * fills `outcome` (the outcome table's row, launch_outcome.h, with its
+ * state, reason and message, as the outputs say it) and returns its exit
+ * code.
  */
 #ifndef JAXJOB_LAUNCH_RUN_H
 #define JAXJOB_LAUNCH_RUN_H
 
 #include <cJSON.h>
 
-#include "launch_exit.h"
+#include "jobapi.h"
 #include "launch_opts.h"
+#include "launch_outcome.h"
 
 struct launch_early;
-int launch_run(const struct launch_opts *o, const cJSON *manifest, struct launch_early *early);
+int launch_run(const struct launch_opts *o, const struct jobapi *api, const cJSON *manifest,
+	       struct launch_early *early, struct launch_outcome_end *outcome);
 
 #endif

@@ -30,17 +30,16 @@
  *    budget grows by one watch, for those jobs only;
  *  - the judgement "held by Kueue" (kueue_held) and its reason, which
  *    the hub turns into the Queued state, the queue clock and the lines;
- *  - Kueue's Normal events on the job (launch_watch.c hands them over
+ *  - Kueue's Normal events on the job (launch_jobwatch.c hands them over
  *    through the hub), said as one line each.
  * It reports a Workload change through struct kueue_reports; the hub
  * decides what it means.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jtree.h"
-#include "launch_outputs.h"
-#include "launch_exit.h"
 #include "launch_kueue.h"
 
 struct kueue {
@@ -184,8 +183,8 @@ int kueue_start(struct kueue *k, const char *from, struct err *e)
 	/* after our own create the watch starts at the create's
 	 * resourceVersion (the hub's rule): Kueue makes the Workload after the
 	 * job, so no LIST is needed; a re-attach lists first */
-	k->watch = launch_watch_in(ctx, &KUEUE_WORKLOAD, sel.data, NULL, from, NULL, on_workload,
-				   on_workload_state, k, e);
+	k->watch = launch_ctx_watch(ctx, &KUEUE_WORKLOAD, sel.data, NULL, from, NULL, on_workload,
+				    on_workload_state, k, e);
 	buf_free(&sel);
 	return k->watch ? 0 : -1;
 }
@@ -224,17 +223,16 @@ int kueue_event(struct kueue *k, const cJSON *ev)
 
 /* ---- before the create ------------------------------------------------------------ */
 
-void launch_kueue_prepare(struct launch_ctx *ctx)
+const char *launch_kueue_prepare(const struct jobapi *api, cJSON **manifest)
 {
 	const cJSON *flag;
 	cJSON *patch;
 
-	ctx->queue = launch_kueue_queue_of(ctx->manifest);	/* points into ctx->manifest */
-	if (!ctx->queue)
-		return;
-	flag = jobapi_suspend_flag(ctx->api, ctx->manifest);
+	if (!launch_kueue_queue_of(*manifest))
+		return NULL;
+	flag = jobapi_suspend_flag(api, *manifest);
 	if (cJSON_IsTrue(flag))
-		return;
+		return launch_kueue_queue_of(*manifest);
 	/*
 	 * Created suspended, as Kueue's webhook would make it (defaults.go:36-46):
 	 * where the webhook is absent, an unsuspended job would start its
@@ -243,15 +241,15 @@ void launch_kueue_prepare(struct launch_ctx *ctx)
 	 * Launch only: a rendered manifest (Argo CD) must not pin a flag Kueue
 	 * changes, or every admission would show as drift.
 	 */
-	patch = jobapi_suspend_patch(ctx->api, 1);
-	jtree_merge_patch(&ctx->manifest, patch);
+	patch = jobapi_suspend_patch(api, 1);
+	jtree_merge_patch(manifest, patch);
 	cJSON_Delete(patch);
-	ctx->queue = launch_kueue_queue_of(ctx->manifest);
+	return launch_kueue_queue_of(*manifest);
 }
 
 /* ---- before the create: does the LocalQueue exist? ----------------------------- */
 
-int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct launch_result *r)
+int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct err *out)
 {
 	struct err e = ERR_INIT;
 	cJSON *lq = NULL;
@@ -270,10 +268,10 @@ int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct lau
 	}
 	cJSON_Delete(lq);
 	if (e.code == ERR_NOTFOUND && strstr(e.msg, "\" not found")) {
-		launch_result_set(r, "Error", EXIT_API_ERROR, "LocalQueueNotFound",
-				  "LocalQueue \"%s\" does not exist in namespace \"%s\" (label %s): "
-				  "Kueue would hold the %s for ever; create the LocalQueue or name an "
-				  "existing one", ctx->queue, ctx->ns, KUEUE_QUEUE_LABEL, ctx->kind);
+		err_set(out, ERR_NOTFOUND, "LocalQueue \"%s\" does not exist in namespace \"%s\" "
+			"(label %s): Kueue would hold the %s for ever; create the LocalQueue or "
+			"name an existing one", ctx->queue, ctx->ns, KUEUE_QUEUE_LABEL, ctx->kind);
+		snprintf(out->reason, sizeof(out->reason), "LocalQueueNotFound");
 		return -1;
 	}
 	if (e.code == ERR_NOTFOUND)	/* 404 page not found: no such API */

@@ -20,14 +20,14 @@ extern const struct kube_resource KUEUE_WORKLOAD, KUEUE_LOCALQUEUE;
 
 /* The job's LocalQueue (its queue-name label), or NULL: not queue-managed. */
 const char *launch_kueue_queue_of(const cJSON *job);
-/* Before the create: ctx->queue from the manifest's label; a queue-managed
- * job is created suspended (as Kueue's webhook makes it), so no worker
- * starts before admission. */
-void launch_kueue_prepare(struct launch_ctx *ctx);
+/* Before the create: the job's queue (its label, pointing into *manifest,
+ * or NULL); a queue-managed job is created suspended (as Kueue's webhook
+ * makes it), so no worker starts before admission. */
+const char *launch_kueue_prepare(const struct jobapi *api, cJSON **manifest);
 /* Before the create: the job's LocalQueue exists (GET when `may_get`),
- * else -1 with `r` set; a queue that cannot be read is a warning. */
-struct launch_result;
-int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct launch_result *r);
+ * else -1 with `e` set (reason LocalQueueNotFound); a queue that cannot be
+ * read is a warning. */
+int launch_kueue_preflight(const struct launch_ctx *ctx, int may_get, struct err *e);
 
 struct kueue_reports {
 	void (*changed)(void *hub);	/* the job's Workload changed */

@@ -247,8 +247,8 @@ int workers_start(struct workers *w, const char *from, struct err *e)
 	if (w->ctx->deny.pods)	/* cannot list pods: said before the create */
 		return 0;
 	jobapi_pod_selector(w->ctx->api, w->ctx->name, &sel);
-	w->watch = launch_watch_in(w->ctx, &KUBE_POD, sel.data, NULL, from, NULL, on_pod_event,
-				   on_pod_watch_state, w, e);
+	w->watch = launch_ctx_watch(w->ctx, &KUBE_POD, sel.data, NULL, from, NULL, on_pod_event,
+				    on_pod_watch_state, w, e);
 	/* what the run needs of a pod is in struct launch_pod and the diagnosis:
 	 * the watch need not hold every pod object too (1,000 workers: ~15 MB) */
 	kube_watch_track_meta(w->watch);

@@ -1,13 +1,13 @@
 /*
- * launch_watch.h - a spoke of the wait (launch_hub.c is the hub): the watch
+ * launch_jobwatch.h - a spoke of the wait (launch_hub.c is the hub): the watch
  * on the job itself and the watch on the events of its namespace.
  *
  * It keeps its own state (the watches, their connection notes, the last
  * creation failure) and tells the hub what it saw through `struct
  * jobwatch_reports`; the hub asks it back through the functions below.
  */
-#ifndef JAXJOB_LAUNCH_WATCH_H
-#define JAXJOB_LAUNCH_WATCH_H
+#ifndef JAXJOB_LAUNCH_JOBWATCH_H
+#define JAXJOB_LAUNCH_JOBWATCH_H
 
 #include "launch_ctx.h"
 

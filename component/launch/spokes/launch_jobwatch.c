@@ -1,5 +1,5 @@
 /*
- * launch_watch.c - a spoke of the wait (launch_hub.c is the hub): the watch on the job itself (fieldSelector on its name) and the
+ * launch_jobwatch.c - a spoke of the wait (launch_hub.c is the hub): the watch on the job itself (fieldSelector on its name) and the
  * watch on the events about it (FailedCreatePod / FailedCreateService, the
  * only way pod or Service creation failures show: the job just stays
  * Created).
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "jtree.h"
-#include "launch_watch.h"
+#include "launch_jobwatch.h"
 
 struct jobwatch {
 	const struct launch_ctx *ctx;
@@ -193,8 +193,8 @@ int jobwatch_start_events(struct jobwatch *jw, const char *from, struct err *e)
 		return 0;
 	if (!jw->ctx->queue)
 		buf_adds(&sel, "type=Warning");
-	jw->event_watch = launch_watch_in(jw->ctx, &KUBE_EVENT, NULL, sel.len ? sel.data : NULL,
-					  from, NULL, on_job_k8s_event, on_event_watch_state, jw, e);
+	jw->event_watch = launch_ctx_watch(jw->ctx, &KUBE_EVENT, NULL, sel.len ? sel.data : NULL,
+					   from, NULL, on_job_k8s_event, on_event_watch_state, jw, e);
 	buf_free(&sel);
 	return jw->event_watch ? 0 : -1;
 }
@@ -216,8 +216,8 @@ int jobwatch_start(struct jobwatch *jw, const char *from, const cJSON *known, st
 		jw->lists = 1;
 	}
 	buf_addf(&sel, "metadata.name=%s", jw->ctx->name);
-	jw->job_watch = launch_watch_in(jw->ctx, jw->ctx->res, NULL, sel.data, from, known,
-					on_job_event, on_job_watch_state, jw, e);
+	jw->job_watch = launch_ctx_watch(jw->ctx, jw->ctx->res, NULL, sel.data, from, known,
+					 on_job_event, on_job_watch_state, jw, e);
 	buf_free(&sel);
 	return jw->job_watch ? 0 : -1;
 }
