@@ -29,7 +29,8 @@
 # Environment: ROUNDS (default 5; 256 workers: ROUNDS256, default 3), SIZES, TOOLS (default
 # "jaxjob python kubectl"), BASELINE (another jaxjob binary, run as tool "jaxjob-base" in the
 # same rounds: a before/after comparison),
-# LINES (default 100), PEER_PY (/usr/bin/python3). Release build recommended:
+# LINES (default 100), VERDICT_DELAY_S (default 0: the operator writes the verdict that long
+# after the pods' end, as a real operator's reconcile does), PEER_PY (/usr/bin/python3). Release build recommended:
 # the default BINARY is build/rootfs's (the image's binary, make rootfs) when
 # present, else build/jaxjob. Prints a markdown table (medians [min-max]) and
 # writes the raw runs as JSON to build/bench/launch-real.json.

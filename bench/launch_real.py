@@ -27,6 +27,9 @@ ROUNDS = int(os.environ.get("ROUNDS", "5"))
 ROUNDS256 = int(os.environ.get("ROUNDS256", "3"))
 SIZES = [int(s) for s in os.environ.get("SIZES", "2 16 256").split()]
 LINES = int(os.environ.get("LINES", "100"))
+# VERDICT_DELAY_S: the operator writes the verdict this long after the pods' end
+# (bench/sim_operator.py --verdict-delay-s; a real operator: 0.1 s to seconds)
+VERDICT_DELAY_S = os.environ.get("VERDICT_DELAY_S", "0")
 # BASELINE=path/to/jaxjob adds "jaxjob-base": another build of jaxjob in the same
 # rounds (a before/after comparison); TOOLS picks and orders the tools.
 BASELINE = os.environ.get("BASELINE")
@@ -131,6 +134,7 @@ def one_run(tool, name, workers, outcome, strace=False):
     op = subprocess.Popen([sys.executable, os.path.join(TOP, "bench/sim_operator.py"), NS, name,
                            str(workers), "--lines", str(LINES), "--outcome",
                            "Succeeded" if outcome == "ok" else "Failed", "--run-s", "1.0",
+                           "--verdict-delay-s", VERDICT_DELAY_S,
                            "--ready-file", os.path.join(WORK, name + ".ready")],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # the operator's watch is open (and its start-up CPU spent) before the tool starts

@@ -5,6 +5,7 @@ minimal: what a launcher needs to see to follow a job to its end.
 
     sim_operator.py NS NAME WORKERS [--lines N] [--outcome Succeeded|Failed]
                     [--stuck K] [--run-s S] [--wait-s S] [--ready-file F]
+                    [--verdict-delay-s S]
 
 Reads the control plane's env from the environment (source $KCP_DIR/env):
 KUBE_SERVER, KUBE_CA, KUBE_TOKEN_FILE, FAKE_KUBELET_LOG_ROOT, FAKE_NODE.
@@ -22,6 +23,9 @@ KUBE_SERVER, KUBE_CA, KUBE_TOKEN_FILE, FAKE_KUBELET_LOG_ROOT, FAKE_NODE.
      Failed: worker 0 exits 1, workers 1..K (--stuck, default all others)
      stay running with their log stream open ("stuck in a collective");
      the remaining ones exit 0; then the job gets Failed.
+     With --verdict-delay-s S the terminal status is written S seconds
+     after the pods' (a real operator's next reconcile writes it 100 ms to
+     seconds after the pod failed); default 0: at once.
 
 Prints one JSON line: {"seen": <time.time() the job's ADDED event came>,
 "decided": <time.time() when the terminal status PATCH was sent>, "uid": ...,
@@ -122,6 +126,7 @@ def main():
     ap.add_argument("--run-s", type=float, default=0.5)
     ap.add_argument("--wait-s", type=float, default=60)
     ap.add_argument("--ready-file")
+    ap.add_argument("--verdict-delay-s", type=float, default=0.0)
     a = ap.parse_args()
     api = Api()
     job, seen = api.wait_created(a.ns, a.name, a.wait_s, a.ready_file)
@@ -199,6 +204,8 @@ def main():
     job_status["conditions"].append(last)
     job_status["completionTime"] = now_rfc3339()
     job_status["replicaStatuses"] = rs
+    if a.verdict_delay_s > 0:
+        time.sleep(a.verdict_delay_s)
     decided = time.time()
     api.call("PATCH", f"{GROUP}/namespaces/{a.ns}/jaxjobs/{a.name}/status", {"status": job_status},
              "application/merge-patch+json")

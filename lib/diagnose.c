@@ -18,6 +18,7 @@
 
 #define INDEX_MAX 100000	/* a replica index beyond this is not a worker we track */
 #define OOM_NODES_MAX 8
+#define DIAG_RING_FIRST 256	/* a ring's first allocation; it doubles up to ring_cap */
 
 struct diag_worker {
 	char pod[254], node[254];
@@ -32,6 +33,7 @@ struct diag_worker {
 	char finished[40];		/* finishedAt, "" unknown */
 	unsigned long seq;		/* when this failure was first observed */
 	char *ring;			/* the last log bytes, lines ended by '\n' */
+	size_t size;			/* bytes allocated: grows to ring_cap, then wraps */
 	size_t total;			/* bytes ever written to the ring */
 };
 
@@ -341,11 +343,23 @@ void diag_line(struct diag *d, int index, const char *line, size_t len)
 	w = index >= 0 && index < d->nw ? d->w[index] : NULL;
 	if (!w && !(w = worker(d, index)))
 		return;
-	if (!w->ring)
-		w->ring = xmalloc(d->ring_cap);
 	/* one long line must not push every other line out: a quarter at most */
 	if (len > d->ring_cap / 4)
 		len = d->ring_cap / 4;
+	/*
+	 * The ring grows as the worker writes, and wraps only at ring_cap: a
+	 * worker that printed a few short lines holds a few hundred bytes, not
+	 * ring_cap (at 1,000 workers that was 5 MB of a 20 MB run, issue 32).
+	 * Until it wraps its bytes are [0, total), which is what ring_lines
+	 * reads while total < ring_cap.
+	 */
+	if (w->size < d->ring_cap && w->total + len + 1 > w->size) {
+		size_t s = w->size ? w->size : DIAG_RING_FIRST;
+		while (s < w->total + len + 1 && s < d->ring_cap)
+			s *= 2;
+		w->size = s < d->ring_cap ? s : d->ring_cap;
+		w->ring = xrealloc(w->ring, w->size);
+	}
 	ring_put(w, d->ring_cap, line, len);
 	ring_put(w, d->ring_cap, "\n", 1);
 }

@@ -29,10 +29,11 @@
  * timeout, diag_coordination_text()) or application, then backoff (the
  * job's message says so and nothing more specific is known), else unknown.
  *
- * Memory: one byte ring per worker that wrote a line, DIAG_RING_BYTES(n)
- * for n last lines (allocated at the first line), plus a few hundred bytes
- * of fixed fields per worker seen: about 6 MB at 1,000 workers with the
- * default 20 lines.
+ * Memory: one byte ring per worker that wrote a line, growing with what it
+ * wrote up to DIAG_RING_BYTES(n) for n last lines (a worker that printed a
+ * few short lines holds a few hundred bytes), plus a few hundred bytes of
+ * fixed fields per worker seen: at most about 6 MB at 1,000 chatty workers
+ * with the default 20 lines.
  *
  * Ownership: struct diag owns copies of everything it keeps; the caller
  * frees it with diag_free(). diag_result() fills a struct diag_failure that

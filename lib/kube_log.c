@@ -404,6 +404,11 @@ int kube_log_complete(struct kube_log *l, long tail, struct err *e)
 	return tail_start(l, tail, 0, e);
 }
 
+int kube_log_completing(const struct kube_log *l)
+{
+	return l && l->tail != NULL;
+}
+
 int kube_log_complete_until(struct kube_log *l, double until, struct err *e)
 {
 	if (l && !l->stopped && !l->ended && l->o.timestamps && !l->tail && l->delivered > 0 &&

@@ -133,6 +133,9 @@ void kube_log_cut(struct kube_log *l);
  */
 int kube_log_complete(struct kube_log *l, long tail, struct err *e);
 
+/* A kube_log_complete() or _until() read is in flight (its answer not in). */
+int kube_log_completing(const struct kube_log *l);
+
 /*
  * The same for a container still running that the caller leaves (a
  * survivor of a failed job): one read of the log since the second of the

@@ -48,6 +48,7 @@ struct kube_watch {
 	unsigned expired;	/* 410s since the last healthy stream, for re-list backoff */
 	int troubled;		/* RETRYING was reported: RESUMED or SYNCED is due */
 	int polling, failed, busy, stopped, listing;
+	int meta_only;		/* kube_watch_track_meta(): objects tracked by their metadata only */
 	double stream_started;
 	unsigned stream_events;
 	struct kube_watch *next, **prev;
@@ -84,13 +85,28 @@ static struct tracked *find(struct kube_watch *w, const char *key)
 	return NULL;
 }
 
-static void track_set(struct tracked *t, const cJSON *obj)
+/* What kube_watch_track_meta() keeps of an object: its metadata's names,
+ * uid and resourceVersion - enough to key it and to report its deletion. */
+static cJSON *meta_only(const cJSON *obj)
+{
+	static const char *const keep[] = { "name", "namespace", "uid", "resourceVersion" };
+	cJSON *out = cJSON_CreateObject(), *m = cJSON_AddObjectToObject(out, "metadata");
+
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		const char *v = jtree_get_string(jtree_get(obj, "metadata"), keep[i], NULL);
+		if (v)
+			cJSON_AddStringToObject(m, keep[i], v);
+	}
+	return out;
+}
+
+static void track_set(const struct kube_watch *w, struct tracked *t, const cJSON *obj)
 {
 	const char *rv = jtree_get_string(obj, "metadata.resourceVersion", NULL);
 	free(t->rv);
 	t->rv = xstrdup(rv ? rv : "");
 	cJSON_Delete(t->obj);
-	t->obj = cJSON_Duplicate(obj, 1);
+	t->obj = w->meta_only ? meta_only(obj) : cJSON_Duplicate(obj, 1);
 }
 
 static struct tracked *track_add(struct kube_watch *w, const char *key, const cJSON *obj)
@@ -102,7 +118,7 @@ static struct tracked *track_add(struct kube_watch *w, const char *key, const cJ
 	struct tracked *t = &w->objs[w->n++];
 	memset(t, 0, sizeof(*t));
 	t->key = xstrdup(key);
-	track_set(t, obj);
+	track_set(w, t, obj);
 	return t;
 }
 
@@ -140,7 +156,7 @@ static void apply_event(struct kube_watch *w, enum kube_event_type type, const c
 		if (t)
 			cJSON_Delete(track_remove(w, (size_t)(t - w->objs)));
 	} else if (t) {
-		track_set(t, obj);
+		track_set(w, t, obj);
 		type = KUBE_MODIFIED;
 	} else {
 		track_add(w, key.data, obj);
@@ -170,7 +186,7 @@ static void reconcile(struct kube_watch *w, const cJSON *items)
 		} else {
 			t->seen = 1;
 			if (strcmp(t->rv, rv ? rv : "")) {
-				track_set(t, obj);
+				track_set(w, t, obj);
 				emit(w, KUBE_MODIFIED, obj);
 			}
 		}
@@ -599,4 +615,10 @@ struct kube_watch *kube_watch_start(struct kube_client *c, const struct kube_wat
 	c->stop_watches = stop_all;
 	w->timer = kube_timer_add(c, 0, first_timer, w);
 	return w;
+}
+
+void kube_watch_track_meta(struct kube_watch *w)
+{
+	if (w)
+		w->meta_only = 1;
 }

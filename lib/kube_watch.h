@@ -32,7 +32,10 @@
  * Objects are tracked by metadata.uid (or namespace/name), with their
  * resourceVersion and last state, which is what makes the reconciliation of
  * step 4 and the polling of step 6 possible. Keep selections small (one job,
- * its pods, its events), which is what launch needs.
+ * its pods, its events), which is what launch needs; a caller that keeps
+ * what it needs of each object itself has only their metadata tracked
+ * (kube_watch_track_meta): a 1,000-pod job's pods are then ~100 bytes each
+ * here, not ~15 kB, and a re-list's DELETED carries only the metadata.
  *
  * Ownership: `object` in on_event is borrowed for the duration of the call
  * (cJSON_Duplicate to keep it). The watch belongs to the caller until
@@ -85,5 +88,11 @@ struct kube_watch *kube_watch_start(struct kube_client *c,
 
 /* Stop and free. NULL is accepted. */
 void kube_watch_stop(struct kube_watch *w);
+/* Track the objects by their metadata only (name, namespace, uid,
+ * resourceVersion), not their whole last state: a DELETED found by a
+ * re-list then carries only that metadata (a live DELETED carries the
+ * object as the server sent it). Call right after kube_watch_start(), before
+ * the loop runs. NULL is accepted. */
+void kube_watch_track_meta(struct kube_watch *w);
 
 #endif

@@ -772,10 +772,10 @@ class App:
                     del self.tokens[t]
             if key == 'rotateToken' and u is not None:
                 self.add_user(u.name, None, u.groups, u.allow, u.deny, u.namespaces)
-        release = 'holdLateWorkers' in data and not data['holdLateWorkers']
+        release = any(k in data and not data[k] for k in ('holdLateWorkers', 'holdVerdict'))
         self.faults.update(data)
         if release and self.sim is not None:
-            self.sim.kick_all()     # the held late workers' pods are created now
+            self.sim.kick_all()     # the held late workers' pods are created, held verdicts written, now
 
     def state(self):
         with self.store.lock:

@@ -375,46 +375,58 @@ class Simulator:
         if failed:
             rs['failed'] = failed
         ns_status['replicaStatuses'] = {'Worker': rs}
-        bl = rp.get('backoffLimit')
-        done = False
-        if isinstance(bl, int) and policy in ('OnFailure', 'Always', 'ExitCode') and restarts >= bl and restarts > 0:
-            self.fail(job, ns_status, f'Job {name} has failed because it has reached the specified backoff limit', now, True)
-            done = True
-        ads = rp.get('activeDeadlineSeconds')
-        if not done and isinstance(ads, int) and ns_status.get('startTime'):
-            started = parse_time(ns_status['startTime'])
-            left = started + ads - time.time()
-            if left <= 0:
-                self.fail(job, ns_status, f'Job {name} has failed because it was active longer than specified '
-                          'deadline', now, True)
+        # the events of this decision go out with its status: held back with it (holdVerdict)
+        evs = []
+        self.event = lambda *a, **k: evs.append((a, k))    # the sim loop is one thread
+        try:
+            bl = rp.get('backoffLimit')
+            done = False
+            if isinstance(bl, int) and policy in ('OnFailure', 'Always', 'ExitCode') and restarts >= bl and restarts > 0:
+                self.fail(job, ns_status, f'Job {name} has failed because it has reached the specified backoff limit', now, True)
                 done = True
-            else:
-                self.kick(res, ns, name, left + 0.01)
-        if not done:
-            for p in retry_failed:
-                self.api.force_delete_pod(ns, p['metadata']['name'], p['metadata']['uid'])
-                self.event(job, 'Normal', 'SuccessfulDeletePod', f'Deleted pod: {p["metadata"]["name"]}')
-                set_cond(ns_status, 'Restarting', 'True', 'JAXJobRestarting',
-                         f'JAXJob {name} is restarting because {len(retry_failed)} Worker replica(s) failed.', now)
-                self.event(job, 'Warning', 'JAXJobRestarting',
-                           f'JAXJob {name} is restarting because {len(retry_failed)} Worker replica(s) failed.')
-            if perm_failed and policy == 'ExitCode':
-                set_cond(ns_status, 'Failed', 'True', 'JAXJobFailed',
-                         f'job "{name}" is failing because "Worker" replica(s) failed.', now)
-                self.event(job, 'Warning', 'JAXJobFailed', f'job "{name}" is failing because "Worker" replica(s) failed.')
-            elif perm_failed and replicas > succeeded + active:
-                self.fail(job, ns_status, f'JAXJob {name} is failed because {perm_failed} Worker replica(s) failed.',
-                          now, True)
-            elif replicas - succeeded == 0 and replicas > 0 or replicas == 0:
-                rs.pop('active', None)
-                if active:
-                    rs['succeeded'] = succeeded + active
-                msg = f'JAXJob {ns}/{name} successfully completed.'
-                set_cond(ns_status, 'Succeeded', 'True', 'JAXJobSucceeded', msg, now)
-                ns_status['completionTime'] = now
-                self.event(job, 'Normal', 'JAXJobSucceeded', msg)
-            elif active > 0 and not retry_failed:
-                set_cond(ns_status, 'Running', 'True', 'JAXJobRunning', f'JAXJob {ns}/{name} is running.', now)
+            ads = rp.get('activeDeadlineSeconds')
+            if not done and isinstance(ads, int) and ns_status.get('startTime'):
+                started = parse_time(ns_status['startTime'])
+                left = started + ads - time.time()
+                if left <= 0:
+                    self.fail(job, ns_status, f'Job {name} has failed because it was active longer than specified '
+                              'deadline', now, True)
+                    done = True
+                else:
+                    self.kick(res, ns, name, left + 0.01)
+            if not done:
+                for p in retry_failed:
+                    self.api.force_delete_pod(ns, p['metadata']['name'], p['metadata']['uid'])
+                    self.event(job, 'Normal', 'SuccessfulDeletePod', f'Deleted pod: {p["metadata"]["name"]}')
+                    set_cond(ns_status, 'Restarting', 'True', 'JAXJobRestarting',
+                             f'JAXJob {name} is restarting because {len(retry_failed)} Worker replica(s) failed.', now)
+                    self.event(job, 'Warning', 'JAXJobRestarting',
+                               f'JAXJob {name} is restarting because {len(retry_failed)} Worker replica(s) failed.')
+                if perm_failed and policy == 'ExitCode':
+                    set_cond(ns_status, 'Failed', 'True', 'JAXJobFailed',
+                             f'job "{name}" is failing because "Worker" replica(s) failed.', now)
+                    self.event(job, 'Warning', 'JAXJobFailed', f'job "{name}" is failing because "Worker" replica(s) failed.')
+                elif perm_failed and replicas > succeeded + active:
+                    self.fail(job, ns_status, f'JAXJob {name} is failed because {perm_failed} Worker replica(s) failed.',
+                              now, True)
+                elif replicas - succeeded == 0 and replicas > 0 or replicas == 0:
+                    rs.pop('active', None)
+                    if active:
+                        rs['succeeded'] = succeeded + active
+                    msg = f'JAXJob {ns}/{name} successfully completed.'
+                    set_cond(ns_status, 'Succeeded', 'True', 'JAXJobSucceeded', msg, now)
+                    ns_status['completionTime'] = now
+                    self.event(job, 'Normal', 'JAXJobSucceeded', msg)
+                elif active > 0 and not retry_failed:
+                    set_cond(ns_status, 'Running', 'True', 'JAXJobRunning', f'JAXJob {ns}/{name} is running.', now)
+        finally:
+            del self.event
+        if self.app.faults.get('holdVerdict') and any(
+                c.get('type') in ('Succeeded', 'Failed') and c.get('status') == 'True'
+                for c in ns_status.get('conditions') or []):
+            return      # fault holdVerdict: the pods are in, the verdict waits for its removal
+        for a, k in evs:
+            self.event(*a, **k)
         written = self.write(R.JAXJOBS, new)
         if written is not None and any(c.get('type') in ('Succeeded', 'Failed') and c.get('status') == 'True'
                                        for c in (new.get('status') or {}).get('conditions') or []):

@@ -487,11 +487,12 @@ class Cluster:
             if v:
                 rs[key] = v
         new['replicaStatuses'] = {'Worker': rs}
+        evs = []    # the events of this decision: written with its status (SIM_VERDICT_DELAY)
         bl, ads = rp.get('backoffLimit'), rp.get('activeDeadlineSeconds')
         if isinstance(bl, int) and policy in ('OnFailure', 'Always', 'ExitCode') and restarts >= bl > 0:
-            self.fail(job, new, f'Job {name} has failed because it has reached the specified backoff limit', now)
+            self.fail(evs, job, new, f'Job {name} has failed because it has reached the specified backoff limit', now)
         elif isinstance(ads, int) and new.get('startTime') and parse_time(new['startTime']) + ads <= time.time():
-            self.fail(job, new, f'Job {name} has failed because it was active longer than specified deadline', now)
+            self.fail(evs, job, new, f'Job {name} has failed because it was active longer than specified deadline', now)
         else:
             if isinstance(ads, int) and new.get('startTime'):
                 self.kick('jaxjob', ns, name, parse_time(new['startTime']) + ads - time.time() + 0.05)
@@ -500,28 +501,40 @@ class Cluster:
                 self.event(job, 'Normal', 'SuccessfulDeletePod', f'Deleted pod: {p["metadata"]["name"]}')
                 msg = f'JAXJob {name} is restarting because {len(retry_failed)} Worker replica(s) failed.'
                 set_cond(new, 'Restarting', 'True', 'JAXJobRestarting', msg, now)
-                self.event(job, 'Warning', 'JAXJobRestarting', msg)
+                evs.append((job, 'Warning', 'JAXJobRestarting', msg))
             if perm_failed and policy == 'ExitCode':
                 msg = f'job "{name}" is failing because "Worker" replica(s) failed.'
                 set_cond(new, 'Failed', 'True', 'JAXJobFailed', msg, now)
-                self.event(job, 'Warning', 'JAXJobFailed', msg)
+                evs.append((job, 'Warning', 'JAXJobFailed', msg))
             elif perm_failed and replicas > succeeded + active:
-                self.fail(job, new, f'JAXJob {name} is failed because {perm_failed} Worker replica(s) failed.', now)
+                self.fail(evs, job, new, f'JAXJob {name} is failed because {perm_failed} Worker replica(s) failed.', now)
             elif replicas > 0 and succeeded == replicas:
                 msg = f'JAXJob {ns}/{name} successfully completed.'
                 set_cond(new, 'Succeeded', 'True', 'JAXJobSucceeded', msg, now)
                 new['completionTime'] = now
-                self.event(job, 'Normal', 'JAXJobSucceeded', msg)
+                evs.append((job, 'Normal', 'JAXJobSucceeded', msg))
             elif active > 0 and not retry_failed:
                 set_cond(new, 'Running', 'True', 'JAXJobRunning', f'JAXJob {ns}/{name} is running.', now)
-        if self.write_status(self.jaxjobs, JAXJOBS, job, new) is not None and any(
-                c.get('type') in ('Succeeded', 'Failed') and c.get('status') == 'True' for c in new['conditions']):
+        verdict = any(c.get('type') in ('Succeeded', 'Failed') and c.get('status') == 'True'
+                      for c in new['conditions'])
+        # SIM_VERDICT_DELAY: the verdict is written that long after the reconcile that first
+        # reached it (the pods' states are in at once), as a real operator's next reconcile
+        # writes it 100 ms to seconds after the pod failed; the job stays as it was meanwhile
+        delay = kf(k, 'SIM_VERDICT_DELAY', 0.0)
+        if verdict and delay > 0:
+            due = st.setdefault('verdict_due', time.monotonic() + delay)
+            if time.monotonic() < due:
+                self.kick('jaxjob', ns, name, due - time.monotonic() + 0.001)
+                return
+        for ev in evs:
+            self.event(*ev)
+        if self.write_status(self.jaxjobs, JAXJOBS, job, new) is not None and verdict:
             self.kick('jaxjob', ns, name)
 
-    def fail(self, job, status, msg, now):
+    def fail(self, evs, job, status, msg, now):
         set_cond(status, 'Failed', 'True', 'JAXJobFailed', msg, now)
         status['completionTime'] = now
-        self.event(job, 'Warning', 'JAXJobFailed', msg)
+        evs.append((job, 'Warning', 'JAXJobFailed', msg))
 
     def finished(self, job, st):
         """cleanPodPolicy and ttlSecondsAfterFinished of a finished JAXJob."""

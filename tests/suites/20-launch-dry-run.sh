@@ -204,6 +204,9 @@ bad_run 'a bad enum names the choices' jj launch "${base[@]}" --restart-policy n
 expect 'suggests the right case' "grep -q 'did you mean Never?' '$T/last.err'"
 bad_run 'a bad duration' jj launch "${base[@]}" --timeout '2 hours'
 bad_run 'a bad run enum' jj launch "${base[@]}" --logs some
+bad_run 'a worker set that is not one' jj launch "${base[@]}" --log-workers 3-1
+expect '... names the flag and the form it takes' "grep -q -- '--log-workers \"3-1\" is not a set of workers: give replica indices and ranges, comma separated, e.g. 0-7,255' '$T/last.err'"
+bad_run 'a worker set with --logs first' jj launch "${base[@]}" --logs first --log-workers 1
 bad_run 'a bad output format' jj launch "${base[@]}" -o xml
 bad_run 'a stray argument (command without --)' jj launch "${base[@]}" python train.py
 bad_run 'nothing after --' jj launch "${base[@]}" --

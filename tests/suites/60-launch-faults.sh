@@ -204,6 +204,58 @@ import json, sys
 r = [e for e in json.load(sys.stdin) if e[\"path\"].endswith(\"/log\") and \"tailLines=\" in e[\"query\"]]
 assert r and all(e.get(\"code\") == 200 for e in r), [(e[\"path\"], e.get(\"code\")) for e in r]
 '"
+# The completeness read of a worker's log starts when the pod watch says its container
+# terminated, not when the verdict comes: an operator writes the verdict on its next
+# reconcile, 100 ms to seconds later, and by then the read is done. Here the operator holds
+# the verdict back (fault holdVerdict) until every worker's read has reached the server;
+# only then does the test let it write the verdict. Without the early read this waits in
+# vain. The failed worker is named from the pod watch, its exit code and last lines from
+# what its stream delivered.
+ctl POST /_test/faults '{"logEofDelayMs": 600000, "holdVerdict": true}' >/dev/null
+ks_mark
+bg_launch ev1 --name ev1 --image x/jax:1 --workers 2 --env SIM_FAIL_WORKER=1 --env SIM_EXIT=3 \
+	--env SIM_LINES=3 --env SIM_DURATION=0.5 --log-drain 60s --out-failure="$O/ev1/failure" \
+	--out-message="$O/ev1/message"
+tails_of_ev1() {
+	requests | python3 -c '
+import json, sys
+t = {e["path"] for e in json.load(sys.stdin) if e["path"].endswith("/log") and "tailLines=" in e["query"]}
+sys.exit(0 if len([p for p in t if "/ev1-worker-" in p]) == 2 else 1)'
+}
+wait_for tails_of_ev1
+expect 'the end of each exited worker'"'"'s log is read before the operator writes the verdict' "
+	tails_of_ev1 && test \"\$(job_state ev1)\" = Created,Running"
+ctl POST /_test/faults '{"holdVerdict": null}' >/dev/null
+bg_wait ev1
+rc=$?
+ctl DELETE /_test/faults >/dev/null
+expect "... Failed: exit 1 (got $rc), every line once, none incomplete, no read cancelled" "
+	test $rc -eq 1 && test \"\$(grep -c '^\[worker-[01]\] step [1-3]/3 ' $T/ev1.out)\" -eq 6 &&
+	grep -q '^\[worker-1\] ERROR:sim:worker 1' $T/ev1.out && test -z \"\$(sort $T/ev1.out | uniq -d)\" &&
+	! grep -q incomplete $T/ev1.err && requests | python3 -c '
+import json, sys
+r = [e for e in json.load(sys.stdin) if e[\"path\"].endswith(\"/log\")]
+assert r and all(e.get(\"code\") == 200 for e in r), [(e[\"path\"], e.get(\"code\")) for e in r]'"
+expect '... the outputs name worker-1, its exit code 3 and its last lines' "
+	python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))
+assert f[\"worker\"] == 1 and f[\"exit_code\"] == 3, f
+assert any(\"ERROR:sim:worker 1\" in l for l in f[\"last_lines\"]), f' $O/ev1/failure &&
+	grep -q 'worker-1' $O/ev1/message"
+ctl DELETE $J/ev1 >/dev/null
+# A log that cannot be read whole within --log-drain (each line 3 s late, the stream never
+# ends by itself): the run's outcome stands, and its outputs say which log is incomplete,
+# not only stderr (issue 32: a 1,000-worker run lost lines with a summary of a whole run).
+ctl POST /_test/faults '{"logEofDelayMs": 600000, "logDelayMs": 3000}' >/dev/null
+expect_run 0 'a log not read whole within --log-drain: Succeeded all the same' li1 \
+	launch --name li1 --image x/jax:1 --workers 1 --env SIM_LINES=3 --env SIM_DURATION=0.3 \
+	--log-drain 1s --out-summary="$O/li1/summary"
+ctl DELETE /_test/faults >/dev/null
+expect '... and the summary output names it, as stderr does' "
+	grep -q 'the log of worker-0 is incomplete' $T/li1.err &&
+	grep -q '^| logs incomplete | worker-0: the stream broke for good or did not end within --log-drain |\$' $O/li1/summary"
+ctl DELETE $J/li1 >/dev/null
 # A stream that fell behind (each line sent 300 ms late) is never cut on quiet: quiet
 # cannot tell it has delivered everything. Reading the log's end once the container exited
 # can: the lines after the stream's last one are printed from it and the stream is

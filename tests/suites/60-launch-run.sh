@@ -96,6 +96,12 @@ expect 'the failed job is kept by default (--delete-after=never)' 'test "$(job_s
 expect_run 0 '--logs=first streams worker 0 only' first2 \
 	launch --name first2 --image x/jax:1 --workers 2 --logs first -- python train.py
 expect '... and nothing of worker 1' 'grep -q "^\[worker-0\] " $T/first2.out && ! grep -q "^\[worker-1\]" $T/first2.out'
+expect_run 0 '--log-workers 1,3-4 streams those workers only, each whole' set5 \
+	launch --name set5 --image x/jax:1 --workers 5 --log-workers 1,3-4 --env SIM_LINES=2 -- python train.py
+expect '... and nothing of the others, none incomplete' '
+	test "$(grep -c "^\[worker-[134]\] step [12]/2 " $T/set5.out)" -eq 6 &&
+	test "$(grep -c "^\[worker-[134]\] INFO:sim:worker [134] finished" $T/set5.out)" -eq 3 &&
+	! grep -q "^\[worker-[02]\]" $T/set5.out && ! grep -q incomplete $T/set5.err'
 expect_run 0 '--logs=none --quiet prints nothing at all' none2 \
 	launch --name none2 --image x/jax:1 --workers 2 --logs none --quiet -- python train.py
 expect '... stdout and stderr empty' 'test ! -s $T/none2.out && test ! -s $T/none2.err'

@@ -70,7 +70,14 @@ const struct run_flag launch_run_flags[] = {
 	  "NoMatchingFlavor; older Kueue: \"> maximum capacity\") for all of DURATION: exit 8, "
 	  "state QueueInadmissible, cleaned up per --on-cancel (default 1m; 0 = wait anyway)" },
 	{ "logs", "WHICH", "waiting and cleanup", RF_ENUM, OFF(logs), logs_names,
-	  "worker logs to stream: all, first (worker 0), none (default all)" },
+	  "worker logs to stream: all, first (worker 0), none (default all). At most 64 logs "
+	  "are followed at once: with more workers running, the others' lines appear when a "
+	  "followed worker exits (each log is then read from its start: none is lost); for a "
+	  "big job, --log-workers picks the ones to follow live" },
+	{ "log-workers", "SET", "waiting and cleanup", RF_SPECIAL, 0, NULL,
+	  "with --logs all: follow only these workers' logs, by replica index: 0-7,255 (at most "
+	  "32 ranges); with 64 workers or fewer in it, each one's lines appear as they are "
+	  "written (default: every worker)" },
 	{ "delete-after", "WHEN", "waiting and cleanup", RF_ENUM, OFF(delete_after), delete_names,
 	  "delete the finished job: never, success, always (default never)" },
 	{ "on-cancel", "ACTION", "waiting and cleanup", RF_ENUM, OFF(on_cancel), cancel_names,

@@ -213,11 +213,39 @@ int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *
 
 	if (rc == 0 && launch_metrics_flags_check(o, e))
 		return -1;
+	if (rc == 0 && o->log_workers.n && o->logs != LOGS_ALL)
+		return err_set(e, ERR_INPUT, "--log-workers picks among every worker's logs, but "
+			       "--logs %s follows %s: use --logs all with it, or leave it out",
+			       o->logs == LOGS_FIRST ? "first" : "none",
+			       o->logs == LOGS_FIRST ? "worker 0 only" : "none");
 	if (rc == 0 && o->dry_run && o->server_dry_run)	/* neither may silently win */
 		return err_set(e, ERR_INPUT, "--dry-run and --server-dry-run are both given: --dry-run "
 			       "prints the job and touches no cluster, --server-dry-run has the API "
 			       "server validate it; keep one");
 	return rc;
+}
+
+int launch_opts_logs_worker(const struct launch_opts *o, int index)
+{
+	if (o->logs == LOGS_NONE)
+		return 0;
+	if (o->logs == LOGS_FIRST)
+		return index == 0;
+	if (!o->log_workers.n)
+		return 1;
+	for (int i = 0; i < o->log_workers.n; i++)
+		if (index >= o->log_workers.lo[i] && index <= o->log_workers.hi[i])
+			return 1;
+	return 0;
+}
+
+int launch_opts_logs_count(const struct launch_opts *o, int replicas)
+{
+	int n = 0;
+
+	for (int i = 0; i < replicas; i++)
+		n += launch_opts_logs_worker(o, i);
+	return n;
 }
 
 void launch_opts_free(struct launch_opts *o)

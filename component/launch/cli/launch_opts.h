@@ -27,6 +27,14 @@
 #include "launch_metrics.h"
 
 enum launch_logs { LOGS_ALL, LOGS_FIRST, LOGS_NONE };
+
+/* --log-workers SET: the workers whose logs are followed, as ranges of
+ * replica indices ("0-7,255": 0..7 and 255); n == 0: every worker. */
+#define LAUNCH_LOG_SET_MAX 32
+struct launch_log_set {
+	int n;
+	int lo[LAUNCH_LOG_SET_MAX], hi[LAUNCH_LOG_SET_MAX];
+};
 enum launch_delete_after { DELETE_NEVER, DELETE_ON_SUCCESS, DELETE_ALWAYS };
 enum launch_on_cancel { CANCEL_DELETE, CANCEL_SUSPEND, CANCEL_LEAVE };
 enum launch_output_format { OUTPUT_YAML, OUTPUT_JSON };
@@ -88,6 +96,7 @@ struct launch_opts {
 	double queue_every_s;		/* --queue-progress-every: a "queued" line this often (0 = on change only) */
 	double queue_hopeless_s;	/* --queue-hopeless-after: Kueue says it cannot admit it (0 = never end) */
 	enum launch_logs logs;		/* --logs all|first|none */
+	struct launch_log_set log_workers;	/* --log-workers 0-7,255 (with --logs all) */
 	enum launch_delete_after delete_after;	/* --delete-after never|success|always */
 	enum launch_on_cancel on_cancel;	/* --on-cancel delete|suspend|leave */
 	double fail_fast_s;		/* --fail-fast-after: grace before an unrecoverable state fails the step */
@@ -116,6 +125,11 @@ struct launch_opts {
  * (the caller prints it and exits 2).
  */
 int launch_opts_parse(struct launch_opts *o, int argc, char **argv, struct err *e);
+
+/* Is worker `index`'s log followed (--logs, --log-workers)? */
+int launch_opts_logs_worker(const struct launch_opts *o, int index);
+/* How many of the workers 0..replicas-1 have their log followed. */
+int launch_opts_logs_count(const struct launch_opts *o, int replicas);
 void launch_opts_free(struct launch_opts *o);
 
 #endif

@@ -79,6 +79,50 @@ static int parse_enum(const struct run_flag *f, const char *s, int *out, struct 
 	return -1;
 }
 
+/* One replica index of --log-workers at *s (digits only); -1 when none. */
+static long log_set_index(const char **s)
+{
+	long v = 0;
+	const char *p = *s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9' && v <= 1000000)
+		v = v * 10 + (*p++ - '0');
+	*s = p;
+	return v > 1000000 ? -1 : v;
+}
+
+/* --log-workers 0-7,12: ranges of replica indices, comma separated. */
+static int parse_log_set(const char *v, struct launch_log_set *set, struct err *e)
+{
+	const char *s = v;
+
+	set->n = 0;
+	while (*s) {
+		long lo = log_set_index(&s), hi = lo;
+		if (lo >= 0 && *s == '-') {
+			s++;
+			hi = log_set_index(&s);
+		}
+		if (lo < 0 || hi < lo || (*s && *s != ',') || (*s == ',' && !s[1]))
+			return err_set(e, ERR_INPUT, "--log-workers \"%s\" is not a set of workers: give "
+				       "replica indices and ranges, comma separated, e.g. 0-7,255", v);
+		if (set->n == LAUNCH_LOG_SET_MAX)
+			return err_set(e, ERR_INPUT, "--log-workers \"%s\" has more than %d ranges: "
+				       "join neighbouring ones (0-7 for 0,1,...,7)", v,
+				       LAUNCH_LOG_SET_MAX);
+		set->lo[set->n] = (int)lo;
+		set->hi[set->n++] = (int)hi;
+		if (*s == ',')
+			s++;
+	}
+	if (!set->n)
+		return err_set(e, ERR_INPUT, "--log-workers is empty: give replica indices and "
+			       "ranges, e.g. 0-7,255 (or leave it out: every worker)");
+	return 0;
+}
+
 /* --patch '{...}' or --patch @file.yaml: a mapping (JSON merge patch). */
 static int parse_patch(struct launch_opts *o, const char *s, struct err *e)
 {
@@ -197,6 +241,8 @@ int launch_flag_set(struct launch_opts *o, const struct run_flag *f, const char 
 			return parse_patch(o, v, e);
 		if (!strcmp(f->flag, "failure-lines"))
 			return launch_count(f->flag, v, 1, DIAG_LAST_LINES_MAX, &o->failure_lines, e);
+		if (!strcmp(f->flag, "log-workers"))
+			return parse_log_set(v, &o->log_workers, e);
 		break;
 	case RF_METRIC:
 		break;

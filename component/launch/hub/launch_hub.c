@@ -331,6 +331,7 @@ struct launch_hub *launch_hub_new(const struct launch_ctx *ctx)
 
 	h->ctx = ctx;
 	h->phase = RUN_CREATING;
+	buf_init(&h->incomplete);
 	h->why.queue_why = h->q.why;
 	h->clock_rep = &clock_reports;
 	launch_verdict_of(NULL, &h->v);
@@ -350,6 +351,7 @@ void launch_hub_free(struct launch_hub *h)
 	qpos_free(h->qpos);
 	jobwatch_free(h->jw);
 	cJSON_Delete(h->job);
+	buf_free(&h->incomplete);
 	free(h);
 }
 

@@ -103,8 +103,13 @@ struct kueue_eviction;
 void launch_hub_queue_seen(const struct launch_hub *h, int *in_lq, int *in_cq,
 			   struct kueue_eviction *ev);
 /* After a finished job's wait: one warning naming the workers whose log is
- * incomplete, if any. */
-void launch_hub_drain_report(const struct launch_hub *h);
+ * incomplete, if any; the same words are kept for the outputs
+ * (launch_hub_logs_incomplete). */
+void launch_hub_drain_report(struct launch_hub *h);
+/* What the drain report said ("worker-3, worker-9: the stream broke for
+ * good or ..."), or NULL when every worker's log was read whole; owned by
+ * the hub. */
+const char *launch_hub_logs_incomplete(const struct launch_hub *h);
 /* How each worker that did not succeed ended (stderr). */
 void launch_hub_workers_report(const struct launch_hub *h);
 /* Counts from the pods seen; returns how many pods were seen. */

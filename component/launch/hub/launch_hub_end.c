@@ -82,7 +82,7 @@ int launch_hub_finished_meanwhile(struct launch_hub *h)
 	return 1;
 }
 
-void launch_hub_drain_report(const struct launch_hub *h)
+void launch_hub_drain_report(struct launch_hub *h)
 {
 	struct buf who = BUF_INIT;
 	int n;
@@ -90,12 +90,21 @@ void launch_hub_drain_report(const struct launch_hub *h)
 	if (h->why.end != END_FINISHED)
 		return;
 	n = workers_incomplete(h->workers, &h->v, &who);
-	if (n)
+	buf_reset(&h->incomplete);
+	if (n) {
+		buf_addf(&h->incomplete, "%s: %s", who.data, h->why.signo ?
+			 "the wait for the logs was cut short by a signal" :
+			 "the stream broke for good or did not end within --log-drain");
 		launch_progress_note(h->ctx->prog, "warning: the log%s of %s %s incomplete: %s",
 				     n > 1 ? "s" : "", who.data, n > 1 ? "are" : "is",
-				     h->why.signo ? "the wait for the logs was cut short by a signal" :
-				     "the stream broke for good or did not end within --log-drain");
+				     h->incomplete.data + who.len + 2);
+	}
 	buf_free(&who);
+}
+
+const char *launch_hub_logs_incomplete(const struct launch_hub *h)
+{
+	return h->incomplete.len ? h->incomplete.data : NULL;
 }
 
 void launch_hub_workers_report(const struct launch_hub *h) { workers_report(h->workers); }

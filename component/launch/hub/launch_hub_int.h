@@ -40,6 +40,7 @@ struct launch_hub {
 	const struct hub_clock_reports *clock_rep;
 	struct kube_timer *deadline, *stuck_timer, *drain_timer;
 	int draining;			/* terminal seen: waiting for log streams to end */
+	struct buf incomplete;		/* the drain report's words, for the outputs */
 
 	/*
 	 * Kueue's queue clock (launch_hub_clock.c). Queue time is not run

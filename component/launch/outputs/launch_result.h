@@ -34,6 +34,8 @@ struct launch_result {
 	const char *cleanup;	/* what cleanup did ("deleted", "suspended"), or NULL */
 	const char *logs_lost;	/* worker log lines never written to stdout, per
 				 * worker ("worker-0: 12 lines"), or NULL */
+	const char *logs_incomplete;	/* workers whose log could not be read whole
+					 * within --log-drain, and why; or NULL */
 	struct launch_workers workers;	/* as the ending counted them (launch_ending_workers) */
 	const char *queue;	/* Kueue LocalQueue of a queue-managed job, or NULL */
 	double queued_s, run_s;	/* with `queue`: time held by Kueue, and the rest */

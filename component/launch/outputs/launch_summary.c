@@ -152,6 +152,7 @@ void launch_summary(const struct launch_result *r, struct buf *out)
 		md_row(out, "API traffic", tmp);
 	}
 	md_row(out, "log lines not written", r->logs_lost);
+	md_row(out, "logs incomplete", r->logs_incomplete);
 	snprintf(tmp, sizeof(tmp), "%d", r->outcome.exit_code);
 	md_row(out, "exit code", tmp);
 	metrics_table(r->metrics, out);

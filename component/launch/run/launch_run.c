@@ -208,6 +208,7 @@ int launch_run(const struct launch_opts *o, const struct jobapi *api, const cJSO
 		r.logs_lost = lost.data;
 	}
 	r.job = h ? launch_hub_job(h) : NULL;
+	r.logs_incomplete = h ? launch_hub_logs_incomplete(h) : NULL;
 	r.cleanup = note.len ? note.data : NULL;
 	r.now = kube_wall_now();
 	if (ctx.c) {

@@ -17,21 +17,23 @@
 #define MAX_DROPS 20
 /* How far back the end of an exited container's log is read to finish its
  * stream at once (kube_log_complete): a stream that keeps up is a few lines
- * behind at most; one further behind ends when the kubelet ends it (about a
- * second after the exit on a real one). There used to be a shortcut for a
+ * behind at most; one further behind is read once more after the verdict,
+ * then ends when the kubelet ends it (about a second after the exit on a
+ * real one). There used to be a shortcut for a
  * quiet stream that had always kept up (cut after 100 ms of quiet): a
  * kubelet stalled across the verdict (tests/suites/94-stall.sh) made it cut
  * streams that still held half their lines. */
 #define DRAIN_TAIL_LINES 32
 
 static void survivor_left(struct launch_pod *p, const struct err *e);
+static void complete_from_tail(struct launch_pod *p);
 
 static int wants_logs(const struct workers *w, const struct launch_pod *p)
 {
 	if (w->ctx->o->logs == LOGS_NONE || !w->rep->waiting(w->hub) || workers_logs_denied(w) ||
 	    w->ctx->deny.pods)
 		return 0;	/* (a denial was said once, before the create) */
-	return w->ctx->o->logs == LOGS_ALL || p->index == 0;
+	return launch_opts_logs_worker(w->ctx->o, p->index);	/* --logs, --log-workers */
 }
 
 /* Start queued follows while slots are free: exited containers first. */
@@ -129,7 +131,11 @@ void workers_follow(struct launch_pod *p)
 	struct err e = ERR_INIT;
 
 	p->queued = 0;
-	if (p->log || p->refollow || p->gone || !wants_logs(w, p))
+	if (p->log) {	/* the pod changed: its container may have just exited */
+		complete_from_tail(p);
+		return;
+	}
+	if (p->refollow || p->gone || !wants_logs(w, p))
 		return;
 	if (!p->running && !p->terminated)
 		return;
@@ -168,20 +174,28 @@ void workers_follow(struct launch_pod *p)
 /*
  * The container has terminated, so its log is final: finish its follow from
  * the log's end now (kube_log_complete) rather than when the kubelet notices
- * the exit, up to a second later. Only after the verdict (draining): then
- * the step waits for the answer; asked before, the kubelet's end usually
- * came first and the read was cancelled, an HTTP 500 in the API server for
- * every worker (issue 21). Not for a read of an exited container (it ends
- * by itself) nor twice for one follow.
+ * the exit, up to a second later. Asked as soon as the pod watch says
+ * "terminated" - before the verdict, which the operator writes after its
+ * next reconcile (100 ms to seconds on a real cluster): the read is done by
+ * the time the verdict comes, and the step exits when it does. Such a read
+ * is never cancelled because the kubelet's end came first (kube_log keeps
+ * that end until the read answers; cancelled, each was an HTTP 500 in the
+ * API server, issue 21). Not for a read of an exited container (it ends by
+ * itself). Twice at most per follow: a read that could not place the
+ * stream (it was more than DRAIN_TAIL_LINES behind when the worker exited)
+ * is asked once more after the verdict, when the stream has had time to
+ * catch up; after that, the kubelet's end is waited for.
  */
 static void complete_from_tail(struct launch_pod *p)
 {
 	struct err e = ERR_INIT;
 
-	if (!p->w->draining || !p->log || p->log_once || p->tail_asked || !p->terminated ||
-	    p->running || p->ls.restarts > p->restarts)
+	if (!p->log || p->log_once || !p->terminated || p->running ||
+	    p->ls.restarts > p->restarts || kube_log_completing(p->log))
 		return;
-	p->tail_asked = 1;	/* done: on_log_end, as for a stream the kubelet ended */
+	if (p->tail_asked >= 2 || (p->tail_asked == 1 && !p->w->draining))
+		return;
+	p->tail_asked++;	/* done: on_log_end, as for a stream the kubelet ended */
 	if (kube_log_complete(p->log, DRAIN_TAIL_LINES, &e))
 		err_clear(&e);
 }

@@ -12,7 +12,7 @@
  * new container from its beginning; a follow that ends while its container
  * is still running (a dropped connection) is resumed after a short pause,
  * skipping the lines already printed (launch_logs.h). `--logs=first` follows
- * only worker 0, `--logs=none` none.
+ * only worker 0, `--logs=none` none, `--log-workers 0-7` workers 0 to 7.
  *
  * A worker whose container has already exited when we first see it (fast
  * workers, a big job whose pods finish before we get to them) gets its log
@@ -27,8 +27,10 @@
  * worker's log is complete - workers_drained() - or at --log-drain.
  * Complete means certain, never guessed from a quiet stream: the kubelet
  * ended the stream (the container exited), or a read of the log's end
- * (kube_log_complete, after the verdict: only then is its answer waited
- * for) placed the stream in it and delivered the rest. A stream that is
+ * (kube_log_complete, started when the pod watch shows the container
+ * terminated, so that it is done when the operator's verdict comes; its
+ * answer is always waited for) placed the stream in it and delivered the
+ * rest. A stream that is
  * slow, stalled or behind is waited for, so no line of a terminated
  * container is lost unless --log-drain runs out, and then it is named.
  *
@@ -193,8 +195,11 @@ static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
 		const char *uid = jtree_get_string(pod, "metadata.uid", NULL);
 		struct launch_pod *p = uid ? pod_find(w, uid) : NULL;
 		if (p) {
-			/* its last state: a preemption or eviction may show only here */
-			diagnose(w, p, pod);
+			/* its last state: a preemption or eviction may show only here
+			 * (a deletion found by a re-list has only the pod's metadata:
+			 * the watch keeps no more of it, kube_watch_track_meta) */
+			if (jtree_get(pod, "status"))
+				diagnose(w, p, pod);
 			p->gone = 1;
 			p->queued = 0;	/* its log cannot be read any more */
 			p->stuck[0] = '\0';
@@ -244,6 +249,9 @@ int workers_start(struct workers *w, const char *from, struct err *e)
 	jobapi_pod_selector(w->ctx->api, w->ctx->name, &sel);
 	w->watch = launch_ctx_watch(w->ctx, &KUBE_POD, sel.data, NULL, from, NULL, on_pod_event,
 				    on_pod_watch_state, w, e);
+	/* what the run needs of a pod is in struct launch_pod and the diagnosis:
+	 * the watch need not hold every pod object too (1,000 workers: ~15 MB) */
+	kube_watch_track_meta(w->watch);
 	buf_free(&sel);
 	return w->watch ? 0 : -1;
 }
@@ -272,15 +280,22 @@ static int workers_unseen(const struct workers *w, const struct launch_verdict *
 	done = v->w.succeeded + v->w.failed;
 	for (int i = 0; i < w->npods; i++) {
 		const struct launch_pod *p = w->pods[i];
-		if (w->ctx->o->logs == LOGS_FIRST && p->index != 0)
+		if (!launch_opts_logs_worker(w->ctx->o, p->index))
 			continue;
 		if (p->terminated || p->gone)
 			seen++;
 	}
-	if (w->ctx->o->logs == LOGS_FIRST)
+	if (w->ctx->o->logs == LOGS_FIRST) {
 		unseen = done > 0 && seen == 0 ? 1 : 0;
-	else
+	} else if (w->ctx->o->log_workers.n) {
+		/* --log-workers: of the `done`, at most those outside the set are not
+		 * ours to wait for (which ones finished, the counts do not say) */
+		int want = v->w.replicas > 0 ? launch_opts_logs_count(w->ctx->o, v->w.replicas) : 0;
+		int ours = v->w.replicas > 0 ? done - (v->w.replicas - want) : 0;
+		unseen = ours > seen ? ours - seen : 0;
+	} else {
 		unseen = done > seen ? done - seen : 0;
+	}
 	/*
 	 * A status without worker counts (TrainJob: it counts child Jobs) does
 	 * not say which worker failed; after Failed, that worker is the one
@@ -328,8 +343,7 @@ int workers_incomplete(const struct workers *w, const struct launch_verdict *v, 
 
 	for (int i = 0; i < w->npods; i++) {
 		const struct launch_pod *p = w->pods[i];
-		if (w->ctx->o->logs == LOGS_NONE || workers_logs_denied(w) ||
-		    (w->ctx->o->logs == LOGS_FIRST && p->index != 0))
+		if (workers_logs_denied(w) || !launch_opts_logs_worker(w->ctx->o, p->index))
 			continue;
 		if ((!p->running && !p->terminated) || p->done_restarts >= p->restarts)
 			continue;

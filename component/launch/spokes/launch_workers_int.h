@@ -33,7 +33,7 @@ struct launch_pod {
 	int clean_end;		/* the last follow ended without error */
 	int queued;		/* due for a follow, waiting for a free stream slot */
 	int log_once;		/* the stream reads an exited container's log (no follow) */
-	int tail_asked;		/* kube_log_complete() was started for this follow */
+	int tail_asked;		/* kube_log_complete() reads started for this follow */
 	int leaving;		/* a survivor of Failed: its last read, then left */
 	struct kube_timer *refollow;
 };
