@@ -1,9 +1,12 @@
 # Dockerfile - the jaxjob image: one binary, the libraries it links, CA
 # certificates, /etc/passwd, /tmp. Nothing else (no shell, no package manager).
 #
-#   make image IMAGE=registry.example.com/ml/jaxjob:1.2.3   (passes VERSION and REVISION,
-#                                    and writes IMAGE into the files that run it)
+#   make image-docker IMAGE=registry.example.com/ml/jaxjob:1.2.3   (passes VERSION,
+#                                    REVISION, SOURCE, SOURCE_DATE_EPOCH, and writes
+#                                    IMAGE into the files that run it)
 #   docker build --build-arg REVISION=$(git rev-parse HEAD) -t jaxjob:0.1.0 .
+# `make image` builds the same image without a daemon (scripts/mkimage.sh,
+# umoci); scripts/image-diff.sh compares the two (README, Install).
 #
 # The build stage runs exactly what `make rootfs` runs on a developer machine,
 # so build/rootfs here is the tree tests/suites/80-rootfs.sh verifies with
@@ -26,9 +29,13 @@ COPY scripts/build-slim-deps.sh scripts/build-slim-deps.sh
 ENV JAXJOB_SLIM_DIR=/opt/jaxjob-slim
 RUN scripts/build-slim-deps.sh
 COPY . .
-# the build context has no .git: the commit `jaxjob --version` prints comes in
+# the build context has no .git: the commit `jaxjob --version` prints, the
+# source URL and the time every file is stamped with come in (make image-docker
+# passes what make image uses), then make sbom builds build/rootfs and its SBOM
 ARG REVISION=unknown
-RUN make rootfs JAXJOB_COMMIT=${REVISION}
+ARG SOURCE=unknown
+ARG SOURCE_DATE_EPOCH=0
+RUN make sbom JAXJOB_COMMIT=${REVISION} IMAGE_REVISION=${REVISION} IMAGE_SOURCE=${SOURCE}
 
 FROM scratch
 ARG VERSION=0.1.0
@@ -43,6 +50,8 @@ LABEL org.opencontainers.image.title="jaxjob" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.licenses="Apache-2.0"
 COPY --from=build /src/build/rootfs/ /
+# the SBOM, where make image puts it (scripts/mkimage.sh, layer 2)
+COPY --from=build /src/build/jaxjob-sbom.cdx.json /usr/share/doc/jaxjob/sbom.cdx.json
 USER 65532:65532
 WORKDIR /tmp
 ENTRYPOINT ["/usr/local/bin/jaxjob"]

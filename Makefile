@@ -38,7 +38,7 @@ PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$
 # need none. A plain `make` on a machine without them says what to run
 # instead of failing on a missing header.
 NO_PKG_GOALS := deps check check-quick check-long check-stress demo fresh-check clean deploy \
-	deploy-check health-snippet image rootfs set-image
+	deploy-check health-snippet image image-docker rootfs sbom set-image
 ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v $(firstword $(CC)) >/dev/null 2>&1 && echo ok),ok)
 $(error missing build packages (compiler, pkg-config, -dev packages); run `make deps` (as root or with sudo) first, or `make demo` / `make check`, which install them)
@@ -71,6 +71,10 @@ endif
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wvla
 CFLAGS  ?=
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -I. -Ilib $(PKG_CFLAGS) -MMD -MP
+# No path of this checkout in any binary (debug info, __FILE__, and so the
+# build id): two checkouts of one commit build the same image (make image,
+# with or without the slim libraries). Debuggers find the sources from the top.
+CFLAGS  += -ffile-prefix-map=$(CURDIR)=.
 LDFLAGS ?=
 ifneq ($(SLIM_DIR),)
 # The image's binary is one large PIE (static OpenSSL's method tables are
@@ -98,7 +102,17 @@ MAIN_OBJ := $(call OBJ_OF,$(MAIN_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 .PHONY: all unit clean check check-quick demo deps fresh-check release-check fuzz bench
-all: $(BUILD)/jaxjob $(BUILD)/layers-ok $(BUILD)/include-cycles-ok
+all: $(BUILD)/jaxjob $(BUILD)/layers-ok $(BUILD)/include-cycles-ok $(BUILD)/module-graph-ok
+ifneq ($(SLIM_DIR),)
+# The static archives the image's binary links, one path a line, read from
+# the link line itself: the SBOM's components (scripts/sbom.py, make sbom).
+all: $(BUILD)/static-libs
+$(BUILD)/static-libs: FORCE
+	@mkdir -p $(BUILD)
+	@for a in $(filter-out -l:%,$(filter %.a,$(PKG_LIBS))) $(patsubst -l:%,%,$(filter -l:%,$(PKG_LIBS))); do \
+		case $$a in /*) readlink -f "$$a" ;; *) readlink -f "$$($(CC) -print-file-name="$$a")" ;; esac; \
+	done >$@.tmp && mv $@.tmp $@
+endif
 
 # The layers, enforced rather than asserted: every object of the core linked
 # into a program with no front-end object (--whole-archive pulls each one in),
@@ -114,11 +128,21 @@ $(BUILD)/layers-ok: $(BUILD)/libjaxjob.a
 # No include circle between modules (foo.c and foo.h are one module): the
 # #include "..." lines of lib/ and the front-ends read as a graph, a circle
 # fails the build with the line that names it; the few accepted for now are
-# listed, with the reason, in the script (scripts/include-cycles.sh).
+# listed, with the reason, in the script (scripts/module-graph.sh).
 CYCLE_SRC := $(sort $(wildcard lib/*.[ch] component/*.[ch] component/launch/*/*.[ch] argocd-plugin/*.[ch] health-checks/*.[ch]))
-$(BUILD)/include-cycles-ok: scripts/include-cycles.sh $(CYCLE_SRC)
+$(BUILD)/include-cycles-ok: scripts/module-graph.sh $(CYCLE_SRC)
 	@mkdir -p $(BUILD)
-	@scripts/include-cycles.sh
+	@scripts/module-graph.sh
+	@touch $@
+
+# No circle of calls or includes between modules (a .c with the header of its
+# name), read from the objects (nm: who uses a name that only another
+# defines) and the #include lines, and at most two arrows running back up
+# between the launch's folders (run > hub > spokes, cli > outputs): the
+# definitions are in scripts/module-graph.sh and docs/architecture.md. It
+# prints one line of figures per part (modules, floors, arrows).
+$(BUILD)/module-graph-ok: scripts/module-graph.sh $(CYCLE_SRC) $(MAIN_OBJ) $(APP_OBJ) $(CORE_OBJ)
+	@scripts/module-graph.sh --objects $(BUILD)/obj
 	@touch $@
 
 $(BUILD)/jaxjob: $(MAIN_OBJ) $(APP_OBJ) $(BUILD)/libjaxjob.a
@@ -164,6 +188,7 @@ UNIT_APP_test_launch_parts  := launch_identity launch_logs launch_stdout \
 UNIT_APP_test_launch_hub    := launch_hub launch_hub_clock launch_hub_end \
 			       launch_verdict \
 			       launch_progress launch_result launch_outcome
+UNIT_APP_test_launch_kueue_reasons := launch_kueue_reasons
 UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
 UNIT_APP_test_render_repo   := argocd-plugin/render_repo
 comma := ,
@@ -243,19 +268,31 @@ fresh-check:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# (build/npm*: validators from npm, whose packages hold directories named *.d)
+-include $(shell find build -path 'build/npm*' -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 # ---------------------------------------------------------------------------
-# Shipping (issue #7): the image's filesystem, the image, the install
-# manifests. Owned by scripts/mkrootfs.sh, Dockerfile, deploy/.
+# Shipping (issue #7, #34): the image's filesystem, the image, its SBOM, the
+# install manifests. Owned by scripts/mkrootfs.sh, scripts/sbom.py,
+# scripts/mkimage.sh, Dockerfile, deploy/.
 #
 #   make rootfs   build/rootfs from the RELEASE build (build/jaxjob, even when
 #                 called with SAN=1); prints a size breakdown and the total
-#   make image    docker/podman build of Dockerfile where an engine works;
-#                 where none does it says so and exits 0 (IMAGE_REQUIRED=1:
-#                 exit 1 instead, for CI jobs that must produce the image).
+#   make sbom     build/rootfs, then its CycloneDX 1.5 SBOM from the build
+#                 inputs: build/jaxjob-sbom.cdx.json (scripts/sbom.py)
+#   make image    the OCI image without a container daemon (umoci, skopeo):
+#                 build/image/ (OCI layout) and build/jaxjob-image.tar
+#                 (docker-archive) from build/rootfs and the SBOM, every time
+#                 in it SOURCE_DATE_EPOCH (default: the commit's time), so one
+#                 commit gives one manifest digest (scripts/mkimage.sh). The
+#                 slim libcurl/libgit2 are built first when not cached, as the
+#                 Dockerfile does (IMAGE_SLIM=if-cached: never build them).
 #                 IMAGE=registry.example.com/ml/jaxjob:1.2.3 names the image
-#                 (default jaxjob:<lib/version.h>); it first runs set-image
+#                 (default jaxjob:<lib/version.h>) and, given on the command
+#                 line, first runs set-image; without it no tracked file changes
+#   make image-docker  docker/podman build of Dockerfile where an engine works
+#                 (IMAGE_REQUIRED=1: exit 1 where none does); compare the two
+#                 with scripts/image-diff.sh (README, Install)
 #   make set-image  write IMAGE into every file that runs the image: the KFP
 #                 component, the Argo WorkflowTemplate, the KFP examples, the
 #                 Argo CD sidecar (and deploy/) (scripts/set-image.py)
@@ -266,8 +303,32 @@ clean:
 JAXJOB_VERSION := $(shell sed -n 's/^\#define JAXJOB_VERSION "\(.*\)"/\1/p' lib/version.h)
 ROOTFS  ?= build/rootfs
 IMAGE   ?= jaxjob:$(JAXJOB_VERSION)
+IMAGE_DIR ?= build/image
+IMAGE_TAR ?= build/jaxjob-image.tar
+SBOM    ?= build/jaxjob-sbom.cdx.json
+IMAGE_SLIM ?= build
 IMAGE_REQUIRED ?=
-.PHONY: rootfs image deploy deploy-check set-image
+.PHONY: rootfs sbom image image-docker deploy deploy-check set-image
+
+# What the image is stamped with, all from the checkout (evaluated only when
+# used): the commit (-dirty when tracked files differ), the remote as a URL
+# (never a local path; any user:password@ part removed), the commit's time.
+IMAGE_REVISION = $(shell c=$$(git rev-parse HEAD 2>/dev/null) || c=unknown; \
+	[ $$c = unknown ] || git diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; echo $$c)
+IMAGE_SOURCE = $(shell git remote get-url origin 2>/dev/null | sed -n 's|://[^/@]*@|://|; /^\(https\?\|ssh\):\/\/\|^git@/p')
+IMAGE_EPOCH = $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),0)
+
+# IMAGE given on the command line (or in the environment) is checked when the
+# Makefile is read, so a bad one is one line and nothing is written.
+shq = '$(subst ','\'',$(1))'
+ifneq ($(filter image image-docker set-image,$(MAKECMDGOALS)),)
+ifneq ($(filter command line environment,$(origin IMAGE)),)
+IMAGE_SET := 1
+IMAGE_BAD := $(shell python3 scripts/set-image.py $(if $(filter image image-docker,$(MAKECMDGOALS)),--validate-build,--validate) \
+	$(call shq,$(IMAGE)) 2>&1)
+$(if $(IMAGE_BAD),$(error $(IMAGE_BAD)))
+endif
+endif
 
 # The image's binary is linked against libcurl and libgit2 built from Debian's
 # source for what jaxjob uses (scripts/build-slim-deps.sh, once, cached in
@@ -285,23 +346,40 @@ rootfs:
 		$(MAKE) SAN= BUILD=build all && scripts/mkrootfs.sh build/jaxjob $(ROOTFS); \
 	fi
 
-set-image:
-	python3 scripts/set-image.py '$(IMAGE)'
+# The SBOM of what `make rootfs` just packed: the static archives come from
+# the slim build's link line (build/slim/static-libs) when the rootfs holds
+# that binary.
+sbom: rootfs
+	@bin=$$(cat $(ROOTFS).binary); libs=$$(dirname "$$bin")/static-libs; \
+	case "$$bin" in */build/slim/jaxjob) ;; *) libs= ;; esac; \
+	python3 scripts/sbom.py --rootfs $(ROOTFS) --out $(SBOM) $${libs:+--static-libs "$$libs"} \
+		--slim-dir $(SLIM_DIR_DEFAULT) --version $(JAXJOB_VERSION) --commit $(IMAGE_REVISION) \
+		--source '$(IMAGE_SOURCE)' --epoch $(IMAGE_EPOCH)
 
-image: set-image
+set-image:
+	python3 scripts/set-image.py $(call shq,$(IMAGE))
+
+# One recursive make for rootfs and sbom, so that they run after the slim
+# cache exists and see the pinned SOURCE_DATE_EPOCH (the rootfs mtimes).
+image: $(if $(IMAGE_SET),set-image)
+	@if [ "$(IMAGE_SLIM)" = build ]; then JAXJOB_SLIM_DIR=$(SLIM_DIR_DEFAULT) scripts/build-slim-deps.sh; fi
+	@SOURCE_DATE_EPOCH=$(IMAGE_EPOCH) $(MAKE) --no-print-directory sbom
+	@SOURCE_DATE_EPOCH=$(IMAGE_EPOCH) VERSION=$(JAXJOB_VERSION) REVISION=$(IMAGE_REVISION) \
+		SOURCE='$(IMAGE_SOURCE)' scripts/mkimage.sh $(ROOTFS) $(SBOM) $(IMAGE_DIR) $(IMAGE_TAR) $(call shq,$(IMAGE))
+
+image-docker: $(if $(IMAGE_SET),set-image)
 	@engine=; for e in docker podman; do \
 		if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then engine=$$e; break; fi; \
 	done; \
 	if [ -z "$$engine" ]; then \
-		echo "make image: no working container engine here (docker/podman missing, or 'docker info' cannot reach a daemon);"; \
-		echo "make image: not built. The image's filesystem is 'make rootfs' (build/rootfs), tested by tests/suites/80-rootfs.sh."; \
+		echo "make image-docker: no working container engine here (docker/podman missing, or 'docker info' cannot reach a daemon);"; \
+		echo "make image-docker: not built. 'make image' builds the same image without one (umoci)."; \
 		[ -z "$(IMAGE_REQUIRED)" ] || exit 1; exit 0; \
 	fi; \
 	echo "$$engine build -t $(IMAGE)"; \
-	$$engine build --build-arg VERSION=$(JAXJOB_VERSION) \
-		--build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) \
-		--build-arg SOURCE=$$(git remote get-url origin 2>/dev/null || echo unknown) \
-		-t $(IMAGE) .
+	$$engine build --build-arg VERSION=$(JAXJOB_VERSION) --build-arg REVISION=$(IMAGE_REVISION) \
+		--build-arg SOURCE=$(or $(IMAGE_SOURCE),unknown) --build-arg SOURCE_DATE_EPOCH=$(IMAGE_EPOCH) \
+		-t $(call shq,$(IMAGE)) .
 
 # The pipeline component against the flag table (scripts/component-flags.py):
 # `make component` regenerates component/component.yaml's inputs and their

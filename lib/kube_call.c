@@ -219,8 +219,8 @@ static void curl_failure(const struct kube_call *k, const struct kube_xfer *x, s
 		err_set(e, ERR_NETWORK, "TLS handshake with %s failed: %s", cfg->server, why);
 		break;
 	case CURLE_WRITE_ERROR:
-		err_set(e, ERR_API, "%s %s: response larger than %u bytes", k->rq.verb,
-			k->rq.what.data, KUBE_BODY_MAX);
+		err_set(e, ERR_API, "%s %s: response larger than %zu bytes", k->rq.verb,
+			k->rq.what.data, k->rq.body_max ? k->rq.body_max : (size_t)KUBE_BODY_MAX);
 		break;
 	case CURLE_COULDNT_CONNECT:
 	case CURLE_COULDNT_RESOLVE_HOST:

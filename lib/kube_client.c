@@ -130,6 +130,11 @@ void kube_client_set_trace(struct kube_client *c,
 	c->trace_ud = ud;
 }
 
+void kube_client_traffic(const struct kube_client *c, struct kube_traffic *t)
+{
+	*t = c->traffic;
+}
+
 static int run(struct kube_client *c, struct kube_request *rq, cJSON **out, struct err *e)
 {
 	struct kube_response rs;

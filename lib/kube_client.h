@@ -147,6 +147,20 @@ void kube_client_on_retry(struct kube_client *c,
 void kube_client_set_trace(struct kube_client *c,
 			   void (*fn)(const char *line, void *ud), void *ud);
 
+/*
+ * What the client received, for a front-end's own accounting (a benchmark
+ * reads it from launch's summary): the bytes of every response's headers and
+ * body as curl hands them over - after TLS and HTTP/2 framing, watch and log
+ * streams included, whether or not the caller kept them - and the requests
+ * sent (each attempt of a retried request counts). Two counters, bumped in
+ * curl's callbacks.
+ */
+struct kube_traffic {
+	unsigned long long bytes_in;
+	unsigned long requests;
+};
+void kube_client_traffic(const struct kube_client *c, struct kube_traffic *t);
+
 /* ---- requests ---------------------------------------------------------- */
 
 enum kube_method { KUBE_GET, KUBE_POST, KUBE_PUT, KUBE_PATCH, KUBE_DELETE };
@@ -180,6 +194,11 @@ struct kube_request {
 	const char *verb;		/* "create", "get", ... (static) */
 	struct buf what;		/* the object, for messages */
 	double retry_s;			/* 0 = the client's default, < 0 = no retries */
+	size_t body_max;		/* bytes of response body kept; 0 = KUBE_BODY_MAX
+					 * (64 MiB). A larger body fails the request (ERR_API,
+					 * "response larger than N bytes") without reading more:
+					 * a caller that looks often at an answer of unbounded
+					 * size (a queue's pending list) bounds what it costs. */
 };
 
 struct kube_response {

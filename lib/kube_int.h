@@ -55,6 +55,7 @@ struct kube_xfer {
 	CURLcode result;
 	int finished, paused, dead;
 	double started;
+	size_t body_max;	/* an ordinary body's bound (kube_request.body_max) */
 	kube_xfer_data_fn *on_data;	/* NULL: collect the whole body */
 	kube_xfer_done_fn *on_done;
 	void *ud;
@@ -93,6 +94,7 @@ struct kube_client {
 	void *on_retry_ud;
 	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
 	double deaf_s;		/* time spent dispatching (not listening), summed */
+	struct kube_traffic traffic;	/* kube_client_traffic(): counted by kube_loop.c */
 	double dispatch_at;	/* start of the dispatch in progress, 0 outside one */
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */
 	int running;		/* > 0 inside kube_loop_run() */

@@ -40,9 +40,10 @@ static size_t on_write(char *p, size_t size, size_t n, void *ud)
 		x->paused = 1;
 		return CURL_WRITEFUNC_PAUSE;
 	}
-	if (!streaming && x->in.len + len > KUBE_BODY_MAX)
+	if (!streaming && x->in.len + len > x->body_max)
 		return 0;	/* CURLE_WRITE_ERROR: reported as "response too large" */
 	buf_add(&x->in, p, len);
+	x->c->traffic.bytes_in += len;	/* taken (a paused chunk comes again) */
 	return len;
 }
 
@@ -62,6 +63,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
 {
 	struct kube_xfer *x = ud;
 	size_t len = size * n;
+	x->c->traffic.bytes_in += len;
 	if (len >= 5 && !memcmp(p, "HTTP/", 5)) {	/* a new response (after 100) */
 		x->retry_after[0] = x->content_type[0] = '\0';
 		x->status = 0;
@@ -150,6 +152,7 @@ struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_reque
 	buf_init(&x->req_body);
 	buf_init(&x->in);
 	x->on_data = o->on_data;
+	x->body_max = rq->body_max ? rq->body_max : KUBE_BODY_MAX;
 	x->on_done = o->on_done;
 	x->ud = o->ud;
 	x->easy = curl_easy_init();
@@ -220,6 +223,7 @@ struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_reque
 	}
 	x->next = c->xfers;
 	c->xfers = x;
+	c->traffic.requests++;
 	return x;
 }
 

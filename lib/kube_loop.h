@@ -36,8 +36,11 @@
 #define JAXJOB_KUBE_LOOP_H
 
 #include "err.h"
-#include "kube_client.h"
 #include "kube_clock.h"
+
+/* Only pointers to the client here: kube_client.h is above the loop (its
+ * files run on it), so this header does not include it. */
+struct kube_client;
 
 /*
  * Run until kube_loop_stop() is called from a callback, or until there is

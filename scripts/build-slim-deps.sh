@@ -15,10 +15,14 @@
 # Both share the system's libssl/libcrypto; libnghttp2 stays Debian's
 # shared library (curl's own dependency, 190 kB, nothing below it).
 #
-# The result is PREFIX/{include,lib,lib/pkgconfig} plus PREFIX/VERSIONS;
-# a second run with the same source versions does nothing (the cache is
-# keyed by the Debian versions of curl and libgit2), so `make check` and
-# `make rootfs` never rebuild it. It takes a few minutes of CPU once.
+# The result is PREFIX/{include,lib,lib/pkgconfig} plus PREFIX/VERSIONS (the
+# installed -dev versions: the cache key) and PREFIX/SOURCES (the Debian
+# source versions actually built, one "PACKAGE VERSION" line each: they can
+# be older than the -dev package when the mirror lacks that exact source;
+# the image's SBOM, scripts/sbom.py, reads them). A second run with the same
+# -dev versions does nothing, so `make check` and `make rootfs` never rebuild
+# it; a cache without SOURCES (made before it was recorded) is rebuilt once.
+# It takes a few minutes of CPU once.
 #
 # Sources: `apt-get source` (deb-src lines are added to a private apt state
 # under a temporary directory when the system has none, so the machine's
@@ -35,7 +39,7 @@ git2_ver=$(dpkg-query -W -f='${Version}' libgit2-dev 2>/dev/null || true)
 [ -n "$curl_ver" ] || die "libcurl4-openssl-dev is not installed; run scripts/install-deps.sh"
 [ -n "$git2_ver" ] || die "libgit2-dev is not installed; run scripts/install-deps.sh"
 stamp="curl $curl_ver libgit2 $git2_ver"
-if [ -f "$prefix/VERSIONS" ] && [ "$(cat "$prefix/VERSIONS")" = "$stamp" ]; then
+if [ -f "$prefix/VERSIONS" ] && [ "$(cat "$prefix/VERSIONS")" = "$stamp" ] && [ -s "$prefix/SOURCES" ]; then
 	echo "slim deps: up to date in $prefix ($stamp)"
 	exit 0
 fi
@@ -68,7 +72,7 @@ fi
 mkdir -p "$work/src"
 # The installed version first (headers and source agree); when the mirror
 # lacks that exact file, the other versions apt knows, newest first.
-fetch_source() { # fetch_source PACKAGE INSTALLED-VERSION
+fetch_source() { # fetch_source PACKAGE INSTALLED-VERSION; the version used -> $work/PACKAGE.source
 	local v tried=
 	for v in "$2" $(apt-cache "${apt_opts[@]}" showsrc "$1" 2>/dev/null |
 		sed -n 's/^Version: //p' | sort -u | sort -rV); do
@@ -76,12 +80,16 @@ fetch_source() { # fetch_source PACKAGE INSTALLED-VERSION
 		tried="$tried $v"
 		if (cd "$work/src" && apt-get -qq "${apt_opts[@]}" source "$1=$v" >/dev/null 2>>"$work/source.log"); then
 			[ "$v" = "$2" ] || echo "slim deps: $1 $2 is not on the mirror; using its source $v"
+			echo "$v" >"$work/$1.source"
 			return 0
 		fi
 	done
 	cat "$work/source.log" >&2
 	die "apt-get source $1 failed for versions:$tried (is deb.debian.org reachable?)"
 }
+# curl is kept across libgit2 updates (curl.version, curl.source); without
+# curl.source its source version is unknown, so it is rebuilt.
+[ -s "$prefix/curl.source" ] || rm -f "$prefix/curl.version"
 [ "$(cat "$prefix/curl.version" 2>/dev/null)" = "$curl_ver" ] || fetch_source curl "$curl_ver"
 fetch_source libgit2 "$git2_ver"
 curl_src=$(find "$work/src" -maxdepth 1 -type d -name 'curl-*' | head -1)
@@ -118,6 +126,7 @@ echo "slim deps: building libcurl $curl_ver (static)"
 	make -s -C include install >/dev/null
 	make -s install-pkgconfigDATA >/dev/null
 )
+cp "$work/curl.source" "$prefix/curl.source"
 echo "$curl_ver" >"$prefix/curl.version"
 fi
 
@@ -140,5 +149,6 @@ echo "slim deps: building ${git2_src##*/} (static)"
 		{ tail -30 "$work/git2-make.log" >&2; die "libgit2 build failed"; }
 	make -s install >/dev/null
 )
+printf 'curl %s\nlibgit2 %s\n' "$(cat "$prefix/curl.source")" "$(cat "$work/libgit2.source")" >"$prefix/SOURCES"
 echo "$stamp" >"$prefix/VERSIONS"
 echo "slim deps: installed in $prefix ($stamp)"

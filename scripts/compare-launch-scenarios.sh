@@ -168,13 +168,17 @@ sc_kueue_queue_timeout() { kup; B --name qt $KQ --queue-timeout 2s; SK hold team
 sc_kueue_preempted() { kup; B --name pr $KQ --env SIM_LINES=6 --env SIM_DURATION=3 --timeout 60s
 	SK hold team-a JAXJob pr q; ev "queued [0-9]+s in team-a/q"; SK admit team-a JAXJob pr cq
 	ev '^\[worker-0\] step 1/6' "$D/out"; SK preempt team-a JAXJob pr
-	ev "queued [0-9]+s in team-a/q \([0-9ms]+ in all\): Preempted: "; SK admit team-a JAXJob pr cq; W; }
+	ev "queued [0-9]+s in team-a/q \([0-9ms]+ in all\): Preempted \(InClusterQueue\): "; SK admit team-a JAXJob pr cq; W; }
 sc_kueue_trainjob() { kup; B --api trainjob --name tq --image x/jax:1 --workers 2 --env SIM_LINES=2 \
 	--local-queue q --timeout 2s --queue-progress-every 1s; SK hold team-a TrainJob tq q
 	ev "queued ([3-9]|[1-9][0-9])s in team-a/q"; SK admit team-a TrainJob tq cq; W; }
 sc_kueue_stuck_after() { kup; B --name ff --image sim/image-pull-error:1 --workers 1 --local-queue q \
 	--queue-progress-every 1s --fail-fast-after 2s; SK hold team-a JAXJob ff q
 	ev "queued ([3-9]|[1-9][0-9])s in team-a/q"; SK admit team-a JAXJob ff cq; W; }
+sc_kueue_inadmissible() { kup; B --name hx $KQ --queue-hopeless-after 2s; SK hold team-a JAXJob hx q
+	SK pending team-a JAXJob hx ExceedsMaxQuota "couldn't assign flavors to pod set worker: insufficient quota for cpu in flavor default-flavor, request > maximum capacity (24 > 8)"; W; }
+sc_kueue_suspended_queue() { kup; B --name hs $KQ --queue-hopeless-after 1s --queue-timeout 4s
+	SK hold team-a JAXJob hs q; SK pending team-a JAXJob hs Suspended "LocalQueue q is stopped"; W; }
 sc_kueue_missing_queue() { kup; L --name lq --image x/jax:1 --local-queue nosuch; }
 sc_kueue_sigterm_queued() { kup; B --name qs $KQ --env SIM_LINES=2; SK hold team-a JAXJob qs q
 	ev "queued [0-9]+s in team-a/q"; kill -TERM "$PID"; W; }

@@ -16,6 +16,7 @@ pkgs=(
 	libnghttp2-dev zlib1g-dev cmake dpkg-dev strace	# build-slim-deps.sh and the image binary (static nghttp2, zlib); strace counts connections (56-kube-http2-real)
 	etcd-server etcd-client curl	# the real control plane of the 6[5-9]-real-* suites (../shared/tools/kube-control-plane)
 	python3-protobuf python3-kubernetes	# ../shared/tools/kfp-sdk (tests/suites/62-kfp-argo.sh)
+	umoci skopeo runc	# make image without a daemon (scripts/mkimage.sh), run by runc (82-image-runc)
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -25,6 +26,12 @@ done
 # kubectl (for `kubectl kustomize` tests) may come from another package.
 if ! command -v kubectl >/dev/null 2>&1; then
 	missing+=(kubernetes-client)
+fi
+# npm (and node) for the validations that use npm packages (the CycloneDX
+# validator, @kubernetes-models/*; tests/lib/npm.sh): Debian's unless a node
+# with its npm is installed already (e.g. from another repository).
+if ! command -v npm >/dev/null 2>&1; then
+	missing+=(npm)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
 	exit 0

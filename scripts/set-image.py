@@ -4,6 +4,8 @@
     scripts/set-image.py IMAGE                 rewrite the files (make set-image IMAGE=...)
     scripts/set-image.py --check IMAGE         exit 1 naming each file that says otherwise
     scripts/set-image.py --root DIR IMAGE      work on a copy of the tree rooted at DIR
+    scripts/set-image.py --validate[-build] IMAGE  only check IMAGE (the Makefile, before
+                                               anything is written; -build: a tag, no digest)
 
 The image is `make image`'s IMAGE (default jaxjob:<lib/version.h>, Makefile). A
 reference is an `image: ...`, `image="..."` or kustomize `newName`-free tag whose
@@ -37,7 +39,32 @@ def die(msg):
     sys.exit(1)
 
 
+RULE = ("[REGISTRY[:PORT]/][PATH/]jaxjob[:TAG]: a lower-case path whose last part is jaxjob, "
+        "a tag of at most 128 letters, digits, '_', '.', '-' (e.g. registry.example.com/ml/jaxjob:1.2.3)")
+
+
+def validate(image, build):
+    """One line naming the rule IMAGE breaks, or None."""
+    if image == "":
+        return "IMAGE is empty; give an image reference " + RULE
+    if not VALID.fullmatch(image) or not re.search(r"(^|/)jaxjob([:@]|$)", image):
+        return f"IMAGE \"{image}\" is not an image reference of jaxjob; write " + RULE
+    if build and "@" in image:
+        return (f"IMAGE \"{image}\" names a digest; a build makes a new one: give a tag, "
+                "[REGISTRY[:PORT]/][PATH/]jaxjob:TAG")
+    return None
+
+
 def main(argv):
+    for flag in ("--validate", "--validate-build"):
+        if flag in argv:
+            rest = [a for a in argv if a != flag]
+            if len(rest) != 1:
+                die("usage: scripts/set-image.py %s IMAGE" % flag)
+            bad = validate(rest[0], flag == "--validate-build")
+            if bad:
+                die(bad)
+            return
     check = "--check" in argv
     root = TOP
     if "--root" in argv:
@@ -47,9 +74,9 @@ def main(argv):
     if len(words) != 1:
         die("usage: scripts/set-image.py [--check] [--root DIR] IMAGE")
     image = words[0]
-    if not VALID.fullmatch(image) or not re.search(r"(^|/)jaxjob([:@]|$)", image):
-        die(f"IMAGE \"{image}\" is not an image reference of jaxjob; write e.g. "
-            "registry.example.com/ml/jaxjob:1.2.3 (the repository's last part is jaxjob)")
+    bad = validate(image, False)
+    if bad:
+        die(bad)
     wrong = []
     for rel in FILES:
         path = os.path.join(root, rel)

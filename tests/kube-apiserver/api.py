@@ -371,6 +371,14 @@ class Api:
             return
         sent = [0]
         drop_after = faults.watch_drop_after()
+        # the names of the objects this watch sent, in the request log (`delivered`): a test
+        # asserts what a client's watch did NOT receive (another job's events)
+        entry = getattr(h, 'log_entry', None)
+        delivered = entry.setdefault('delivered', []) if entry is not None else None
+
+        def note(o):
+            if delivered is not None and len(delivered) < 10000:
+                delivered.append((o.get('metadata') or {}).get('name', ''))
 
         def emit(data, counted=True):
             h.write_chunk(data)
@@ -383,12 +391,15 @@ class Api:
                 # initial events may share chunks, as the real watch cache does (not when the
                 # drop fault counts events)
                 lines = [self._ev_line(res, 'ADDED', o, as_table) for o in init]
+                for o in init:
+                    note(o)
                 step = 1 if drop_after is not None else 2
                 for i in range(0, len(lines), step):
                     emit(''.join(lines[i:i + step]))
             for ev in backlog:
                 line = self._filter(res, ev, match, as_table)
                 if line:
+                    note(ev.obj)
                     emit(line)
             interval = self.cfg.bookmark_interval
             next_bm = time.monotonic() + interval
@@ -411,6 +422,7 @@ class Api:
                 if ev is not None:
                     line = self._filter(res, ev, match, as_table)
                     if line:
+                        note(ev.obj)
                         emit(line)
                     continue
                 nowm = time.monotonic()

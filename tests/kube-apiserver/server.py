@@ -37,6 +37,7 @@ import gojson         # noqa: E402
 import resources as R  # noqa: E402
 import sim            # noqa: E402
 import tables         # noqa: E402
+import visibility     # noqa: E402
 from api import Api  # noqa: E402
 from resources import ApiError, err  # noqa: E402
 from store import Store  # noqa: E402
@@ -175,7 +176,8 @@ class RequestLog:
 
     def since(self, n):
         with self.lock:
-            return [dict(e) for e in self.entries if e['seq'] > n]
+            return [dict(e, **({'delivered': list(e['delivered'])} if 'delivered' in e else {}))
+                    for e in self.entries if e['seq'] > n]
 
     def clear(self):
         with self.lock:
@@ -280,6 +282,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = data.encode('utf-8')
         if not data:
             return
+        if getattr(self, 'log_entry', None) is not None:    # what a stream sent, for benchmarks
+            self.log_entry['bytes'] = self.log_entry.get('bytes', 0) + len(data)
         self.wfile.write(b'%x\r\n%s\r\n' % (len(data), data))
         self.wfile.flush()
 
@@ -615,6 +619,12 @@ class App:
                 raise err(405, 'the server does not allow this method on the requested resource')
             h.send_obj(201, self.api.ssrr(body, user, crds))
             return
+        if group == visibility.GROUP:     # Kueue's aggregated API (visibility.py)
+            if method != 'GET' or ns is None or plural != 'localqueues' or not name \
+                    or sub != 'pendingworkloads' or 'kueue.x-k8s.io' not in crds:
+                raise NotFoundPage()
+            visibility.serve(h, self.cfg, self.store, R, version, ns, name, q, NotFoundPage, err)
+            return
         res = R.find(group, version, plural, crds)
         if res is None or (sub and sub not in res.subresources):
             raise NotFoundPage()
@@ -725,6 +735,10 @@ class App:
                     self.cfg.crds = set(data['crds'])
                 if 'speed' in data:
                     self.cfg.speed = float(data['speed'])
+                if 'visibility' in data:
+                    self.cfg.visibility = list(data['visibility'] or [])
+                if 'visibilityAnswer' in data:
+                    self.cfg.visibility_answer = data['visibilityAnswer']
             h.send_bytes(200, json.dumps({'bookmarkInterval': self.cfg.bookmark_interval,
                                           'historyWindow': self.store.window, 'operator': self.cfg.operator,
                                           'crds': sorted(self.cfg.crds), 'speed': self.cfg.speed}).encode(),

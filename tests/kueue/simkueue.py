@@ -5,7 +5,10 @@ test drives admission and preemption and waits for the launcher's answer between
     simkueue.py CONN setup NS LOCALQUEUE CLUSTERQUEUE
     simkueue.py CONN hold  NS KIND NAME LOCALQUEUE     # the job queued: Workload pending
     simkueue.py CONN admit NS KIND NAME CLUSTERQUEUE   # quota reserved, admitted, un-suspended
-    simkueue.py CONN preempt NS KIND NAME              # evicted (Preempted), suspended again
+    simkueue.py CONN preempt NS KIND NAME [--why R]    # evicted (Preempted, Preempted=R), suspended again
+    simkueue.py CONN pending NS KIND NAME REASON MSG   # the job's Workload waits for REASON now
+    simkueue.py CONN other NS NAME LQ [--priority P]   # another job's Workload, pending in LQ
+    simkueue.py CONN admit-other NS NAME CQ            # ... admitted: the queue moves up
 
 CONN is `--server URL --ca FILE --token-file FILE`, or `--ks DIR` for the test double
 (tests/kube-apiserver: DIR/url, DIR/ca.pem, DIR/admin.token).
@@ -22,8 +25,21 @@ What it does is what Kueue does, at kubernetes-sigs/kueue ff69552e:
 - admit: QuotaReserved=True and Admitted=True with status.admission.clusterQueue; the job is
   un-suspended and gets the Normal event Started "Admitted by clusterQueue CQ"
   (reconciler.go:1489, 1518).
+- pending: QuotaReserved=False with REASON and MSG, as the scheduler writes them
+  (scheduler.go:1188: the granular reason with UnadmittedWorkloadsObservability, Beta and on
+  since v0.19, pkg/features/kube_features.go:826-828; "Pending" without it). The reasons:
+  apis/kueue/v1beta2/workload_types.go:945-980 (ExceedsMaxQuota, NoMatchingFlavor, Suspended,
+  Misconfigured, WaitingForQuota, ...); the message of a request over the ClusterQueue's
+  maximum: flavorassigner.go:1353-1360 ("... > maximum capacity (...)", worded so since
+  kueue#7232; before it "request > maximum capacity (A > B)").
+- other / admit-other: the Workload of some other job in the same queue, pending, then with
+  quota reserved: what moves a Workload up in the visibility API's order (the double serves it,
+  tests/kube-apiserver/visibility.py).
 - preempt: Evicted=True reason Preempted (workload_types.go:1007, 1085) with the preemption
-  message (pkg/scheduler/preemption/preemption.go:186), QuotaReserved and Admitted False, the
+  message (pkg/scheduler/preemption/preemption.go:186) and the Preempted condition beside it,
+  reason InClusterQueue by default (InCohortReclamation, InCohortFairSharing,
+  InCohortReclaimWhileBorrowing: workload_types.go:1038-1053, the human words
+  preemption.go:164-170), QuotaReserved and Admitted False, the
   Normal event Preempted on the Workload (preemption.go:259), the job suspended again and the
   Normal event Stopped on it with the eviction's message (reconciler.go:1567), Requeued=True.
 Every wait is for an object to appear (bounded, never a fixed sleep of the test's own).
@@ -194,17 +210,23 @@ def admit(k, a):
     event(k, a.ns, job, a.kind, 'Started', f'Admitted by clusterQueue {a.cq}')
 
 
+HUMAN = {'InClusterQueue': 'prioritization in the ClusterQueue',
+         'InCohortReclamation': 'reclamation within the cohort',
+         'InCohortFairSharing': 'Fair Sharing within the cohort',
+         'InCohortReclaimWhileBorrowing': 'reclamation within the cohort while borrowing'}
+
+
 def preempt(k, a):
     job = wait_job(k, a.kind, a.ns, a.name)
     wl = the_workload(k, a.ns, job)
     name = wl['metadata']['name']
     msg = (f'Preempted to accommodate a workload (UID: {secrets.token_hex(4)}, JobUID: '
-           f'{secrets.token_hex(4)}) due to prioritization in the ClusterQueue; preemptor '
+           f'{secrets.token_hex(4)}) due to {HUMAN[a.why]}; preemptor '
            f'path: /cq; preemptee path: /cq')
     k.merge(f'{KUEUE}/namespaces/{a.ns}/workloads/{name}/status', {'status': {
         'admission': None,
         'conditions': set_conds(wl, cond('Evicted', 'True', 'Preempted', msg),
-                                cond('Preempted', 'True', 'InClusterQueue', msg),
+                                cond('Preempted', 'True', a.why, msg),
                                 cond('QuotaReserved', 'False', 'Pending', PENDING),
                                 cond('Admitted', 'False', 'NoReservation',
                                      'The workload has no reservation'),
@@ -212,6 +234,36 @@ def preempt(k, a):
     event(k, a.ns, wl, 'Workload', 'Preempted', msg)
     job = k.merge(job_path(a.kind, a.ns, a.name), suspend_patch(a.kind, True))
     event(k, a.ns, job, a.kind, 'Stopped', msg)
+
+
+def pending(k, a):
+    job = wait_job(k, a.kind, a.ns, a.name)
+    wl = the_workload(k, a.ns, job)
+    name = wl['metadata']['name']
+    k.merge(f'{KUEUE}/namespaces/{a.ns}/workloads/{name}/status', {'status': {
+        'conditions': set_conds(wl, cond('QuotaReserved', 'False', a.reason, a.message))}})
+    event(k, a.ns, wl, 'Workload', 'Pending', a.message)
+
+
+def other(k, a):
+    k.call('POST', f'{KUEUE}/namespaces/{a.ns}/workloads', {
+        'apiVersion': 'kueue.x-k8s.io/v1beta2', 'kind': 'Workload',
+        'metadata': {'name': a.name, 'namespace': a.ns},
+        'spec': {'queueName': a.lq, 'priority': a.priority, 'podSets': [{
+            'name': 'worker', 'count': 1, 'template': {
+                'spec': {'containers': [{'name': 'jax', 'image': 'x'}]}}}]}})
+    k.merge(f'{KUEUE}/namespaces/{a.ns}/workloads/{a.name}/status', {'status': {
+        'conditions': [cond('QuotaReserved', 'False', 'Pending', PENDING)]}})
+
+
+def admit_other(k, a):
+    msg = f'Quota reserved in ClusterQueue {a.cq}, wait time since queued was 1s'
+    wl = k.call('GET', f'{KUEUE}/namespaces/{a.ns}/workloads/{a.name}')
+    k.merge(f'{KUEUE}/namespaces/{a.ns}/workloads/{a.name}/status', {'status': {
+        'admission': {'clusterQueue': a.cq, 'podSetAssignments': [{'name': 'worker',
+                                                                  'count': 1}]},
+        'conditions': set_conds(wl, cond('QuotaReserved', 'True', 'QuotaReserved', msg),
+                                cond('Admitted', 'True', 'Admitted', 'The workload is admitted'))}})
 
 
 def main():
@@ -230,6 +282,16 @@ def main():
             p.add_argument('lq')
         if cmd == 'admit':
             p.add_argument('cq')
+        if cmd == 'preempt':
+            p.add_argument('--why', default='InClusterQueue', choices=sorted(HUMAN))
+    p = sub.add_parser('pending')
+    p.add_argument('ns'), p.add_argument('kind', choices=sorted(KINDS)), p.add_argument('name')
+    p.add_argument('reason'), p.add_argument('message')
+    p = sub.add_parser('other')
+    p.add_argument('ns'), p.add_argument('name'), p.add_argument('lq')
+    p.add_argument('--priority', type=int, default=0)
+    p = sub.add_parser('admit-other')
+    p.add_argument('ns'), p.add_argument('name'), p.add_argument('cq')
     a = ap.parse_args()
     if a.ks:
         a.server = open(a.ks + '/url').read().strip()
@@ -237,7 +299,8 @@ def main():
     if not (a.server and a.ca and a.token_file):
         sys.exit('simkueue: give --ks DIR or --server, --ca and --token-file')
     k = Kube(a.server, a.ca, open(a.token_file).read().strip())
-    {'setup': setup, 'hold': hold, 'admit': admit, 'preempt': preempt}[a.cmd](k, a)
+    {'setup': setup, 'hold': hold, 'admit': admit, 'preempt': preempt, 'pending': pending,
+     'other': other, 'admit-other': admit_other}[a.cmd](k, a)
 
 
 if __name__ == '__main__':

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# tests/suites/12-include-cycles.sh - scripts/include-cycles.sh, the build's check that no
+# tests/suites/12-include-cycles.sh - scripts/module-graph.sh, the build's check that no
 # two modules include each other (foo.c and foo.h are one module): the sources pass with
 # the circles its KNOWN list accepts; on small trees it fails with one line naming a new
 # circle and the include lines that make it, accepts a listed one, and fails on a listed
 # circle that is gone (so the list cannot go stale).
 . "$JAXJOB_TOP/tests/lib/tap.sh"
-CHECK="$JAXJOB_TOP/scripts/include-cycles.sh"
+CHECK="$JAXJOB_TOP/scripts/module-graph.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
@@ -24,7 +24,7 @@ printf '#include "a.h"\n' >"$W/tree/component/x.c"
 rc=$?
 expect '... a circle fails, one line naming it and the include lines that make it' '
 	test $rc = 1 && test $(wc -l <"$W/err") = 1 &&
-	grep -q "^include-cycles: error: include circle a -> b -> c -> a (lib/a.c:1, lib/b.h:1, lib/c.c:1): " "$W/err"'
+	grep -q "^module-graph: error: include circle a -> b -> c -> a (lib/a.c:1, lib/b.h:1, lib/c.c:1): " "$W/err"'
 
 printf '# why\nc b a: on purpose, for the test\n' >"$W/known"
 expect '... a circle listed in KNOWN (any order) passes' "$CHECK --known $W/known $W/tree"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/suites/12-private-headers.sh - a module's private header (foo_int.h) is included only
-# by the files its "Included by:" line names (one line), as scripts/include-cycles.sh checks
+# by the files its "Included by:" line names (one line), as scripts/module-graph.sh checks
 # in every build.
 #
 # The state a private header declares is its module's alone: the launch hub's struct
@@ -10,7 +10,7 @@
 # check on the tree, and on a small tree with a stray include and a header without the line,
 # so the rule itself is seen to fail.
 . "$JAXJOB_TOP/tests/lib/tap.sh"
-check=$JAXJOB_TOP/scripts/include-cycles.sh
+check=$JAXJOB_TOP/scripts/module-graph.sh
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

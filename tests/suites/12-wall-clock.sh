@@ -4,11 +4,7 @@
 # with: one module to read, to fake in a test (test_launch_hub wraps kube_now at link
 # time), and to reason about. A time(NULL), gettimeofday() or clock_gettime() in any other
 # C file is a second clock beside them; this suite names each one with its file and line.
-#
-# KNOWN: reads another change is taking away, each said as a SKIP line while it stands (not
-# a failure) and as nothing once it is gone, so the merge order does not matter.
 . "$JAXJOB_TOP/tests/lib/tap.sh"
-KNOWN='component/launch/run/launch.c'	# check_runtime's r.now: issue 31 rewrites that function
 
 # The direct reads under DIR, as FILE:LINE:TEXT: time(NULL), time(0), time(&t) (not
 # "time(s)" in a message), gettimeofday, clock_gettime, timespec_get, ftime.
@@ -19,17 +15,13 @@ reads() {
 }
 
 hits=$(reads "$JAXJOB_TOP")
-known=$(printf '%s\n' "$hits" | grep -E "^($KNOWN):" || true)
-new=$(printf '%s\n' "$hits" | grep -vE "^($KNOWN):" | grep . || true)
 what='only lib/kube_clock.c reads the clock (time, gettimeofday, clock_gettime)'
-if [ -z "$new" ]; then
+if [ -z "$hits" ]; then
 	ok "$what"
 else
 	not_ok "$what"
-	printf '%s\n' "$new" | sed 's/^/# read it through lib\/kube_clock.h: /' >&2
+	printf '%s\n' "$hits" | sed 's/^/# read it through lib\/kube_clock.h: /' >&2
 fi
-[ -z "$known" ] ||
-	skip "a known direct read of the clock" "$(printf '%s\n' "$known" | head -n 1 | cut -d: -f1,2) is being rewritten (issue 31)"
 
 # The check itself, on a small tree: each form is seen, kube_clock.c and a message are not.
 W=$(mktemp -d)

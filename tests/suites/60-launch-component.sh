@@ -165,16 +165,10 @@ expect '... a WorkflowTemplate without --launch-args fails it' \
 	"grep -v -- '--launch-args=' $WT >$T/wt-nola.yaml && bad_cf $T/cf6 --workflow $T/wt-nola.yaml && grep -q 'does not pass --launch-args' $T/cf6"
 
 # ---- Argo WorkflowTemplate ---------------------------------------------------
+# The schema of Argo's WorkflowTemplate from npm, wherever the registry
+# answers (tests/lib/npm.sh; installed once into build/npm-argo-models).
+. "$JAXJOB_TOP/tests/lib/npm.sh"
 NPMDIR=$JAXJOB_TOP/build/npm-argo-models
-argo_models() {
-	[ -d "$NPMDIR/node_modules/@kubernetes-models/argo-workflows" ] && return 0
-	command -v npm >/dev/null 2>&1 || return 1
-	# the npm registry is network beyond Debian's mirror: only when asked
-	[ -n "${JAXJOB_NPM:-}" ] || return 1
-	mkdir -p "$NPMDIR" &&
-		timeout 180 npm install --prefix "$NPMDIR" --no-audit --no-fund --silent \
-			@kubernetes-models/argo-workflows@2 >/dev/null 2>&1
-}
 validate_wt() { # FILE.json -> exit 0 if valid
 	cat >"$NPMDIR/validate.mjs" <<'JS'
 import { readFileSync } from "node:fs";
@@ -184,7 +178,7 @@ try { new WorkflowTemplate(o).validate(); } catch (e) { console.error(e.message)
 JS
 	node "$NPMDIR/validate.mjs" "$1"
 }
-if command -v node >/dev/null 2>&1 && argo_models; then
+if npm_packages "$NPMDIR" @kubernetes-models/argo-workflows@2; then
 	python3 -c "import json, yaml; print(json.dumps(yaml.safe_load(open('$WT'))))" >"$T/wt.json"
 	expect 'the Argo WorkflowTemplate validates against @kubernetes-models/argo-workflows' \
 		"validate_wt $T/wt.json"
@@ -194,7 +188,7 @@ d['spec']['templates'][1]['container']['image'] = 7
 json.dump(d, open('$T/wt-bad.json', 'w'))"
 	expect 'that validation rejects a broken copy (image: 7)' "! validate_wt $T/wt-bad.json"
 else
-	why='needs node and @kubernetes-models/argo-workflows from the npm registry (set JAXJOB_NPM=1 to download it)'
+	why=$NPM_WHY
 	skip 'the Argo WorkflowTemplate validates against @kubernetes-models/argo-workflows' "$why"
 	skip 'that validation rejects a broken copy (image: 7)' "$why"
 fi
@@ -242,6 +236,7 @@ want = {
     ('', 'events'): ['list', 'watch'],
     ('kueue.x-k8s.io', 'workloads'): ['get', 'list', 'watch'],
     ('kueue.x-k8s.io', 'localqueues'): ['get'],
+    ('visibility.kueue.x-k8s.io', 'localqueues/pendingworkloads'): ['get'],
 }
 assert got == want, got
 rb = [d for d in docs if d['kind'] == 'RoleBinding'][0]

@@ -55,12 +55,27 @@ kubectl -n team-a create serviceaccount nowl >/dev/null &&
 run_bg qa "$KCP_KUBECONFIG" --name qa $JOB --env SIM_LINES=3 --timeout 3s --queue-timeout 150s --out-state="$O/qa/state" \
 	--out-queue-time="$O/qa/queue-time" --out-run-time="$O/qa/run-time"
 run_bg qt "$KCP_KUBECONFIG" --name qt $JOB --queue-timeout 3s --out-state="$O/qt/state"
-run_bg pr "$KCP_KUBECONFIG" --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=4 --timeout 120s --queue-timeout 150s --out-state="$O/pr/state"
+run_bg pr "$KCP_KUBECONFIG" --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=4 --timeout 120s --queue-timeout 150s --out-state="$O/pr/state" \
+	--out-preemptions="$O/pr/preemptions"
 run_bg nw "$KCP_DIR/kubeconfig-nowl" --name nw $JOB --env SIM_LINES=2 --queue-timeout 150s
 SK hold team-a JAXJob qa q >"$T/qa.wl"
 SK hold team-a JAXJob qt q >/dev/null
 SK hold team-a JAXJob pr q >/dev/null
 SK hold team-a JAXJob nw q >/dev/null
+# the reasons that end a wait early, or do not (started after the holds above: qt's 3 s
+# --queue-timeout runs from its create)
+run_bg hx "$KCP_KUBECONFIG" --name hx $JOB --queue-hopeless-after 2s --out-state="$O/hx/state" --out-message="$O/hx/message"
+run_bg ho "$KCP_KUBECONFIG" --name ho $JOB --queue-hopeless-after 2s --out-state="$O/ho/state"
+# (its --queue-timeout runs from the create, while the holds before its own are made: long
+# enough for a loaded control plane, and it is left, not deleted, should it run out before)
+run_bg hs "$KCP_KUBECONFIG" --name hs $JOB --queue-hopeless-after 1s --queue-timeout 60s --on-cancel leave \
+	--out-state="$O/hs/state"
+SK hold team-a JAXJob hx q >/dev/null
+SK hold team-a JAXJob ho q >/dev/null
+SK hold team-a JAXJob hs q >/dev/null
+SK pending team-a JAXJob hs Suspended "ClusterQueue cq is inactive"
+SK pending team-a JAXJob hx ExceedsMaxQuota "couldn't assign flavors to pod set worker: insufficient quota for nvidia.com/gpu in flavor default-flavor, previously considered podsets requests (0) + current podset request (16) > maximum capacity (8)"
+SK pending team-a JAXJob ho Pending "couldn't assign flavors to pod set worker: insufficient quota for cpu in flavor default-flavor, request > maximum capacity (24 > 8)"
 
 # queued past --timeout, then admitted
 wait_line qa "queued ([4-9]|[1-9][0-9])s in team-a/q: couldn.t assign flavors"; qa_waited=$?
@@ -69,7 +84,7 @@ SK admit team-a JAXJob qa cq
 # preempted mid-run, admitted again
 wait_line pr "queued [0-9]+s in team-a/q" && SK admit team-a JAXJob pr cq
 wait_out pr "^\[worker-0\] step 1/6"; pr_ran=$?
-SK preempt team-a JAXJob pr
+SK preempt team-a JAXJob pr --why InCohortFairSharing
 wait_line pr "preempted, requeued"; pr_requeued=$?
 wait_line pr "queued [0-9]+s in team-a/q \([0-9ms]+ in all\): Preempted" && SK admit team-a JAXJob pr cq
 # no Workload read
@@ -78,6 +93,9 @@ rc_qa=$(rc_of qa)
 rc_qt=$(rc_of qt)
 rc_pr=$(rc_of pr)
 rc_nw=$(rc_of nw)
+rc_hx=$(rc_of hx)
+rc_ho=$(rc_of ho)
+rc_hs=$(rc_of hs)
 launch --name lq --image x/jax:1 --local-queue nosuch \
 	>"$T/lq.out" 2>"$T/lq.err"; rc_lq=$?
 
@@ -85,8 +103,8 @@ expect "queued longer than --timeout 3s: still queued, neither deleted nor faile
 	test $qa_waited = 0 && echo "$qa_state" | grep -q Suspended && ! grep -q Timeout $T/qa.err'
 expect "... admitted, it ran and Succeeded (exit $rc_qa)" '
 	test $rc_qa = 0 && test "$(cat $O/qa/state)" = Succeeded &&
-	grep -q "admitted by clusterQueue cq after [0-9]*s in the queue" $T/qa.err &&
-	grep -q "kueue: Started: Admitted by clusterQueue cq" $T/qa.err'
+	test "$(grep -c "admitted by clusterQueue cq after [0-9]*s in the queue" $T/qa.err)" = 1 &&
+	! grep -q "kueue: Started" $T/qa.err'
 expect '... queue time (> 3 s) and run time apart in the outputs' '
 	awk "BEGIN{exit !($(cat $O/qa/queue-time) > 3.0 && $(cat $O/qa/run-time) > 0)}"'
 expect '... its Workload: Kueue'"'"'s name, the job as controller owner, on the real apiserver' '
@@ -96,13 +114,31 @@ expect "--queue-timeout 3s: exit 8, QueueTimeout, the job deleted (got $rc_qt)" 
 expect "preempted mid-run: preempted, requeued, admitted again, Succeeded (exit $rc_pr)" '
 	test $pr_ran = 0 && test $pr_requeued = 0 && test $rc_pr = 0 &&
 	test "$(cat $O/pr/state)" = Succeeded &&
-	grep -q "preempted, requeued (Preempted: Preempted to accommodate a workload" $T/pr.err &&
+	grep -q "preempted, requeued (Preempted (InCohortFairSharing): Preempted to accommodate a workload" $T/pr.err &&
 	grep -q "admitted again by clusterQueue cq after [0-9]*s in the queue: attempt 2" $T/pr.err &&
 	grep -q "^\[worker-0\] step 6/6" $T/pr.out'
+expect "... its preemptions output: 1, Evicted Preempted with Preempted InCohortFairSharing" '
+	/usr/bin/python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p[\"preemptions\"] == 1 and p[\"evicted_reason\"] == \"Preempted\", p
+assert p[\"preempted_reason\"] == \"InCohortFairSharing\" and \"Fair Sharing\" in p[\"message\"], p" $O/pr/preemptions'
+expect "ExceedsMaxQuota for the whole --queue-hopeless-after: exit 8, QueueInadmissible, deleted (got $rc_hx)" '
+	test $rc_hx = 8 && test "$(cat $O/hx/state)" = QueueInadmissible && test "$(job_state hx)" = absent &&
+	grep -q "(ExceedsMaxQuota for 2s): couldn.t assign flavors .*; ask for fewer GPUs or workers, or use another queue" $O/hx/message'
+expect "older Kueue, Pending with \"> maximum capacity\": QueueInadmissible too (got $rc_ho)" '
+	test $rc_ho = 8 && test "$(cat $O/ho/state)" = QueueInadmissible'
+expect "a stopped queue (Suspended) is waited for: ended by --queue-timeout, not as hopeless (got $rc_hs)" '
+	test $rc_hs = 8 && test "$(cat $O/hs/state)" = QueueTimeout &&
+	grep -q "held by an admin (queue stopped): Suspended: ClusterQueue cq is inactive" $T/hs.err'
+expect "no visibility API on this apiserver: one line, the run went on" '
+	test "$(grep -c "no queue position: this cluster does not serve Kueue.s visibility API" $T/qa.err)" = 1'
 expect "a Role without Workload read: named before the create, still Queued, then Succeeded (exit $rc_nw)" '
 	grep -q "warning: cannot list workloads.kueue.x-k8s.io in namespace team-a" $T/nw.err &&
 	grep -q "queued in team-a/q: waiting for Kueue to admit it (its Workload cannot be read)" $T/nw.err &&
 	test $rc_nw = 0'
+expect "... Kueue's Started event said, from a watch of the job's own events (involvedObject.uid selector on 1.24)" '
+	grep -q "kueue: Started: Admitted by clusterQueue cq" $T/nw.err && ! grep -q "cannot watch the events" $T/nw.err'
 expect "a missing LocalQueue: exit 4 before the create (got $rc_lq), one error line, no job" '
 	test $rc_lq = 4 &&
 	grep -qx "error: LocalQueue \"nosuch\" does not exist in namespace \"team-a\" (label kueue.x-k8s.io/queue-name): Kueue would hold the JAXJob for ever; create the LocalQueue or name an existing one" $T/lq.err &&

@@ -92,23 +92,14 @@ cmp_render "$W/repo/examples/gitops" "${ARGO_ENV[@]}" $EJSON "ARGOCD_APP_PARAMET
 	grep -q -- '--epochs=300' "$T/out" && grep -q 'imagePullPolicy: IfNotPresent' "$T/out"
 report 'the Application example renders with its env and parameters' $?
 
-# The npm registry is network beyond Debian's mirror: only with JAXJOB_NPM=1
-# (an earlier download in build/npm is reused without it).
+# The schema of Argo CD's Application from npm, wherever the registry answers
+# (tests/lib/npm.sh; installed once into build/npm/argo-cd).
+. "$JAXJOB_TOP/tests/lib/npm.sh"
 NPM_DIR=$JAXJOB_TOP/build/npm/argo-cd
-if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
-	skip 'Application validates against @kubernetes-models/argo-cd' 'npm/node not installed'
-elif [ ! -d "$NPM_DIR/node_modules/@kubernetes-models/argo-cd" ] && [ -z "${JAXJOB_NPM:-}" ]; then
-	skip 'Application validates against @kubernetes-models/argo-cd' 'downloads from the npm registry: set JAXJOB_NPM=1 to allow it'
+if ! npm_packages "$NPM_DIR" @kubernetes-models/argo-cd@4.0.0; then
+	skip 'Application validates against @kubernetes-models/argo-cd' "$NPM_WHY"
 else
-	if [ ! -d "$NPM_DIR/node_modules/@kubernetes-models/argo-cd" ]; then
-		mkdir -p "$NPM_DIR" && echo '{"private":true}' >"$NPM_DIR/package.json"
-		(cd "$NPM_DIR" && timeout 300 npm install --no-audit --no-fund --loglevel=error \
-			@kubernetes-models/argo-cd@4.0.0) >"$W/npm.log" 2>&1
-	fi
-	if [ ! -d "$NPM_DIR/node_modules/@kubernetes-models/argo-cd" ]; then
-		skip 'Application validates against @kubernetes-models/argo-cd' 'npm install failed (offline?)'
-	else
-		cat >"$NPM_DIR/validate.mjs" <<'EOF'
+	cat >"$NPM_DIR/validate.mjs" <<'EOF'
 import { readFileSync } from "node:fs";
 import { Application } from "@kubernetes-models/argo-cd/argoproj.io/v1alpha1";
 const obj = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -118,10 +109,9 @@ broken.spec.source.plugin.parameters[0].array = "not-a-list";
 try { new Application(broken).validate(); console.log("broken copy accepted"); process.exit(1); }
 catch (e) { console.log("valid; a broken copy is rejected:", e.message.split("\n")[0]); }
 EOF
-		(cd "$NPM_DIR" && node validate.mjs "$W/application.json") >"$T/out" 2>"$T/err"
-		rc=$?
-		report 'Application validates against @kubernetes-models/argo-cd (and a broken copy does not)' $rc
-	fi
+	(cd "$NPM_DIR" && node validate.mjs "$W/application.json") >"$T/out" 2>"$T/err"
+	rc=$?
+	report 'Application validates against @kubernetes-models/argo-cd (and a broken copy does not)' $rc
 fi
 
 python3 - "$P/argocd-cm-diffing.yaml" "$EXPECTED/gitops.yaml" <<'EOF' >"$T/out" 2>&1

@@ -25,8 +25,10 @@
 #include <cmocka.h>
 
 #include "component/launch/hub/launch_hub.h"
-#include "component/launch/hub/launch_outcome.h"
+#include "component/launch/outputs/launch_outcome.h"
 #include "component/launch/spokes/launch_kueue.h"
+#include "component/launch/spokes/launch_kueue_reasons.h"
+#include "component/launch/spokes/launch_queue_position.h"
 #include "component/launch/spokes/launch_trainer.h"
 #include "component/launch/spokes/launch_jobwatch.h"
 #include "component/launch/spokes/launch_workers.h"
@@ -98,7 +100,7 @@ static struct workers wk;
 struct kueue {
 	const struct kueue_reports *rep;
 	void *hub;
-	int held;
+	int held;	/* 1 waiting, 2 hopeless (ExceedsMaxQuota) */
 };
 static struct kueue kq;
 
@@ -210,7 +212,37 @@ void kueue_evicted(const struct kueue *k, char *why, size_t n)
 	snprintf(why, n, "Preempted");
 }
 const char *kueue_admitted_by(const struct kueue *k) { (void)k; return "cq"; }
-int kueue_event(struct kueue *k, const cJSON *ev) { (void)k, (void)ev; return 0; }
+int kueue_pending(const struct kueue *k, char *reason, size_t rn, char *msg, size_t mn)
+{
+	if (k->held != 2)
+		return KUEUE_WAIT;
+	snprintf(reason, rn, "ExceedsMaxQuota");
+	snprintf(msg, mn, "request > maximum capacity");
+	return KUEUE_HOPELESS;
+}
+void kueue_evictions(const struct kueue *k, struct kueue_eviction *out)
+{
+	(void)k;
+	memset(out, 0, sizeof(*out));
+}
+const char *kueue_workload_name(const struct kueue *k) { (void)k; return "jaxjob-j-abcde"; }
+
+/* the queue position spoke: never answers here */
+struct qpos *qpos_new(const struct launch_ctx *ctx, const struct qpos_reports *rep, void *hub)
+{
+	(void)ctx, (void)rep, (void)hub;
+	return NULL;
+}
+void qpos_free(struct qpos *q) { (void)q; }
+void qpos_look(struct qpos *q, const char *workload) { (void)q, (void)workload; }
+void qpos_stop(struct qpos *q) { (void)q; }
+const char *qpos_cluster_queue(const struct qpos *q) { (void)q; return NULL; }
+int qpos_get(const struct qpos *q, int *in_lq, int *in_cq)
+{
+	(void)q;
+	*in_lq = *in_cq = 0;
+	return 0;
+}
 
 void launch_trainer_seen(struct launch_trainer *t, const struct launch_ctx *ctx, const cJSON *job)
 {
@@ -579,6 +611,37 @@ static void signal_while_queued(void **state)
 	run_free(&r);
 }
 
+/* Kueue says it cannot admit it: the wait ends after the whole grace, and
+ * a reason that clears within it restarts the grace when it comes back. */
+static void hopeless_ends_after_the_grace(void **state)
+{
+	struct run r;
+	(void)state;
+	defaults(&r);
+	r.o.queue_hopeless_s = 60;
+	r.ctx.queue = "q";
+	RUN(&r, { 0, QUEUED, NULL, 2 }, { 30, QUEUED, NULL, 1 }, { 40, QUEUED, NULL, 2 },
+	    { 500, QUEUED, NULL, 0 });
+	assert_int_equal(end_of(&r), END_QUEUE_INADMISSIBLE);
+	assert_true(loop.now == 100);	/* 40 + the whole 60 s, not 0 + 60 */
+	assert_string_equal(launch_hub_why(r.h)->kueue_reason, "ExceedsMaxQuota");
+	assert_non_null(strstr(loop.notes, "Kueue says it cannot admit it (ExceedsMaxQuota); "
+			       "ending in 60s unless that changes"));
+	run_free(&r);
+}
+
+/* --queue-hopeless-after 0: it waits anyway. */
+static void hopeless_never_with_zero(void **state)
+{
+	struct run r;
+	(void)state;
+	defaults(&r);
+	r.ctx.queue = "q";
+	RUN(&r, { 0, QUEUED, NULL, 2 }, { 500, QUEUED, NULL, 0 }, { 501, JOB, "Succeeded", 0 });
+	assert_int_equal(end_of(&r), END_FINISHED);
+	run_free(&r);
+}
+
 static void signal_while_running(void **state)
 {
 	struct run r;
@@ -793,6 +856,8 @@ int main(void)
 		cmocka_unit_test(timeout),
 		cmocka_unit_test(queued_time_is_not_run_time),
 		cmocka_unit_test(signal_while_queued),
+		cmocka_unit_test(hopeless_ends_after_the_grace),
+		cmocka_unit_test(hopeless_never_with_zero),
 		cmocka_unit_test(signal_while_running),
 		cmocka_unit_test(signal_during_the_drain),
 		cmocka_unit_test(drain_bounded),

@@ -62,7 +62,13 @@ const struct run_flag launch_run_flags[] = {
 	  "it queued (default 0 = wait for ever)" },
 	{ "queue-progress-every", "DURATION", "waiting and cleanup", RF_DURATION, OFF(queue_every_s),
 	  NULL, "while Kueue holds the job, say \"queued 12m in NS/QUEUE: reason\" this often "
-	  "(default 1m; 0 = only when the reason changes)" },
+	  "(default 1m; 0 = only when the reason changes); with Kueue's visibility API, also "
+	  "the job's place: \"position 3 in q, 7 in cq\"" },
+	{ "queue-hopeless-after", "DURATION", "waiting and cleanup", RF_DURATION,
+	  OFF(queue_hopeless_s), NULL,
+	  "end the step when Kueue says it cannot admit the job (ExceedsMaxQuota, "
+	  "NoMatchingFlavor; older Kueue: \"> maximum capacity\") for all of DURATION: exit 8, "
+	  "state QueueInadmissible, cleaned up per --on-cancel (default 1m; 0 = wait anyway)" },
 	{ "logs", "WHICH", "waiting and cleanup", RF_ENUM, OFF(logs), logs_names,
 	  "worker logs to stream: all, first (worker 0), none (default all). At most 64 logs "
 	  "are followed at once: with more workers running, the others' lines appear when a "
@@ -102,7 +108,7 @@ const struct run_flag launch_run_flags[] = {
 	  "the environment)" },
 	{ "outcome", "HOW", "waiting and cleanup", RF_ENUM, OFF(outcome), outcome_names,
 	  "how the step reports a job that ended: exit-code (exit 1 failed, 3 timeout, 5 "
-	  "cancelled, 6 deleted, 7 stuck, 8 queue timeout) or outputs (exit 0, the outcome only in the outputs "
+	  "cancelled, 6 deleted, 7 stuck, 8 Kueue will not run it: queue timeout or inadmissible) or outputs (exit 0, the outcome only in the outputs "
 	  "state/reason/exit_code, so the pipeline can branch on it; API errors and bad input "
 	  "still exit 4 and 2) (default exit-code)" },
 	{ "adopt", "BOOL", "waiting and cleanup", RF_BOOL, OFF(adopt), NULL,
@@ -130,6 +136,13 @@ const struct run_flag launch_run_flags[] = {
 	  "write the seconds Kueue held the job queued (0 without a queue)" },
 	{ "out-run-time", "FILE", "outputs", RF_STR, OUT(run_time), NULL,
 	  "write the seconds of the wait the job was not queued" },
+	{ "out-queue-position", "FILE", "outputs", RF_STR, OUT(queue_position), NULL,
+	  "write the job's place in its queue as last seen, 1-based, as JSON "
+	  "{\"local_queue\":3,\"cluster_queue\":7} (Kueue's visibility API; {} when never seen)" },
+	{ "out-preemptions", "FILE", "outputs", RF_STR, OUT(preemptions), NULL,
+	  "write Kueue's evictions of the job as JSON {\"preemptions\":N,\"evicted_reason\":.., "
+	  "\"preempted_reason\":.. (InClusterQueue, InCohortReclamation, ...),\"message\":..}: "
+	  "the count and the last one" },
 	{ "out-progress", "FILE", "outputs", RF_STR, OUT(progress), NULL,
 	  "write the percent done (0-100): a TrainJob's status.trainerStatus, else from the "
 	  "logs' step/total, else empty" },

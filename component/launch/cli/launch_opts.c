@@ -35,6 +35,7 @@ static void set_defaults(struct launch_opts *o)
 	o->on_cancel = CANCEL_DELETE;
 	o->fail_fast_s = 300;
 	o->queue_every_s = 60;
+	o->queue_hopeless_s = 60;
 	o->delete_wait_s = 20;
 	o->log_drain_s = 30;
 	o->adopt = 1;

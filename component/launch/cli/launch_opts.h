@@ -60,6 +60,8 @@ struct launch_outputs {
 	const char *exit_code;		/* the exit code we return, as text */
 	const char *queue_time;		/* seconds held by Kueue (0 for a job without a queue) */
 	const char *run_time;		/* seconds of the wait not queued */
+	const char *queue_position;	/* JSON: the place in the queue last seen, {} none */
+	const char *preemptions;	/* JSON: how often Kueue evicted it, and the last why */
 	const char *progress;		/* percent done: TrainJob status.trainerStatus, else the logs */
 	const char *failure;		/* JSON: why it failed (lib/diagnose.h), {} if it did not */
 	const char *failure_category;	/* oom, application, ...; empty if it did not fail */
@@ -92,6 +94,7 @@ struct launch_opts {
 	double timeout_s;		/* --timeout (0 = none) e.g. 90m, 2h, 3600: the run, not the queue */
 	double queue_timeout_s;		/* --queue-timeout: time queued by Kueue (0 = unbounded) */
 	double queue_every_s;		/* --queue-progress-every: a "queued" line this often (0 = on change only) */
+	double queue_hopeless_s;	/* --queue-hopeless-after: Kueue says it cannot admit it (0 = never end) */
 	enum launch_logs logs;		/* --logs all|first|none */
 	struct launch_log_set log_workers;	/* --log-workers 0-7,255 (with --logs all) */
 	enum launch_delete_after delete_after;	/* --delete-after never|success|always */

@@ -184,13 +184,6 @@ static void creation_failure(void *hub, int permanent)
 	hub_stuck_check(h);
 }
 
-/* A Normal event about the job: Kueue's are said. */
-static void normal_event(void *hub, const cJSON *ev)
-{
-	struct launch_hub *h = hub;
-	kueue_event(h->kueue, ev);
-}
-
 static int waiting(void *hub)
 {
 	const struct launch_hub *h = hub;
@@ -220,10 +213,20 @@ static void pods_changed(void *hub)
 	logs_changed(h);	/* a pod the drain was waiting to see */
 }
 
-/* The job's Workload changed. */
+/* The job's Workload changed: and its place in the queue? */
 static void queue_changed(void *hub)
 {
-	hub_queue_check(hub);
+	struct launch_hub *h = hub;
+
+	hub_queue_check(h);
+	if (h->why.queued)
+		qpos_look(h->qpos, kueue_workload_name(h->kueue));
+}
+
+/* A new place in the queue was seen. */
+static void position_changed(void *hub)
+{
+	hub_queue_position(hub);
 }
 
 static const struct jobwatch_reports jobwatch_reports = {
@@ -232,7 +235,6 @@ static const struct jobwatch_reports jobwatch_reports = {
 	.absent = job_absent,
 	.failed = job_watch_failed,
 	.creation_failure = creation_failure,
-	.normal_event = normal_event,
 	.waiting = waiting,
 };
 
@@ -246,8 +248,20 @@ static const struct kueue_reports kueue_reports = {
 	.changed = queue_changed,
 };
 
+/* The position spoke has something to say. */
+static void position_note(void *hub, const char *line)
+{
+	struct launch_hub *h = hub;
+	launch_progress_note(h->ctx->prog, "%s", line);
+}
+
+static const struct qpos_reports qpos_reports = {
+	.changed = position_changed,
+	.note = position_note,
+};
+
 /* A clock ran out (launch_hub_clock.c): --fail-fast-after, --timeout,
- * --queue-timeout. */
+ * --queue-timeout, --queue-hopeless-after. */
 static void clock_ran_out(void *hub, enum launch_end why)
 {
 	hub_stop(hub, why);
@@ -324,6 +338,7 @@ struct launch_hub *launch_hub_new(const struct launch_ctx *ctx)
 	h->jw = jobwatch_new(ctx, &jobwatch_reports, h);
 	h->workers = workers_new(ctx, &workers_reports, h);
 	h->kueue = kueue_new(ctx, &kueue_reports, h);
+	h->qpos = qpos_new(ctx, &qpos_reports, h);
 	return h;
 }
 
@@ -333,6 +348,7 @@ void launch_hub_free(struct launch_hub *h)
 		return;
 	workers_free(h->workers);
 	kueue_free(h->kueue);
+	qpos_free(h->qpos);
 	jobwatch_free(h->jw);
 	cJSON_Delete(h->job);
 	buf_free(&h->incomplete);
@@ -394,6 +410,7 @@ void launch_hub_wait(struct launch_hub *h, const char *from)
 	h->stuck_timer = h->drain_timer = NULL;
 	jobwatch_stop_events(h->jw);
 	kueue_stop(h->kueue);
+	qpos_stop(h->qpos);
 	/* the wait is over: a further signal must not cancel the ending's look
 	 * or the cleanup */
 	h->phase = RUN_CLEANING;

@@ -30,6 +30,8 @@ enum launch_end {
 	END_STUCK,		/* fail-fast: past the grace period, or rejected for good */
 	END_API,		/* a watch failed for good (err) */
 	END_QUEUE_TIMEOUT,	/* --queue-timeout: queued by Kueue for too long */
+	END_QUEUE_INADMISSIBLE,	/* Kueue says it cannot admit it, for all of
+				 * --queue-hopeless-after (launch_kueue_reasons.c) */
 };
 
 /* The wait ended without seeing the job finish (timeout, signal, stuck, a
@@ -49,6 +51,8 @@ struct launch_why {
 	int stuck_permanent;	/* END_STUCK at once: the API rejects what the job needs */
 	int queued;		/* held by Kueue when the wait ended */
 	const char *queue_why;	/* the pending reason last said */
+	char kueue_reason[64];	/* END_QUEUE_INADMISSIBLE: Kueue's reason and message */
+	char kueue_msg[768];
 	double decided_at;	/* kube_now() when the verdict came, 0 none */
 };
 
@@ -93,6 +97,11 @@ void launch_hub_cause(const struct launch_hub *h, struct launch_cause *c);
 int launch_hub_finished_meanwhile(struct launch_hub *h);
 /* Seconds held by Kueue (finished stretches and the current one). */
 double launch_hub_queued_seconds(const struct launch_hub *h);
+/* What the run saw of its queue: the last position (1-based, 0 none) in the
+ * LocalQueue and the ClusterQueue, and the evictions (launch_kueue.h). */
+struct kueue_eviction;
+void launch_hub_queue_seen(const struct launch_hub *h, int *in_lq, int *in_cq,
+			   struct kueue_eviction *ev);
 /* After a finished job's wait: one warning naming the workers whose log is
  * incomplete, if any; the same words are kept for the outputs
  * (launch_hub_logs_incomplete). */

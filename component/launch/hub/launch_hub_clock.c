@@ -15,7 +15,12 @@
  * answers "held, and why") is Queued: the --timeout deadline and the
  * fail-fast timer stop, --queue-timeout and the repeated "queued ... in
  * NS/QUEUE" line run; when Kueue admits it the run's clocks start again;
- * an admitted job held again was preempted, and says so.
+ * an admitted job held again was preempted, and says so. The queued line
+ * carries the job's place in its queue when Kueue's visibility API tells
+ * it (launch_queue_position.c: asked at each line and on each Workload
+ * change). A reason that says waiting cannot help (ExceedsMaxQuota,
+ * NoMatchingFlavor: launch_kueue_reasons.c) arms --queue-hopeless-after;
+ * when it still holds then, the wait ends QueueInadmissible.
  *
  * A clock that runs out reports it (h->clock_rep->ran_out, as a spoke
  * reports through its table): the hub decides what ends the wait.
@@ -104,11 +109,21 @@ double launch_hub_queued_seconds(const struct launch_hub *h)
 	return h->q.queued_s + (h->why.queued ? launch_now() - h->q.since : 0);
 }
 
-/* "queued 12m05s in NS/Q: why": this wait; after a preemption also the
- * time queued in all (what --queue-timeout bounds). */
+void launch_hub_queue_seen(const struct launch_hub *h, int *in_lq, int *in_cq,
+			   struct kueue_eviction *ev)
+{
+	qpos_get(h->qpos, in_lq, in_cq);
+	kueue_evictions(h->kueue, ev);
+}
+
+/* "queued 12m05s in NS/Q: position 3 in q, 7 in cq: why": this wait;
+ * after a preemption also the time queued in all (what --queue-timeout
+ * bounds); the place in the queue when one was seen. */
 static void say_queued(struct launch_hub *h)
 {
-	struct buf d = BUF_INIT, all = BUF_INIT;
+	struct buf d = BUF_INIT, all = BUF_INIT, pos = BUF_INIT;
+	const char *cq = qpos_cluster_queue(h->qpos);
+	int lq_at, cq_at;
 
 	launch_duration(&d, launch_now() - h->q.since);
 	if (h->q.admissions) {
@@ -116,10 +131,27 @@ static void say_queued(struct launch_hub *h)
 		launch_duration(&all, launch_hub_queued_seconds(h));
 		buf_adds(&all, " in all)");
 	}
-	launch_progress_note(h->ctx->prog, "queued %s in %s/%s%s: %s", d.data, h->ctx->ns,
-			     h->ctx->queue, all.len ? all.data : "", h->q.why);
+	if (qpos_get(h->qpos, &lq_at, &cq_at))
+		buf_addf(&pos, "position %d in %s, %d in %s: ", lq_at, h->ctx->queue, cq_at,
+			 cq ? cq : "its ClusterQueue");
+	h->q.said_lq = lq_at;
+	h->q.said_cq = cq_at;
+	launch_progress_note(h->ctx->prog, "queued %s in %s/%s%s: %s%s", d.data, h->ctx->ns,
+			     h->ctx->queue, all.len ? all.data : "", pos.len ? pos.data : "",
+			     h->q.why);
 	buf_free(&d);
 	buf_free(&all);
+	buf_free(&pos);
+}
+
+void hub_queue_position(struct launch_hub *h)
+{
+	int lq_at, cq_at;
+
+	if (!h->why.queued || h->phase != RUN_WAITING || !qpos_get(h->qpos, &lq_at, &cq_at) ||
+	    (lq_at == h->q.said_lq && cq_at == h->q.said_cq))
+		return;
+	say_queued(h);	/* a new place: said now, as a new reason is */
 }
 
 static void on_queue_ticker(void *ud)
@@ -130,6 +162,7 @@ static void on_queue_ticker(void *ud)
 	if (!h->why.queued || h->phase != RUN_WAITING)
 		return;
 	say_queued(h);
+	qpos_look(h->qpos, kueue_workload_name(h->kueue));	/* for the next line */
 	h->q.ticker = kube_timer_add(h->ctx->c, h->ctx->o->queue_every_s, on_queue_ticker, h);
 }
 
@@ -159,6 +192,7 @@ static void enter_queue(struct launch_hub *h, const char *why)
 				     "until it is admitted again", ev);
 	}
 	launch_progress_note(ctx->prog, "queued in %s/%s: %s", ctx->ns, ctx->queue, why);
+	qpos_look(h->qpos, kueue_workload_name(h->kueue));
 	if (ctx->o->queue_every_s > 0)
 		h->q.ticker = kube_timer_add(ctx->c, ctx->o->queue_every_s, on_queue_ticker, h);
 	if (ctx->o->queue_timeout_s > 0) {
@@ -177,7 +211,8 @@ static void leave_queue(struct launch_hub *h)
 	h->why.queued = 0;
 	kube_timer_cancel(h->q.ticker);
 	kube_timer_cancel(h->q.deadline);
-	h->q.ticker = h->q.deadline = NULL;
+	kube_timer_cancel(h->q.hopeless);
+	h->q.ticker = h->q.deadline = h->q.hopeless = NULL;
 	h->q.admissions++;
 	launch_duration(&d, launch_now() - h->q.since);
 	if (h->q.admissions > 1) {
@@ -201,6 +236,44 @@ static void leave_queue(struct launch_hub *h)
 	hub_stuck_check(h);
 }
 
+/* ---- requests Kueue says it cannot admit ---------------------------------- */
+
+static int hopeless_now(const struct launch_hub *h, char *reason, size_t rn, char *msg, size_t mn)
+{
+	return h->why.queued && kueue_pending(h->kueue, reason, rn, msg, mn) == KUEUE_HOPELESS;
+}
+
+static void on_hopeless_timer(void *ud)
+{
+	struct launch_hub *h = ud;
+	struct launch_why *w = &h->why;
+
+	h->q.hopeless = NULL;
+	if (hopeless_now(h, w->kueue_reason, sizeof(w->kueue_reason), w->kueue_msg,
+			 sizeof(w->kueue_msg)))
+		h->clock_rep->ran_out(h, END_QUEUE_INADMISSIBLE);
+}
+
+/* The grace runs while the reason lasts, and starts again when it comes
+ * back: only a reason that held for all of it ends the wait. */
+static void hopeless_check(struct launch_hub *h)
+{
+	const struct launch_ctx *ctx = h->ctx;
+	char reason[64], msg[512];
+	int hopeless = hopeless_now(h, reason, sizeof(reason), msg, sizeof(msg));
+
+	if (ctx->o->queue_hopeless_s <= 0)
+		return;
+	if (hopeless && !h->q.hopeless) {
+		launch_progress_note(ctx->prog, "Kueue says it cannot admit it (%s); ending in %.0fs "
+				     "unless that changes", reason, ctx->o->queue_hopeless_s);
+		h->q.hopeless = kube_timer_add(ctx->c, ctx->o->queue_hopeless_s, on_hopeless_timer, h);
+	} else if (!hopeless && h->q.hopeless) {
+		kube_timer_cancel(h->q.hopeless);
+		h->q.hopeless = NULL;
+	}
+}
+
 void hub_queue_check(struct launch_hub *h)
 {
 	char why[512];
@@ -222,6 +295,7 @@ void hub_queue_check(struct launch_hub *h)
 						     on_queue_ticker, h);
 		}
 	}
+	hopeless_check(h);
 }
 
 void hub_clocks_stop(struct launch_hub *h)
@@ -229,5 +303,6 @@ void hub_clocks_stop(struct launch_hub *h)
 	kube_timer_cancel(h->deadline);
 	kube_timer_cancel(h->q.ticker);
 	kube_timer_cancel(h->q.deadline);
-	h->deadline = h->q.ticker = h->q.deadline = NULL;
+	kube_timer_cancel(h->q.hopeless);
+	h->deadline = h->q.ticker = h->q.deadline = h->q.hopeless = NULL;
 }

@@ -57,6 +57,14 @@ void launch_hub_cause(const struct launch_hub *h, struct launch_cause *c)
 				 "--queue-timeout of %.0fs reached while the job was queued in %s/%s: %s",
 				 o->queue_timeout_s, ctx->ns, ctx->queue, why->queue_why);
 		return;
+	case END_QUEUE_INADMISSIBLE:	/* waiting would not help; a smaller request or
+					 * another queue would (launch_kueue_reasons.c) */
+		launch_cause_set(c, LAUNCH_OUTCOME_QUEUE_INADMISSIBLE, NULL,
+				 "Kueue will not admit the %s in %s/%s (%s for %.0fs): %s; ask for "
+				 "fewer GPUs or workers, or use another queue (--local-queue)",
+				 ctx->kind, ctx->ns, ctx->queue, why->kueue_reason,
+				 o->queue_hopeless_s, why->kueue_msg);
+		return;
 	case END_API:
 	case END_NONE:
 		break;

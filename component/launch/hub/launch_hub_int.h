@@ -5,7 +5,7 @@
  * queue) and launch_hub_end.c (after the wait: the ending's and the
  * cleanup's questions).
  * Nothing else includes it: the rest of the run reads the hub through
- * launch_hub.h (scripts/include-cycles.sh holds the build to this list).
+ * launch_hub.h (scripts/module-graph.sh holds the build to this list).
  *
  * Included by: launch_hub.c launch_hub_clock.c launch_hub_end.c
  */
@@ -14,6 +14,8 @@
 
 #include "launch_hub.h"
 #include "launch_kueue.h"
+#include "launch_kueue_reasons.h"
+#include "launch_queue_position.h"
 #include "launch_trainer.h"
 #include "launch_jobwatch.h"
 #include "launch_workers.h"
@@ -31,6 +33,7 @@ struct launch_hub {
 	struct jobwatch *jw;
 	struct workers *workers;
 	struct kueue *kueue;
+	struct qpos *qpos;		/* the Workload's place in its queue */
 	struct launch_trainer trainer;
 
 	/* the wait; the clocks report through clock_rep (launch_hub.c's table) */
@@ -49,7 +52,9 @@ struct launch_hub {
 		double since;		/* when the current queued stretch began */
 		double queued_s;	/* total of the finished queued stretches */
 		char why[512];		/* the pending reason last said */
+		int said_lq, said_cq;	/* the position last said (1-based), 0 none */
 		struct kube_timer *ticker, *deadline;
+		struct kube_timer *hopeless;	/* Kueue says it cannot admit it: the grace */
 	} q;
 
 	/* the cleanup's deletion */
@@ -70,6 +75,7 @@ struct hub_clock_reports {
 void hub_stuck_check(struct launch_hub *h);	/* a stuck cause came or went */
 void hub_arm_deadline(struct launch_hub *h);	/* --timeout, less the time queued */
 void hub_queue_check(struct launch_hub *h);	/* held by Kueue, admitted, or the same? */
+void hub_queue_position(struct launch_hub *h);	/* a new place in the queue was seen */
 void hub_clocks_stop(struct launch_hub *h);
 
 #endif

@@ -129,6 +129,36 @@ static void v_run_time(const struct output_in *in, struct buf *v)
 	buf_addf(v, "%.3f", d >= 0 ? d : 0.0);
 }
 
+/* JSON objects (KFP Dict outputs): {} when there is nothing to say, never
+ * an empty file. */
+static void v_queue_position(const struct output_in *in, struct buf *v)
+{
+	const struct launch_queue_seen *kq = &in->r->kq;
+
+	if (in->r->queue && kq->in_lq > 0)
+		buf_addf(v, "{\"cluster_queue\":%d,\"local_queue\":%d}", kq->in_cq, kq->in_lq);
+	else
+		buf_adds(v, "{}");
+}
+
+static void v_preemptions(const struct output_in *in, struct buf *v)
+{
+	const struct launch_queue_seen *kq = &in->r->kq;
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+
+	cJSON_AddNumberToObject(o, "preemptions", in->r->queue ? kq->preemptions : 0);
+	if (in->r->queue && kq->preemptions) {
+		cJSON_AddStringToObject(o, "evicted_reason", kq->evicted);
+		cJSON_AddStringToObject(o, "preempted_reason", kq->preempted);
+		cJSON_AddStringToObject(o, "message", kq->message);
+	}
+	text = cJSON_PrintUnformatted(o);
+	buf_adds(v, text ? text : "{}");
+	cJSON_free(text);
+	cJSON_Delete(o);
+}
+
 static void v_progress(const struct output_in *in, struct buf *v)
 {
 	/* the job's own percentage, else the logs' */
@@ -233,6 +263,8 @@ static const struct output {
 	OUTPUT(exit_code, v_exit_code),
 	OUTPUT(queue_time, v_queue_time),
 	OUTPUT(run_time, v_run_time),
+	OUTPUT(queue_position, v_queue_position),
+	OUTPUT(preemptions, v_preemptions),
 	OUTPUT(progress, v_progress),
 	OUTPUT(failure, v_failure),
 	OUTPUT(failure_category, v_failure_category),

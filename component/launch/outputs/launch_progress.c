@@ -10,8 +10,6 @@
 #include "buf.h"
 #include "jtree.h"
 #include "kube_clock.h"
-#include "kube_loop.h"
-#include "launch_result.h"
 
 double launch_now(void)
 {
@@ -109,5 +107,29 @@ void launch_print_warnings(const char *lines)
 		fprintf(stderr, "warning: %.*s\n", (int)(nl - p), p);
 		if (!*nl)
 			break;
+	}
+}
+
+void launch_trainer_progress(const cJSON *ts, struct buf *b)
+{
+	const cJSON *pct = cJSON_GetObjectItemCaseSensitive(ts, "progressPercentage");
+	const cJSON *eta = cJSON_GetObjectItemCaseSensitive(ts, "estimatedRemainingSeconds");
+	const cJSON *m;
+	int n = 0;
+
+	if (cJSON_IsNumber(pct))
+		buf_addf(b, "%d%% done", pct->valueint);
+	else
+		buf_adds(b, "progress unknown");
+	if (cJSON_IsNumber(eta) && eta->valuedouble >= 0) {
+		buf_adds(b, ", ");
+		launch_duration(b, eta->valuedouble);
+		buf_adds(b, " left");
+	}
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(ts, "metrics")) {
+		const char *name = jtree_get_string(m, "name", NULL), *v = jtree_get_string(m, "value", NULL);
+		if (!name || !v || n++ >= 6)
+			continue;
+		buf_addf(b, ", %s %s", name, v);
 	}
 }

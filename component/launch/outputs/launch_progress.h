@@ -21,6 +21,13 @@
 #include <stdio.h>
 #include <cJSON.h>
 
+/* Worker counts of a job: requested replicas and status counts (0 if
+ * unset). Here, below the verdict and the result that fill them in
+ * (launch_workers_of, launch_result.h), since the counts line shows them. */
+struct launch_workers {
+	int replicas, active, succeeded, failed;
+};
+
 struct launch_progress {
 	FILE *out;		/* stderr, or NULL when --quiet */
 	double t0;		/* launch start (monotonic seconds) */
@@ -52,6 +59,10 @@ void launch_print_warnings(const char *lines);
 /* A duration as people say it: "45s", "12m05s", "2h10m". */
 struct buf;
 void launch_duration(struct buf *b, double s);
+
+/* "42% done, 13m05s left, loss 0.31" of a TrainJob's status.trainerStatus:
+ * the trainer spoke's line and the summary's row (here, below both). */
+void launch_trainer_progress(const cJSON *trainer_status, struct buf *b);
 
 /* Monotonic clock in seconds (kube_now(): one clock for the loop and us). */
 double launch_now(void);

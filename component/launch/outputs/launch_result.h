@@ -14,17 +14,15 @@
 #include <cJSON.h>
 
 #include "launch_outcome.h"
+#include "launch_progress.h"	/* struct launch_workers */
 
 struct metrics;
 
 /*
- * Worker counts of a job: requested replicas and status counts (0 if
- * unset), as its API's handler reads them (jobapi_worker_counts). Returns 1
- * when the status counts worker pods, 0 when the pods must be counted.
+ * The worker counts of a job (struct launch_workers, launch_progress.h), as
+ * its API's handler reads them (jobapi_worker_counts). Returns 1 when the
+ * status counts worker pods, 0 when the pods must be counted.
  */
-struct launch_workers {
-	int replicas, active, succeeded, failed;
-};
 int launch_workers_of(const cJSON *job, struct launch_workers *w);
 
 struct launch_result {
@@ -41,10 +39,21 @@ struct launch_result {
 	struct launch_workers workers;	/* as the ending counted them (launch_ending_workers) */
 	const char *queue;	/* Kueue LocalQueue of a queue-managed job, or NULL */
 	double queued_s, run_s;	/* with `queue`: time held by Kueue, and the rest */
+	struct launch_queue_seen {	/* with `queue`: what the run saw of it */
+		int in_lq, in_cq;	/* the place last seen, 1-based; 0 none */
+		int preemptions;	/* evictions by Kueue */
+		char evicted[64];	/* the last one's Evicted reason (Preempted, ...) */
+		char preempted[64];	/* and its Preempted reason (InClusterQueue, ...) */
+		char message[512];
+	} kq;
 	double now;		/* wall clock at the end (epoch s): duration of unfinished jobs */
 	const struct metrics *metrics;	/* training metrics (launch_metrics.h), or NULL */
 	const cJSON *failure;		/* why it failed (launch_failure.h), or NULL */
 	const char *failure_category;	/* its category, or NULL/"" */
+	/* what the run sent and received (kube_client_traffic()), when it
+	 * talked to a server (`requests` > 0) */
+	unsigned long api_requests;
+	unsigned long long api_bytes_in;
 };
 
 /* The job's name and namespace: the object seen, else the manifest (else

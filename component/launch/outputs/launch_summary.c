@@ -34,30 +34,6 @@ static void md_row(struct buf *out, const char *k, const char *v)
 	buf_adds(out, " |\n");
 }
 
-void launch_trainer_progress(const cJSON *ts, struct buf *b)
-{
-	const cJSON *pct = cJSON_GetObjectItemCaseSensitive(ts, "progressPercentage");
-	const cJSON *eta = cJSON_GetObjectItemCaseSensitive(ts, "estimatedRemainingSeconds");
-	const cJSON *m;
-	int n = 0;
-
-	if (cJSON_IsNumber(pct))
-		buf_addf(b, "%d%% done", pct->valueint);
-	else
-		buf_adds(b, "progress unknown");
-	if (cJSON_IsNumber(eta) && eta->valuedouble >= 0) {
-		buf_adds(b, ", ");
-		launch_duration(b, eta->valuedouble);
-		buf_adds(b, " left");
-	}
-	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(ts, "metrics")) {
-		const char *name = jtree_get_string(m, "name", NULL), *v = jtree_get_string(m, "value", NULL);
-		if (!name || !v || n++ >= 6)
-			continue;
-		buf_addf(b, ", %s %s", name, v);
-	}
-}
-
 /* A TrainJob's own progress (status.trainerStatus, KEP-2779): preferred over
  * what the logs said, which the metrics table below still shows. */
 static void trainer_rows(const struct launch_result *r, struct buf *out)
@@ -114,6 +90,28 @@ static void metrics_table(const struct metrics *m, struct buf *out)
 		buf_addf(out, "\n%zu more in the metrics output\n", n - METRICS_ROWS);
 }
 
+/* The queue section's place and preemptions, when there were any. */
+static void queue_rows(const struct launch_result *r, struct buf *out)
+{
+	const struct launch_queue_seen *kq = &r->kq;
+	struct buf v = BUF_INIT;
+
+	if (kq->in_lq > 0) {
+		buf_addf(&v, "%d in %s, %d in its ClusterQueue (last seen)", kq->in_lq, r->queue,
+			 kq->in_cq);
+		md_row(out, "queue position", v.data);
+	}
+	if (kq->preemptions) {
+		buf_reset(&v);
+		buf_addf(&v, "%d, the last: %s%s%s%s%s%s", kq->preemptions,
+			 kq->evicted[0] ? kq->evicted : "evicted", kq->preempted[0] ? " (" : "",
+			 kq->preempted, kq->preempted[0] ? ")" : "", kq->message[0] ? ": " : "",
+			 kq->message);
+		md_row(out, "preemptions", v.data);
+	}
+	buf_free(&v);
+}
+
 void launch_summary(const struct launch_result *r, struct buf *out)
 {
 	const struct launch_workers w = r->workers;
@@ -144,9 +142,15 @@ void launch_summary(const struct launch_result *r, struct buf *out)
 		md_row(out, "queued", tmp);
 		snprintf(tmp, sizeof(tmp), "%.1f s", r->run_s);
 		md_row(out, "run time", tmp);
+		queue_rows(r, out);
 	}
 	md_row(out, "uid", jtree_get_string(r->job, "metadata.uid", NULL));
 	md_row(out, "cleanup", r->cleanup);
+	if (r->api_requests) {	/* exact numbers: a benchmark reads them (bench/crowd.sh) */
+		snprintf(tmp, sizeof(tmp), "%lu requests, %llu bytes received", r->api_requests,
+			 r->api_bytes_in);
+		md_row(out, "API traffic", tmp);
+	}
 	md_row(out, "log lines not written", r->logs_lost);
 	md_row(out, "logs incomplete", r->logs_incomplete);
 	snprintf(tmp, sizeof(tmp), "%d", r->outcome.exit_code);

@@ -20,7 +20,4 @@
 /* The Markdown summary of `r`, appended to `out`. */
 void launch_summary(const struct launch_result *r, struct buf *out);
 
-/* "42% done, 13m05s left, loss 0.31" of a TrainJob's status.trainerStatus. */
-void launch_trainer_progress(const cJSON *trainer_status, struct buf *b);
-
 #endif

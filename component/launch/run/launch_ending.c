@@ -92,6 +92,10 @@ static enum launch_cleanup_action action_of(const struct launch_hub *h,
 	case LAUNCH_OUTCOME_QUEUE_TIMEOUT:
 		/* the job keeps its place in the queue unless --on-cancel deletes it */
 		return o->on_cancel == CANCEL_DELETE ? CLEAN_DELETE : CLEAN_NONE;
+	case LAUNCH_OUTCOME_QUEUE_INADMISSIBLE:
+		/* launch_kueue_reasons.c: Kueue cannot admit it as the queue is
+		 * configured; waiting would not help: cleaned up as a cancel */
+		return on_cancel_action(o);
 	default:	/* a timeout, stuck, the API lost */
 		return on_cancel_action(o);
 	}

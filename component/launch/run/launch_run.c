@@ -102,6 +102,18 @@ static int prepare(struct launch_ctx *ctx, struct launch_hub **hub, const cJSON 
 	return 0;
 }
 
+/* What the wait saw of the queue, for the outputs. */
+static void queue_seen(const struct launch_hub *h, struct launch_queue_seen *kq)
+{
+	struct kueue_eviction ev;
+
+	launch_hub_queue_seen(h, &kq->in_lq, &kq->in_cq, &ev);
+	kq->preemptions = ev.count;
+	snprintf(kq->evicted, sizeof(kq->evicted), "%s", ev.evicted);
+	snprintf(kq->preempted, sizeof(kq->preempted), "%s", ev.preempted);
+	snprintf(kq->message, sizeof(kq->message), "%s", ev.message);
+}
+
 /* Access, create, wait, ending: the job's part of the run. 1 when it came
  * to the ending (the failure diagnosis then has something to say). */
 static int run_job(struct launch_ctx *ctx, struct launch_hub *h, struct launch_result *r,
@@ -129,6 +141,7 @@ static int run_job(struct launch_ctx *ctx, struct launch_hub *h, struct launch_r
 		r->queue = ctx->queue;
 		r->queued_s = launch_hub_queued_seconds(h);
 		r->run_s = launch_now() - ctx->t0 - r->queued_s;
+		queue_seen(h, &r->kq);
 	}
 	launch_ending(h, ctx, end, note);
 	return 1;
@@ -198,6 +211,12 @@ int launch_run(const struct launch_opts *o, const struct jobapi *api, const cJSO
 	r.logs_incomplete = h ? launch_hub_logs_incomplete(h) : NULL;
 	r.cleanup = note.len ? note.data : NULL;
 	r.now = kube_wall_now();
+	if (ctx.c) {
+		struct kube_traffic t;
+		kube_client_traffic(ctx.c, &t);
+		r.api_requests = t.requests;
+		r.api_bytes_in = t.bytes_in;
+	}
 	r.metrics = ctx.metrics->m;
 	launch_ending_workers(h, ended ? &end : NULL, r.manifest, &r.workers);
 	if (ended) {	/* why it failed, first */

@@ -10,10 +10,13 @@
  * FailedMount, FailedScheduling, ...) feed the diagnosis (lib/diagnose.h);
  * a second watch would cost one more connection per step. The price: the
  * namespace's other Warning events are read and dropped here (diag_event()
- * ignores pods that are not our workers). A job in a Kueue queue needs its
- * Normal events too (Kueue's Started "Admitted by clusterQueue ...", Stopped
- * "Preempted ..."): for it alone the watch takes every event of the
- * namespace, still one watch.
+ * ignores pods that are not our workers); field selectors cannot OR ("the
+ * job's events, or Warnings"), so this stays one namespace-wide type=Warning
+ * watch. Never every event of the namespace: a job in a Kueue queue learns
+ * its admission and eviction from its Workload (launch_kueue.c, which also
+ * owns the job-scoped watch of Kueue's Normal events where the Workload
+ * cannot be read), so a launcher in a sweep of N does not read the other
+ * jobs' Normal pod events (Scheduled, Pulled, Created, Started...).
  *
  * It turns what the server says into reports to the hub (struct
  * jobwatch_reports): the job
@@ -142,27 +145,23 @@ static void on_job_k8s_event(void *ud, enum kube_event_type type, const cJSON *e
 	struct jobwatch *jw = ud;
 	const struct launch_ctx *ctx = jw->ctx;
 	const char *reason = jtree_get_string(ev, "reason", NULL);
-	const char *etype = jtree_get_string(ev, "type", NULL);
+	const char *etype = jtree_get_string(ev, "type", "");
 	const char *msg = jtree_get_string(ev, "message", "");
 	const cJSON *count = cJSON_GetObjectItemCaseSensitive(ev, "count");
 	int n = cJSON_IsNumber(count) && count->valueint > 0 ? count->valueint : 1;
 
-	if (type == KUBE_DELETED || !reason || !etype)
+	/* the selector asks for Warnings only; the check keeps that true of
+	 * whatever a server sends */
+	if (type == KUBE_DELETED || !reason || strcmp(etype, "Warning"))
 		return;
 	if (!strcmp(jtree_get_string(ev, "involvedObject.kind", ""), "Pod")) {
-		if (!strcmp(etype, "Warning"))
-			diag_event(ctx->diag, ev);	/* a worker's, or ignored */
+		diag_event(ctx->diag, ev);	/* a worker's, or ignored */
 		return;
 	}
 	if (strcmp(jtree_get_string(ev, "involvedObject.kind", ""), ctx->kind) ||
-	    strcmp(jtree_get_string(ev, "involvedObject.name", ""), ctx->name))
-		return;	/* another object of the namespace */
-	if (strcmp(etype, "Warning") != 0) {	/* Kueue's Started/Stopped: the hub's to say */
-		jw->rep->normal_event(jw->hub, ev);
-		return;
-	}
-	if (!jobapi_creation_failure(ctx->api, reason))
-		return;
+	    strcmp(jtree_get_string(ev, "involvedObject.name", ""), ctx->name) ||
+	    !jobapi_creation_failure(ctx->api, reason))
+		return;	/* another object of the namespace, or not a creation failure */
 	/* the same failure again (the server counts repeats in one event, the
 	 * operator may also send new ones): one line, counted */
 	if (strcmp(jw->stuck, reason) == 0 && strncmp(jw->stuck_msg, msg,
@@ -187,15 +186,10 @@ static void on_event_watch_state(void *ud, enum kube_watch_state s, const struct
 
 int jobwatch_start_events(struct jobwatch *jw, const char *from, struct err *e)
 {
-	struct buf sel = BUF_INIT;
-
 	if (jw->ctx->deny.events)	/* said before the create */
 		return 0;
-	if (!jw->ctx->queue)
-		buf_adds(&sel, "type=Warning");
-	jw->event_watch = launch_ctx_watch(jw->ctx, &KUBE_EVENT, NULL, sel.len ? sel.data : NULL,
-					   from, NULL, on_job_k8s_event, on_event_watch_state, jw, e);
-	buf_free(&sel);
+	jw->event_watch = launch_ctx_watch(jw->ctx, &KUBE_EVENT, NULL, "type=Warning", from, NULL,
+					   on_job_k8s_event, on_event_watch_state, jw, e);
 	return jw->event_watch ? 0 : -1;
 }
 

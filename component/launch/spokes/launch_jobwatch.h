@@ -1,6 +1,6 @@
 /*
  * launch_jobwatch.h - a spoke of the wait (launch_hub.c is the hub): the watch
- * on the job itself and the watch on the events of its namespace.
+ * on the job itself and the watch on the Warning events of its namespace.
  *
  * It keeps its own state (the watches, their connection notes, the last
  * creation failure) and tells the hub what it saw through `struct
@@ -19,7 +19,6 @@ struct jobwatch_reports {
 	/* a creation failure event (jobwatch_creation_failure says which);
 	 * `permanent`: the API rejects the object, no retry can heal it */
 	void (*creation_failure)(void *hub, int permanent);
-	void (*normal_event)(void *hub, const cJSON *ev);	/* a Normal event about the job */
 	int (*waiting)(void *hub);	/* is the run in its wait (notes are said)? */
 };
 
@@ -32,8 +31,8 @@ void jobwatch_free(struct jobwatch *jw);
 /* The job watch, from `from` (our create's resourceVersion: `known` is the
  * job then) or with a first list (from NULL). */
 int jobwatch_start(struct jobwatch *jw, const char *from, const cJSON *known, struct err *e);
-/* The event watch (creation failures, the workers' Warning events, Kueue's
- * Normal ones); 0 without one when events may not be read. */
+/* The event watch: the namespace's Warning events (creation failures, the
+ * workers' Warning events); 0 without one when events may not be read. */
 int jobwatch_start_events(struct jobwatch *jw, const char *from, struct err *e);
 void jobwatch_stop_events(struct jobwatch *jw);
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "jtree.h"
-#include "launch_outputs.h"
+#include "launch_progress.h"
 #include "launch_trainer.h"
 
 void launch_trainer_seen(struct launch_trainer *t, const struct launch_ctx *ctx,

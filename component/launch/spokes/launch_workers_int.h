@@ -2,7 +2,7 @@
  * launch_workers_int.h - the workers spoke's own state, shared by its two
  * files only: launch_workers.c (the pods and their watch) and
  * launch_follow.c (the log follows). Nothing else includes it
- * (scripts/include-cycles.sh holds the build to this list).
+ * (scripts/module-graph.sh holds the build to this list).
  *
  * Included by: launch_workers.c launch_follow.c
  */

@@ -1,8 +1,8 @@
 /*
  * launch_exit.h - the exit codes of `jaxjob launch` (README: 0 succeeded,
  * 1 job failed, 2 bad input, 3 timeout, 4 API/auth error, 5 cancelled,
- * 6 job deleted by someone else, 7 stuck past the grace period, 8 queued by
- * Kueue past --queue-timeout).
+ * 6 job deleted by someone else, 7 stuck past the grace period, 8 Kueue
+ * will not run it: queue timeout or inadmissible).
  *
  * A header of its own, below the outcome table (launch_outcome.h), the one
  * place that names them: every other part of the launch reads the
@@ -20,7 +20,9 @@ enum launch_exit {
 	EXIT_CANCELLED = 5,
 	EXIT_JOB_LOST = 6,
 	EXIT_STUCK = 7,
-	EXIT_QUEUE_TIMEOUT = 8,	/* --queue-timeout: Kueue held the job queued too long */
+	EXIT_QUEUE_TIMEOUT = 8,	/* Kueue will not run it: queued past --queue-timeout
+				 * (QueueTimeout), or a request it cannot admit
+				 * for all of --queue-hopeless-after (QueueInadmissible) */
 };
 
 #endif

@@ -49,6 +49,7 @@ enum launch_outcome_diag {
 	X(DELETED,       "Deleted",      EXIT_JOB_LOST,      1, AFTER, 0, "Deleted", "deleted by someone else") \
 	X(STUCK,         "Stuck",        EXIT_STUCK,         1, KEEP,  0, "",    "stuck past --fail-fast") \
 	X(QUEUE_TIMEOUT, "QueueTimeout", EXIT_QUEUE_TIMEOUT, 1, AFTER, 0, "QueueTimeout", "queued too long") \
+	X(QUEUE_INADMISSIBLE, "QueueInadmissible", EXIT_QUEUE_TIMEOUT, 1, AFTER, 0, "QueueInadmissible", "Kueue cannot admit it") \
 	X(DRY_RUN,       "DryRun",       EXIT_SUCCEEDED,     0, NONE,  0, "",    "--server-dry-run accepted")
 
 #define LAUNCH_OUTCOME_ENUM(name, ...) LAUNCH_OUTCOME_##name,

@@ -9,7 +9,7 @@
 
 #include <cJSON.h>
 
-#include "launch_outputs.h"
+#include "launch_result.h"	/* struct launch_workers */
 
 struct launch_verdict {
 	int terminal;		/* finished: Succeeded or Failed */
