@@ -40,7 +40,7 @@ SAMPLES = {
     "api": "jaxjob", "kubeconfig": "/var/run/kubeconfig", "context": "ctx",
     "timeout": "2h", "logs": "first", "delete_after": "success", "on_cancel": "suspend",
     "fail_fast_after": "10m", "delete_timeout": "25s", "log_drain": "5s",
-    "queue_timeout": "1h", "queue_progress_every": "2m",
+    "queue_timeout": "1h", "queue_progress_every": "2m", "queue_hopeless_after": "5m",
     "identity": "every-input-1", "run_id": "run-1", "task_name": "t", "task_id": "1",
     "name_prefix": None,        # the name is given here; the TrainJob task has the prefix
     "outcome": "outputs", "adopt": False, "quiet": True,
@@ -50,7 +50,7 @@ SAMPLES = {
     "metrics_points": 100,
 }
 TRAINJOB = {"runtime": "jax-distributed", "runtime_kind": "ClusterTrainingRuntime",
-            "procs_per_node": 1}
+            "procs_per_node": 1, "log_workers": "0-3"}  # (the JAXJob task streams "first")
 BY_TYPE = {"String": "x", "Integer": 1, "Float": 0.5, "Boolean": True,
            "JsonObject": {"k": "v"}, "JsonArray": ["x"]}
 IR_TYPE = {"String": "STRING", "Integer": "NUMBER_INTEGER", "Float": "NUMBER_DOUBLE",

@@ -22,7 +22,9 @@ refused() {
 	shift 3
 	timeout -s KILL $CEIL "$@" >"$W/out" 2>"$W/err" </dev/null
 	local rc=$? lines
-	lines=$(grep -vc '^warning: ' "$W/err")
+	# the first contact's progress line ("connecting to SERVER (context X of FILE)") may
+	# come before a refusal that needs the server's credentials: it is not the error
+	lines=$(grep -v ' connecting to https://' "$W/err" | grep -vc '^warning: ')
 	if [ "$rc" -eq "$code" ] && [ ! -s "$W/out" ] && [ "$lines" -eq 1 ] &&
 		grep -v '^warning: ' "$W/err" | grep -Eq -- "^error: $pat"; then
 		ok "$desc"
