@@ -232,12 +232,13 @@ kcp_token() { # NS SA FILE: a TokenRequest (any kubectl: `create token` needs 1.
 		"$KCP_PY" -c 'import json, sys; print(json.load(sys.stdin)["status"]["token"])' >"$3"
 }
 
-kcp_wait_established() { # CRD...: until the apiserver serves them (30 s at most)
-	local c end=$((SECONDS + 30))
+kcp_wait_established() { # CRD...: until the apiserver serves them (90 s at most: a ceiling
+	# against hangs; Kueue's large CRDs took over 30 s on a loaded 2-core machine)
+	local c end=$((SECONDS + 90))
 	for c in "$@"; do
 		until kcp_ctl GET "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$c" 2>/dev/null |
 			grep -q '"type":"Established","status":"True"'; do
-			[ "$SECONDS" -lt "$end" ] || return 1
+			[ "$SECONDS" -lt "$end" ] || { echo "kcp_wait_established: $c not Established after 90 s" >&2; return 1; }
 			sleep 0.2	# sleep-ok: poll interval (until the CRD is Established)
 		done
 	done
