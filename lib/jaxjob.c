@@ -9,7 +9,7 @@
 
 #include "crdschema.h"
 #include "jcheck.h"
-#include "jobapi.h"
+#include "jobapi_handler.h"
 #include "jschema.h"
 #include "k8sname.h"
 

@@ -39,63 +39,9 @@
 
 #include "buf.h"
 #include "err.h"
+#include "jobapi_handler.h"
 #include "kube_client.h"
 
-struct kube_client;
-
-/* Worker counts of a job: replicas wanted (spec), the rest from the status. */
-struct jobapi_workers {
-	int replicas, active, succeeded, failed;
-};
-
-/* A parameter an API has no field for, and why. */
-struct jobapi_refusal {
-	const char *param;
-	const char *why;
-};
-
-struct jobapi {
-	const char *name;		/* "jaxjob" | "trainjob": --api and job files' `api:` */
-	const char *project;		/* who serves it, for messages: "Kubeflow Trainer v2" */
-	const char *kind;		/* "JAXJob" */
-	const char *api_version;	/* "kubeflow.org/v1" */
-	const struct kube_resource *res;
-	const char *tmpl;		/* its built-in template (tmpl_builtin name) */
-	const char *tmpl_source;	/* the same as named in messages */
-	int (*validate)(const cJSON *job, struct err *e);
-	void (*tidy)(cJSON *job);	/* after rendering a template, or NULL */
-	int (*workers)(const cJSON *job);	/* worker pods wanted, -1 unknown */
-	/*
-	 * Worker counts as the object says them (absent numbers are 0). Returns
-	 * 1 when its status counts worker pods, 0 when it does not (a
-	 * TrainJob's counts child Jobs; a new JAXJob has no counts yet): then
-	 * a launcher counts the pods it watches instead.
-	 */
-	int (*worker_counts)(const cJSON *job, struct jobapi_workers *w);
-	/* characters the operator adds to the job name in its longest child name */
-	int (*name_overhead)(int workers);
-	/* that name, said for messages: "Service NAME-worker-3" */
-	void (*longest_child)(const char *job_name, int workers, struct buf *out);
-	const char *const *suspend_path;	/* NULL-terminated keys of the suspend flag */
-	/* the reasons of the operator's Warning events on the job that say it
-	 * cannot create what the job needs (pods, Services): NULL-terminated */
-	const char *const *creation_failures;
-
-	/* the worker pods */
-	const char *pod_job_label;	/* a label whose value is the job name */
-	const char *pod_selector_more;	/* ANDed to the selector, or NULL */
-	const char *pod_index_label;	/* the worker index */
-	const char *container;		/* the worker container (logs, exit codes) */
-
-	const struct jobapi_refusal *refused;	/* ended by a NULL param */
-
-	/* before a create: does what the job refers to exist? (NULL: nothing to check) */
-	int (*check_runtime)(struct kube_client *c, const cJSON *job, const char *ns,
-			     struct err *e);
-};
-
-extern const struct jobapi JOBAPI_JAXJOB;
-extern const struct jobapi JOBAPI_TRAINJOB;
 
 /* Is `reason` one of `api`'s creation failure event reasons? */
 int jobapi_creation_failure(const struct jobapi *api, const char *reason);

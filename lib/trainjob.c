@@ -9,7 +9,7 @@
 
 #include "crdschema.h"
 #include "jcheck.h"
-#include "jobapi.h"
+#include "jobapi_handler.h"
 #include "jschema.h"
 
 #define MAX_NAME 63

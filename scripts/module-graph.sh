@@ -67,9 +67,6 @@ KNOWN='
 # (none: issue 25 cleared the last ones)
 '
 KNOWN_GRAPH='
-# jobapi.c reads the JAXJob and TrainJob handlers (JOBAPI_JAXJOB, defined in
-# jaxjob.c) that include jobapi.h for the table they fill in.
-lib/jaxjob.c lib/jobapi.c lib/trainjob.c: the API table names its handlers, which include its header; breaking it: the handlers register through a table the caller passes (as the launch spokes report)
 # render.c calls its parts (render_diff, render_jobs, ...), which include
 # render.h, the header of render.c, for the structs they share
 # (render_job, render_set, render_env).
