@@ -6,6 +6,10 @@
 # with clang and the same flags (-Werror) into this suite's own directory, never build/, so
 # it cannot race with the main build. -O0: clang's warnings come from its front end, which
 # runs the same at every level, and the build costs half the CPU.
+#
+# run-all: after 56-kube-http2-real 65-real-kueue 65-real-launch 66-real-faults 67-real-failure 68-real-safety 94-stall
+# (a whole build, minutes of CPU: beside the control planes starting on 2 cores it starved
+# them past kubectl's 32 s openapi timeout, so it waits until they are done)
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 what='make CC=clang builds the binary, the unit tests and the fuzz replays without a warning'
 if ! command -v clang >/dev/null 2>&1; then

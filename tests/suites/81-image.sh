@@ -11,6 +11,10 @@
 # cached (scripts/build-slim-deps.sh) it is the image `make image` ships;
 # without, IMAGE_SLIM=if-cached builds it on the system's libraries instead of
 # spending minutes of CPU on them, and a SKIP says so.
+#
+# run-all: after 56-kube-http2-real 65-real-kueue 65-real-launch 66-real-faults 67-real-failure 68-real-safety 94-stall
+# (a whole build, minutes of CPU: beside the control planes starting on 2 cores it starved
+# them past kubectl's 32 s openapi timeout, so it waits until they are done)
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 . "$JAXJOB_TOP/tests/lib/npm.sh"
 top=$JAXJOB_TOP
