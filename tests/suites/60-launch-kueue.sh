@@ -174,10 +174,10 @@ expect '... a LocalQueue that cannot be read: said, not checked, the job created
 
 # --- a TrainJob (Kueue's supported path): queued, then admitted --------------------------------
 bg_launch tq --api trainjob --name tq --image x/jax:1 --workers 2 --env SIM_LINES=2 --local-queue q \
-	--timeout 2s --queue-progress-every 1s --out-state="$O/tq/state"
+	--timeout 6s --queue-progress-every 1s --out-state="$O/tq/state"	# 6 s: see qa above
 SK hold team-a TrainJob tq q >"$T/tq.wl"
 expect 'a TrainJob held by Kueue is Queued past its --timeout, with the pending reason' '
-	wait_err tq "queued ([3-9]|[1-9][0-9])s in team-a/q: couldn.t assign flavors"'
+	wait_err tq "queued ([7-9]|[1-9][0-9])s in team-a/q: couldn.t assign flavors"'
 SK admit team-a TrainJob tq cq
 bg_wait tq; rc=$?
 expect '... admitted, it runs and completes (exit 0); its Workload is named trainjob-tq-<hash>' '
