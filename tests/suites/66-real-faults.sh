@@ -106,10 +106,11 @@ print(n)' "$T/rbac.audit" "$v")
 			test \"\$(grep -c '^error: ' $T/$v.err)\" -eq 1 &&
 			grep '^error: ' $T/$v.err | grep -w -- '$verb' | grep -q -- '$res'"
 		;;
-	"get pods" | *" workloads" | *" localqueues")
+	"get pods" | *" workloads" | *" localqueues" | *" localqueues-pendingworkloads")
 		# not among what this launch needs (issue 11: list/watch pods, get pods/log; Kueue's
-		# workloads and localqueues only for a job with a queue-name label, which rb-N has not,
-		# 65-real-kueue covers those): nothing is lost
+		# workloads, localqueues and the visibility API's pendingworkloads only for a job with a
+		# queue-name label, which rb-N has not; 65-real-kueue and 60-launch-kueue-queue cover
+		# those): nothing is lost
 		expect "Role without $verb $res (not needed): exit 0 (got $rc), no warning about it" "
 			test $rc -eq 0 && ! grep -i 'warning' $T/$v.err | grep -w -- '$verb' | grep -qw -- '$res'"
 		;;
