@@ -211,7 +211,18 @@ kcp_kill_apiserver() {
 }
 
 kcp_start_apiserver() {
-	"$KCP_TOOL/up.sh" apiserver >>"$KCP_DIR/up.log" 2>&1
+	"$KCP_TOOL/up.sh" apiserver >>"$KCP_DIR/up.log" 2>&1 && return 0
+	# up.sh waits 90 s for /readyz; a restarted apiserver re-reading a compacted etcd beside two
+	# busy loops and another control plane took longer. While its process lives it is still
+	# coming up: give it another 120 s before calling it gone.
+	local pid end=$((SECONDS + 120))
+	pid=$(cat "$KCP_DIR/pids/apiserver.pid" 2>/dev/null) || return 1
+	while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+		curl -sf --cacert "$KUBE_CA" -H "Authorization: Bearer $(cat "$KCP_DIR/admin.token")" \
+			"$KUBE_SERVER/readyz" >/dev/null 2>&1 && return 0
+		sleep 0.5	# sleep-ok: poll interval (until the restarted apiserver is ready)
+	done
+	return 1
 }
 
 kcp_ctl() { # METHOD PATH [JSON|@FILE]
