@@ -33,7 +33,7 @@ SK admit team-a JAXJob qa cq
 bg_wait qa; rc=$?
 expect '... admitted, it runs and succeeds (exit 0)' 'test $rc = 0 && test "$(cat $O/qa/state)" = Succeeded'
 expect '... the admission is said once, with its ClusterQueue (from the Workload: no echo of Kueue'"'"'s Started event)' '
-	test "$(grep -c "admitted by clusterQueue cq after [0-9]*s in the queue" $T/qa.err)" = 1 &&
+	test "$(grep -c "admitted by clusterQueue cq after [0-9hm]*s in the queue" $T/qa.err)" = 1 &&
 	! grep -q "kueue: Started" $T/qa.err'
 expect '... the outputs give queue time and run time apart (queued > the 15 s --timeout)' '
 	awk "BEGIN{exit !($(cat $O/qa/queue-time) > 15.0 && $(cat $O/qa/run-time) > 0)}"'
@@ -87,7 +87,7 @@ SK admit team-a JAXJob pr cq
 bg_wait pr; rc=$?
 expect '... admitted again: attempt 2, and the job Succeeded (exit 0)' '
 	test $rc = 0 && test "$(cat $O/pr/state)" = Succeeded &&
-	grep -q "admitted again by clusterQueue cq after [0-9]*s in the queue: attempt 2" $T/pr.err'
+	grep -q "admitted again by clusterQueue cq after [0-9hm]*s in the queue: attempt 2" $T/pr.err'
 expect '... the second attempt'"'"'s worker logs follow the first'"'"'s, after a marker line' '
 	test "$(grep -c "^\[worker-0\] INFO:sim:worker 0 of 2 connecting" $T/pr.out)" = 2 &&
 	sed -n "/^\[jaxjob\] attempt 2: re-admitted after preemption/,\$p" $T/pr.out |

@@ -57,15 +57,17 @@ kubectl -n team-a create serviceaccount nowl >/dev/null &&
 # admission to its end (8 s did not cover both beside two busy loops)
 run_bg qa "$KCP_KUBECONFIG" --name qa $JOB --env SIM_LINES=3 --timeout 15s --queue-timeout 150s --out-state="$O/qa/state" \
 	--out-queue-time="$O/qa/queue-time" --out-run-time="$O/qa/run-time"
-run_bg qt "$KCP_KUBECONFIG" --name qt $JOB --queue-timeout 3s --out-state="$O/qt/state"
+run_bg qt "$KCP_KUBECONFIG" --name qt $JOB --queue-timeout 10s --out-state="$O/qt/state"
 run_bg pr "$KCP_KUBECONFIG" --name pr $JOB --env SIM_LINES=6 --env SIM_DURATION=4 --timeout 120s --queue-timeout 150s --out-state="$O/pr/state" \
 	--out-preemptions="$O/pr/preemptions"
 run_bg nw "$KCP_DIR/kubeconfig-nowl" --name nw $JOB --env SIM_LINES=2 --queue-timeout 150s
-SK hold team-a JAXJob qa q >"$T/qa.wl"
+# qt first: its --queue-timeout runs from its create, and once it has run out the job is
+# deleted and a hold waits 60 s for it in vain (with 3 s, behind qa's hold, it did under load)
 SK hold team-a JAXJob qt q >/dev/null
+SK hold team-a JAXJob qa q >"$T/qa.wl"
 SK hold team-a JAXJob pr q >/dev/null
 SK hold team-a JAXJob nw q >/dev/null
-# the reasons that end a wait early, or do not (started after the holds above: qt's 3 s
+# the reasons that end a wait early, or do not (started after the holds above: qt's 10 s
 # --queue-timeout runs from its create)
 run_bg hx "$KCP_KUBECONFIG" --name hx $JOB --queue-hopeless-after 2s --out-state="$O/hx/state" --out-message="$O/hx/message"
 run_bg ho "$KCP_KUBECONFIG" --name ho $JOB --queue-hopeless-after 2s --out-state="$O/ho/state"
@@ -106,20 +108,20 @@ expect "queued longer than --timeout 15s: still queued, neither deleted nor fail
 	test $qa_waited = 0 && echo "$qa_state" | grep -q Suspended && ! grep -q Timeout $T/qa.err'
 expect "... admitted, it ran and Succeeded (exit $rc_qa)" '
 	test $rc_qa = 0 && test "$(cat $O/qa/state)" = Succeeded &&
-	test "$(grep -c "admitted by clusterQueue cq after [0-9]*s in the queue" $T/qa.err)" = 1 &&
+	test "$(grep -c "admitted by clusterQueue cq after [0-9hm]*s in the queue" $T/qa.err)" = 1 &&
 	! grep -q "kueue: Started" $T/qa.err ||
 	{ echo "qa exit $rc_qa, state $(cat $O/qa/state 2>&1); its stderr:"; tail -n 25 $T/qa.err; false; } >&2'
 expect '... queue time (> 15 s) and run time apart in the outputs' '
 	awk "BEGIN{exit !($(cat $O/qa/queue-time) > 15.0 && $(cat $O/qa/run-time) > 0)}"'
 expect '... its Workload: Kueue'"'"'s name, the job as controller owner, on the real apiserver' '
 	grep -qE "^jaxjob-qa-[0-9a-f]{5}$" $T/qa.wl'
-expect "--queue-timeout 3s: exit 8, QueueTimeout, the job deleted (got $rc_qt)" '
+expect "--queue-timeout 10s: exit 8, QueueTimeout, the job deleted (got $rc_qt)" '
 	test $rc_qt = 8 && test "$(cat $O/qt/state)" = QueueTimeout && test "$(job_state qt)" = absent'
 expect "preempted mid-run: preempted, requeued, admitted again, Succeeded (exit $rc_pr)" '
 	test $pr_ran = 0 && test $pr_requeued = 0 && test $rc_pr = 0 &&
 	test "$(cat $O/pr/state)" = Succeeded &&
 	grep -q "preempted, requeued (Preempted (InCohortFairSharing): Preempted to accommodate a workload" $T/pr.err &&
-	grep -q "admitted again by clusterQueue cq after [0-9]*s in the queue: attempt 2" $T/pr.err &&
+	grep -q "admitted again by clusterQueue cq after [0-9hm]*s in the queue: attempt 2" $T/pr.err &&
 	grep -q "^\[worker-0\] step 6/6" $T/pr.out'
 expect "... its preemptions output: 1, Evicted Preempted with Preempted InCohortFairSharing" '
 	/usr/bin/python3 -c "
