@@ -187,16 +187,18 @@ def one_run(tool, name, workers, outcome, strace=False):
     r["kinds"] = kinds
     # The verdict's write, as the server saw it: the operator's last status
     # PATCH of the job. written->exit is decided->exit without the server's
-    # own part (the PATCH's handling and commit, the same for every tool);
-    # "after" counts the tool's requests the server received once the
-    # verdict was committed (what the tool still asked after it was decided).
+    # own part (the PATCH's handling up to its answer, the same for every
+    # tool; the watch event can leave a few ms before the answer is logged,
+    # so a fast tool's figure can be below 0); "after" counts the tool's
+    # requests the server received once it had the PATCH (what the tool
+    # still asked after it was decided: none can be asked before).
     verdict = [e for e in ents if e["verb"] == "patch" and e.get("userAgent", "").startswith(sim_operator.UA)
                and e.get("objectRef", {}).get("resource") == "jaxjobs"
                and e["objectRef"].get("subresource") == "status" and e["objectRef"].get("name") == name]
     if verdict:
         written = verdict[-1]["_done"]
         r["written_to_exit_ms"] = (t_exit - written) * 1000
-        after = [e for e in mine if e["_t"] >= written]
+        after = [e for e in mine if e["_t"] >= verdict[-1]["_t"]]
         r["after_verdict"] = len(after)
         r["after_kinds"] = sorted({("log" if "/log" in e["requestURI"] else e["verb"]) for e in after})
     if strace:
