@@ -23,6 +23,8 @@
 #                   agent, between spawn and exit
 #   after the verdict  those of them the server received after that PATCH:
 #                   what the tool still had to ask once decided
+#   5xx             the tool's requests answered 500 or more, all rounds (a
+#                   cancelled log read is one in the server's records)
 #   RSS             peak VmHWM sampled from /proc every 5 ms from 50 ms on (kubectl: the
 #                   larger of its two processes)
 #   CPU             user + system of the process(es) (wait4)

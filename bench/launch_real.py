@@ -185,6 +185,8 @@ def one_run(tool, name, workers, outcome, strace=False):
         k = "log" if "/log" in uri else "watch" if e["verb"] == "watch" else e["verb"]
         kinds[k] = kinds.get(k, 0) + 1
     r["kinds"] = kinds
+    # answers of 500 and up to the tool (a cancelled log read is one: issue 21)
+    r["errors_5xx"] = sum(1 for e in mine if e.get("responseStatus", {}).get("code", 0) >= 500)
     # The verdict's write, as the server saw it: the operator's last status
     # PATCH of the job. written->exit is decided->exit without the server's
     # own part (the PATCH's handling up to its answer, the same for every
@@ -250,8 +252,8 @@ def main():
         return str(c[0]) if c else "-"
 
     print("| workers | outcome | tool | exit codes | start->create ms | decided->exit ms | written->exit ms | "
-          "requests | after the verdict | connections | peak RSS MB | CPU ms | log lines |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "requests | after the verdict | 5xx | connections | peak RSS MB | CPU ms | log lines |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for w in SIZES:
         for outcome in ("ok", "fail"):
             for tool in TOOLS:
@@ -262,6 +264,7 @@ def main():
                 print(f"| {w} | {outcome} | {tool} | {codes} | {med([r['start_to_create_ms'] for r in rs])} | "
                       f"{med([r['decided_to_exit_ms'] for r in rs])} | {med([r.get('written_to_exit_ms') for r in rs])} | "
                       f"{med([r['requests'] for r in rs])} | {med([r.get('after_verdict') for r in rs])} | "
+                      f"{sum(r.get('errors_5xx', 0) for r in rs)} | "
                       f"{conn(tool, w) if outcome == 'ok' else '-'} | {med([r['rss_mb'] for r in rs])} | "
                       f"{med([r['cpu_ms'] for r in rs])} | {med([r['lines'] for r in rs])} |")
     print()
