@@ -15,8 +15,16 @@
 #                   the apiserver's audit log (same clock, microseconds)
 #   decided->exit   the operator sending the terminal status PATCH to the
 #                   process having exited
+#   written->exit   the same from the server's answer to that PATCH (its
+#                   ResponseComplete in the audit log): without the server's
+#                   handling of the write, which every tool waits for alike
+#                   (the watch event can leave first: a few ms below 0)
 #   requests        audit entries of the tool's user, not the operator's user
 #                   agent, between spawn and exit
+#   after the verdict  those of them the server received after that PATCH:
+#                   what the tool still had to ask once decided
+#   5xx             the tool's requests answered 500 or more, all rounds (a
+#                   cancelled log read is one in the server's records)
 #   RSS             peak VmHWM sampled from /proc every 5 ms from 50 ms on (kubectl: the
 #                   larger of its two processes)
 #   CPU             user + system of the process(es) (wait4)

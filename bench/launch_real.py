@@ -112,6 +112,11 @@ def run_proc(argv, prefix=None):
     return p.returncode, lines[0], hwm, ru.ru_utime + ru.ru_stime, t_exit
 
 
+def stamp(t):
+    ts = datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ")
+    return ts.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
 def audit_entries(since_pos):
     out = []
     with open(AUDIT) as f:
@@ -123,8 +128,8 @@ def audit_entries(since_pos):
                 continue
             if e.get("stage") != "ResponseComplete":
                 continue
-            ts = datetime.datetime.strptime(e["requestReceivedTimestamp"], "%Y-%m-%dT%H:%M:%S.%fZ")
-            e["_t"] = ts.replace(tzinfo=datetime.timezone.utc).timestamp()
+            e["_t"] = stamp(e["requestReceivedTimestamp"])
+            e["_done"] = stamp(e["stageTimestamp"])
             out.append(e)
     return out
 
@@ -180,6 +185,24 @@ def one_run(tool, name, workers, outcome, strace=False):
         k = "log" if "/log" in uri else "watch" if e["verb"] == "watch" else e["verb"]
         kinds[k] = kinds.get(k, 0) + 1
     r["kinds"] = kinds
+    # answers of 500 and up to the tool (a cancelled log read is one: issue 21)
+    r["errors_5xx"] = sum(1 for e in mine if e.get("responseStatus", {}).get("code", 0) >= 500)
+    # The verdict's write, as the server saw it: the operator's last status
+    # PATCH of the job. written->exit is decided->exit without the server's
+    # own part (the PATCH's handling up to its answer, the same for every
+    # tool; the watch event can leave a few ms before the answer is logged,
+    # so a fast tool's figure can be below 0); "after" counts the tool's
+    # requests the server received once it had the PATCH (what the tool
+    # still asked after it was decided: none can be asked before).
+    verdict = [e for e in ents if e["verb"] == "patch" and e.get("userAgent", "").startswith(sim_operator.UA)
+               and e.get("objectRef", {}).get("resource") == "jaxjobs"
+               and e["objectRef"].get("subresource") == "status" and e["objectRef"].get("name") == name]
+    if verdict:
+        written = verdict[-1]["_done"]
+        r["written_to_exit_ms"] = (t_exit - written) * 1000
+        after = [e for e in mine if e["_t"] >= verdict[-1]["_t"]]
+        r["after_verdict"] = len(after)
+        r["after_kinds"] = sorted({("log" if "/log" in e["requestURI"] else e["verb"]) for e in after})
     if strace:
         r["connections"] = conns
     # the job goes, its pods with it (garbage collector), before the next run
@@ -228,9 +251,9 @@ def main():
         c = [r["connections"] for r in runs if r["tool"] == tool and r["workers"] == w and r.get("traced")]
         return str(c[0]) if c else "-"
 
-    print("| workers | outcome | tool | exit codes | start->create ms | decided->exit ms | requests | "
-          "connections | peak RSS MB | CPU ms | log lines |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| workers | outcome | tool | exit codes | start->create ms | decided->exit ms | written->exit ms | "
+          "requests | after the verdict | 5xx | connections | peak RSS MB | CPU ms | log lines |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for w in SIZES:
         for outcome in ("ok", "fail"):
             for tool in TOOLS:
@@ -239,7 +262,9 @@ def main():
                     continue
                 codes = ",".join(sorted({str(r["rc"]) for r in rs}))
                 print(f"| {w} | {outcome} | {tool} | {codes} | {med([r['start_to_create_ms'] for r in rs])} | "
-                      f"{med([r['decided_to_exit_ms'] for r in rs])} | {med([r['requests'] for r in rs])} | "
+                      f"{med([r['decided_to_exit_ms'] for r in rs])} | {med([r.get('written_to_exit_ms') for r in rs])} | "
+                      f"{med([r['requests'] for r in rs])} | {med([r.get('after_verdict') for r in rs])} | "
+                      f"{sum(r.get('errors_5xx', 0) for r in rs)} | "
                       f"{conn(tool, w) if outcome == 'ok' else '-'} | {med([r['rss_mb'] for r in rs])} | "
                       f"{med([r['cpu_ms'] for r in rs])} | {med([r['lines'] for r in rs])} |")
     print()
@@ -253,9 +278,10 @@ def main():
                     continue
                 parts = []
                 for key, label in (("start_to_create_ms", "start->create"), ("decided_to_exit_ms", "decided->exit"),
+                                   ("written_to_exit_ms", "written->exit"),
                                    ("rss_mb", "RSS"), ("cpu_ms", "CPU")):
-                    a = [r[key] for r in j if r[key] is not None]
-                    b = [r[key] for r in p if r[key] is not None]
+                    a = [r[key] for r in j if r.get(key) is not None]
+                    b = [r[key] for r in p if r.get(key) is not None]
                     if a and b and statistics.median(a) > 0:
                         parts.append(f"{label} {statistics.median(b) / statistics.median(a):.1f}x")
                 print(f"- {w} workers, {outcome}, {peer}: " + ", ".join(parts))

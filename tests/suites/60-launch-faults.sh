@@ -244,6 +244,39 @@ assert f[\"worker\"] == 1 and f[\"exit_code\"] == 3, f
 assert any(\"ERROR:sim:worker 1\" in l for l in f[\"last_lines\"]), f' $O/ev1/failure &&
 	grep -q 'worker-1' $O/ev1/message"
 ctl DELETE $J/ev1 >/dev/null
+# What is left after a Failed verdict (issue 32): the exited workers' ends were read when
+# their pods said terminated, so the one request after it is the read of the survivor's
+# lines up to then (a running container's log only a read can tell; no follow, no tail).
+ctl POST /_test/faults '{"logEofDelayMs": 600000, "holdVerdict": true}' >/dev/null
+ks_mark
+bg_launch ev2 --name ev2 --image x/jax:1 --workers 3 --env SIM_FAIL_WORKER=1 --env SIM_HANG_WORKER=2 \
+	--env SIM_EXIT=3 --env SIM_LINES=2 --env SIM_DURATION=0.5 --log-drain 60s
+tails_of_ev2() {
+	requests | python3 -c '
+import json, sys
+t = {e["path"] for e in json.load(sys.stdin) if e["path"].endswith("/log") and "tailLines=" in e["query"]}
+sys.exit(0 if {p.split("/")[-2] for p in t} >= {"ev2-worker-0", "ev2-worker-1"} else 1)'
+}
+wait_for tails_of_ev2
+ks_mark
+ctl POST /_test/faults '{"holdVerdict": null}' >/dev/null
+bg_wait ev2
+rc=$?
+ctl DELETE /_test/faults >/dev/null
+expect "a Failed verdict with a survivor: exit 1 (got $rc), the survivor named, every line once" "
+	test $rc -eq 1 && grep -q 'worker-2 still running: log not followed further' $T/ev2.err &&
+	test \"\$(grep -c '^\[worker-0\] step [12]/2 ' $T/ev2.out)\" -eq 2 &&
+	grep -q '^\[worker-1\] ERROR:sim:worker 1' $T/ev2.out &&
+	test \"\$(grep -c '^\[worker-2\] INFO:sim:worker 2 waiting for the coordinator' $T/ev2.out)\" -eq 1 &&
+	test -z \"\$(sort $T/ev2.out | uniq -d)\" && ! grep -q incomplete $T/ev2.err"
+expect '... after the verdict, one log request: the survivor'"'"'s lines up to then (no follow, no tail)' "
+	requests | python3 -c '
+import json, sys
+r = [e for e in json.load(sys.stdin) if e[\"path\"].endswith(\"/log\")]
+assert len(r) == 1 and r[0][\"path\"].endswith(\"/ev2-worker-2/log\"), r
+assert \"follow\" not in r[0][\"query\"] and \"tailLines\" not in r[0][\"query\"], r
+assert r[0].get(\"code\") == 200, r'"
+ctl DELETE $J/ev2 >/dev/null
 # A log that cannot be read whole within --log-drain (each line 3 s late, the stream never
 # ends by itself): the run's outcome stands, and its outputs say which log is incomplete,
 # not only stderr (issue 32: a 1,000-worker run lost lines with a summary of a whole run).

@@ -230,6 +230,20 @@ static void survivor_left(struct launch_pod *p, const struct err *e)
  * bounded read first delivers what it wrote up to now
  * (kube_log_complete_until); on_log_end then names it. A survivor without
  * an open stream (reconnecting, queued) is named at once.
+ *
+ * This read is the one round trip left after the verdict (issue 32; the
+ * exited workers' ends were read when their pods said terminated), and it
+ * cannot be started earlier without giving up "every line written before
+ * the verdict": a running container's log is known only to its kubelet,
+ * which sends nothing while the worker is silent (a survivor stuck in a
+ * collective is), so only a read the kubelet answers after the verdict was
+ * written can tell that no line came in between. The verdict carries no
+ * moment finer than a second (a condition's metav1.Time is written as RFC
+ * 3339 seconds: kubernetes/apimachinery pkg/apis/meta/v1/time.go:162-173,
+ * MarshalJSON), so a read sent before we saw
+ * it cannot be shown to be after it; one started at the failing pod's
+ * exit leaves the lines between it and the verdict - typically the
+ * collective's own errors - to a read after all.
  */
 static void leave_survivor(struct launch_pod *p)
 {
