@@ -4,14 +4,15 @@
 # the Kubernetes API test server (tests/kube-apiserver), every worker printing
 # LINES step lines spread over DURATION seconds, once with `--logs all` (the
 # default: at most 64 logs followed at once) and once with `--log-workers
-# 0-63` (the workers to see live, named). Per run (bench/big_logs.py):
+# 0-63` (the workers to see live, named), and once with `--log-turn TURN` (every
+# worker gets the stream in turn; TURN default 5s). Per run (bench/big_logs.py):
 #   live        workers whose first line was printed while the job still ran
 #               (before the launch's "Succeeded" progress line)
 #   first line  seconds from the launch's start to each worker's first
 #               printed line: median and worst
 #   lines       lines printed / lines the shown workers wrote (every one once)
 #   RSS         peak VmHWM (GNU time), and its ratio to the 2-worker run's
-# MODES (default "all set") picks the runs. Not a test: nothing fails on a figure. The test server is Python: at 1,000
+# MODES (default "all turn set") picks the runs. Not a test: nothing fails on a figure. The test server is Python: at 1,000
 # workers it takes minutes of CPU. Release or image build recommended (the
 # default BINARY is build/slim/jaxjob, the image's, when present).
 set -u

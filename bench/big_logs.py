@@ -15,7 +15,9 @@ BIN, KS, WORK = sys.argv[1:4]
 SIZES = [int(s) for s in os.environ.get("SIZES", "2 256 1000").split()]
 LINES = int(os.environ.get("LINES", "5"))
 DURATION = float(os.environ.get("DURATION", "20"))
-MODES = os.environ.get("MODES", "all set").split()	# all: --logs all; set: --log-workers 0-63
+# all: --logs all; turn: --logs all --log-turn TURN; set: --log-workers 0-63
+MODES = os.environ.get("MODES", "all turn set").split()
+TURN = os.environ.get("TURN", "5s")
 WORKER = re.compile(rb"^\[worker-(\d+)\] ")
 
 
@@ -56,11 +58,13 @@ def main():
     rows = []
     base_rss = None
     for workers in SIZES:
-        for label, extra, shown in (("--logs all", [], workers),
-                                    ("--log-workers 0-63", ["--log-workers", "0-63"], min(workers, 64))):
-            if (workers <= 64 and extra) or ("set" if extra else "all") not in MODES:
+        for mode, label, extra, shown in (
+                ("all", "--logs all", [], workers),
+                ("turn", f"--log-turn {TURN}", ["--log-turn", TURN], workers),
+                ("set", "--log-workers 0-63", ["--log-workers", "0-63"], min(workers, 64))):
+            if (workers <= 64 and extra) or mode not in MODES:
                 continue
-            name = f"big-{workers}-{'set' if extra else 'all'}"
+            name = f"big-{workers}-{mode}"
             rc, first, count, decided, rss = run(name, workers, extra)
             if workers == 2:
                 base_rss = rss

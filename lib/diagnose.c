@@ -21,7 +21,7 @@
 #define DIAG_RING_FIRST 256	/* a ring's first allocation; it doubles up to ring_cap */
 
 struct diag_worker {
-	char pod[254], node[254];
+	char *pod, *node;		/* NULL unknown (heap: 1,000 workers of 2 x 254 B arrays were 0.5 MB) */
 	int restarts;
 	int ran;			/* the container ran or exited at least once */
 	int failed;			/* it failed, or cannot start */
@@ -77,8 +77,11 @@ void diag_free(struct diag *d)
 	if (!d)
 		return;
 	for (int i = 0; i < d->nw; i++) {
-		if (d->w[i])
+		if (d->w[i]) {
 			free(d->w[i]->ring);
+			free(d->w[i]->pod);
+			free(d->w[i]->node);
+		}
 		free(d->w[i]);
 	}
 	free(d->w);
@@ -107,6 +110,16 @@ static struct diag_worker *worker(struct diag *d, int index)
 static void copy(char *dst, size_t size, const char *src)
 {
 	snprintf(dst, size, "%s", src ? src : "");
+}
+
+/* *dst becomes a copy of src (unchanged when equal: a pod's name and node
+ * are said on every update) */
+static void keep(char **dst, const char *src)
+{
+	if (*dst && !strcmp(*dst, src))
+		return;
+	free(*dst);
+	*dst = xstrdup(src);
 }
 
 static int in_list(const char *s, const char *const *list)
@@ -233,9 +246,9 @@ void diag_pod(struct diag *d, int index, const cJSON *pod, const char *container
 		return;
 	/* a pod not yet scheduled has no node: keep what was known */
 	if (jtree_get_string(pod, "metadata.name", NULL))
-		copy(w->pod, sizeof(w->pod), jtree_get_string(pod, "metadata.name", NULL));
+		keep(&w->pod, jtree_get_string(pod, "metadata.name", NULL));
 	if (jtree_get_string(pod, "spec.nodeName", NULL))
-		copy(w->node, sizeof(w->node), jtree_get_string(pod, "spec.nodeName", NULL));
+		keep(&w->node, jtree_get_string(pod, "spec.nodeName", NULL));
 	w->restarts = (int)jtree_get_int(cs, "restartCount", w->restarts);
 	if (jtree_get(state, "terminated"))
 		terminated(d, w, jtree_get(state, "terminated"));
@@ -264,7 +277,7 @@ void diag_pod(struct diag *d, int index, const cJSON *pod, const char *container
 static struct diag_worker *worker_of_pod(struct diag *d, const char *name)
 {
 	for (int i = 0; name && i < d->nw; i++)
-		if (d->w[i] && !strcmp(d->w[i]->pod, name))
+		if (d->w[i] && d->w[i]->pod && !strcmp(d->w[i]->pod, name))
 			return d->w[i];
 	return NULL;
 }
@@ -532,7 +545,7 @@ static enum diag_category category_of(const struct diag *d, const struct diag_wo
 	if (!strcmp(w->reason, "OOMKilled"))
 		return DIAG_OOM;
 	for (int i = 0; w->exit_code == 137 && i < d->noom; i++)
-		if (!strcmp(d->oom_nodes[i], w->node))
+		if (w->node && !strcmp(d->oom_nodes[i], w->node))
 			return DIAG_OOM;
 	if (w->hint != DIAG_NONE)
 		return w->hint;
@@ -583,7 +596,7 @@ static void fill_first(const struct diag *d, const struct candidate *c, struct d
 
 	f->index = c->index;
 	f->category = category_of(d, w, c->coordination);
-	f->pod = xstrdup(w->pod);
+	f->pod = xstrdup(w->pod ? w->pod : "");
 	f->node = dup_or_null(w->node);
 	f->exit_code = w->exit_code;
 	f->signal = w->signal;
@@ -634,7 +647,7 @@ int diag_result(const struct diag *d, const char *job_message, struct diag_failu
 	for (int i = 1; i < n; i++) {
 		struct diag_collateral *o = &f->collateral[f->ncollateral++];
 		o->index = c[i].index;
-		o->pod = xstrdup(c[i].w->pod);
+		o->pod = xstrdup(c[i].w->pod ? c[i].w->pod : "");
 		o->reason = xstrdup(c[i].w->reason[0] ? c[i].w->reason : "Failed");
 		o->finished_at = dup_or_null(c[i].w->finished);
 		o->exit_code = c[i].w->exit_code;

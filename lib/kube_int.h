@@ -33,6 +33,7 @@
 #define KUBE_STREAM_PENDING_MAX (256 * 1024)	/* undelivered stream bytes before pausing */
 #define KUBE_STREAM_KEEP_CAP (16 * 1024)	/* a drained stream buffer above this is freed */
 #define KUBE_STREAM_BUFFER (8L * 1024)		/* curl's receive buffer of a stream (watch, log) */
+#define KUBE_UPLOAD_BUFFER (16L * 1024)		/* curl's send buffer of a transfer: its minimum */
 #define KUBE_BODY_MAX (64u * 1024 * 1024)	/* an ordinary response body */
 #define KUBE_CONNECT_TIMEOUT_S 10L
 #define KUBE_REQUEST_TIMEOUT_S 60L

@@ -202,6 +202,13 @@ struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_reque
 	 * measurable at 10,000 lines/s (bench/README.md "metrics"). */
 	if (o->on_data)
 		curl_easy_setopt(h, CURLOPT_BUFFERSIZE, KUBE_STREAM_BUFFER);
+	/* curl 7.88 gives every transfer a 64 kB send buffer (its
+	 * UPLOADBUFFER_DEFAULT; an HTTP/1.1 request's head is written through
+	 * it) and keeps it until the handle is freed: with 64 log streams open
+	 * that was 4.4 MB, a third of a 1,000-worker launch's heap
+	 * (bench/README.md "big jobs"). What we send is a request head and a
+	 * small JSON body; curl's minimum, 16 kB, sends either in one piece. */
+	curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, KUBE_UPLOAD_BUFFER);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
 	if (c->cfg.proxy_url)

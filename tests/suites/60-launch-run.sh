@@ -143,3 +143,22 @@ expect_run 0 '--server-dry-run has the server validate the job and creates nothi
 expect '... stdout is the object the server would store, with our identity label; no job exists' '
 	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j[\"metadata\"][\"name\"]==\"sdr1\" and \"jaxjob.dev/launch-id\" in j[\"metadata\"][\"labels\"]" $T/sdr.out &&
 	test "$(job_state sdr1)" = absent'
+
+# --log-turn: 72 workers running at once, 64 streams: the followed workers take turns, so
+# every worker's lines appear while they all still run (without turns, 8 would wait for
+# an exit); each turn re-reads a log from its start and skips what was printed.
+"$JAXJOB" launch --kubeconfig "$KS/kubeconfig" --name turn72 --image x/jax:1 --workers 72 \
+	--log-turn 1s --env SIM_LINES=200 --env SIM_DURATION=600 -- python train.py \
+	>"$T/turn72.out" 2>"$T/turn72.err" &
+turn_pid=$!
+workers_shown() { test "$(grep -o "^\[worker-[0-9]*\] step " "$T/turn72.out" | sort -u | wc -l)" -eq 72; }
+expect '--log-turn shows a step line of each of 72 workers running at once (64 streams)' \
+	'wait_until -t 240 workers_shown'
+kill -TERM "$turn_pid"
+wait "$turn_pid"
+expect '... and no line twice across the turns' 'test -z "$(sort "$T/turn72.out" | uniq -d)"'
+expect '... each worker'"'"'s lines in order, none skipped' '
+	for w in 0 40 71; do
+		grep "^\[worker-$w\] step " "$T/turn72.out" | sed "s/.* step \([0-9]*\)\/.*/\1/" >"$T/steps.$w"
+		test "$(cat "$T/steps.$w")" = "$(seq 1 "$(wc -l <"$T/steps.$w")")" || exit 1
+	done'

@@ -44,6 +44,7 @@ enum step_kind {
 	STUCK,		/* a worker is stuck with reason `a` ("" = recovered) */
 	CREATION,	/* a creation failure event `a`; `n` permanent */
 	DRAINED,	/* every log is in */
+	LOG_MOVED,	/* a finished worker's log moved on (a line, a log's end) */
 	SIGNAL,		/* signal `n` */
 	QUEUED,		/* Kueue holds it (n = 1) or admitted it (n = 0) */
 };
@@ -92,6 +93,7 @@ struct workers {
 	const struct workers_reports *rep;
 	void *hub;
 	int drained, settled;
+	unsigned long progress;	/* workers_progress() */
 	int settled_failed;	/* settle was told the job failed */
 	char stuck[64];
 };
@@ -160,6 +162,10 @@ int workers_drained(const struct workers *w, const struct launch_verdict *v)
 {
 	(void)v;
 	return w->drained;
+}
+unsigned long workers_progress(const struct workers *w)
+{
+	return w->progress;
 }
 int workers_incomplete(const struct workers *w, const struct launch_verdict *v, struct buf *out)
 {
@@ -351,6 +357,10 @@ static void run_step(const struct step *s)
 		break;
 	case DRAINED:
 		wk.drained = 1;
+		wk.rep->logs_changed(wk.hub);
+		break;
+	case LOG_MOVED:
+		wk.progress++;
 		wk.rep->logs_changed(wk.hub);
 		break;
 	case SIGNAL:
@@ -681,6 +691,41 @@ static void drain_bounded(void **state)
 	run_free(&r);
 }
 
+/*
+ * A slow server still delivering the finished workers' logs: --log-drain is
+ * a window without progress, not a deadline from the verdict (1,000 logs on
+ * a loaded machine took longer than 30 s: 93-fault-matrix-scale-fast).
+ */
+static void drain_waits_while_logs_move(void **state)
+{
+	struct run r;
+	(void)state;
+	defaults(&r);
+	RUN(&r, { 1, JOB, "Succeeded", 0 }, { 20, LOG_MOVED, NULL, 0 }, { 45, LOG_MOVED, NULL, 0 },
+	    { 70, LOG_MOVED, NULL, 0 }, { 95, DRAINED, NULL, 0 });
+	assert_int_equal(end_of(&r), END_FINISHED);
+	assert_true(loop.now == 95);	/* every log in: not cut at 31 */
+	launch_hub_drain_report(r.h);
+	assert_null(launch_hub_logs_incomplete(r.h));
+	run_free(&r);
+}
+
+/* ... and once the logs stop moving, the window ends the wait. */
+static void drain_ends_when_logs_stop(void **state)
+{
+	struct run r;
+	(void)state;
+	defaults(&r);
+	RUN(&r, { 1, JOB, "Succeeded", 0 }, { 20, LOG_MOVED, NULL, 0 }, { 40, LOG_MOVED, NULL, 0 });
+	assert_int_equal(end_of(&r), END_FINISHED);
+	/* the window began at 1 and found progress at 31, began again then,
+	 * and found 40's at 61: the last window, 61-91, saw none */
+	assert_true(loop.now == 91);
+	launch_hub_drain_report(r.h);
+	assert_non_null(strstr(loop.notes, "the log of worker-0 is incomplete"));
+	run_free(&r);
+}
+
 /* A 410 mid-run: the watch lists again and delivers the same object; it
  * changes nothing (no new verdict, no drain), and the run goes on. */
 static void relisted_after_410(void **state)
@@ -861,6 +906,8 @@ int main(void)
 		cmocka_unit_test(signal_while_running),
 		cmocka_unit_test(signal_during_the_drain),
 		cmocka_unit_test(drain_bounded),
+		cmocka_unit_test(drain_waits_while_logs_move),
+		cmocka_unit_test(drain_ends_when_logs_stop),
 		cmocka_unit_test(relisted_after_410),
 		cmocka_unit_test(watch_failed_for_good),
 		cmocka_unit_test(nothing_left),

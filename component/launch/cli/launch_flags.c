@@ -73,7 +73,15 @@ const struct run_flag launch_run_flags[] = {
 	  "worker logs to stream: all, first (worker 0), none (default all). At most 64 logs "
 	  "are followed at once: with more workers running, the others' lines appear when a "
 	  "followed worker exits (each log is then read from its start: none is lost); for a "
-	  "big job, --log-workers picks the ones to follow live" },
+	  "big job, --log-turn shows every worker's lines within a bounded delay, "
+	  "--log-workers picks the ones to follow live" },
+	{ "log-turn", "DURATION", "waiting and cleanup", RF_DURATION, OFF(log_turn_s), NULL,
+	  "with more workers running than the 64 logs followed at once: a followed worker "
+	  "hands its stream to a waiting one after DURATION and waits its next turn, so "
+	  "every worker's lines appear within about (running workers / 64) x DURATION, and "
+	  "none is lost or repeated (each turn reads the log again from its start and skips "
+	  "what was printed: a cost in bytes read); 0 = a followed worker keeps its stream "
+	  "until it exits (default 0)" },
 	{ "log-workers", "SET", "waiting and cleanup", RF_SPECIAL, 0, NULL,
 	  "with --logs all: follow only these workers' logs, by replica index: 0-7,255 (at most "
 	  "32 ranges); with 64 workers or fewer in it, each one's lines appear as they are "
@@ -87,9 +95,12 @@ const struct run_flag launch_run_flags[] = {
 	{ "delete-timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(delete_wait_s), NULL,
 	  "how long the cleanup may take: the look at the job, the delete or suspend (retried) and the wait for its confirmation (default 20s: it fits in the pod's 30 s termination grace period)" },
 	{ "log-drain", "DURATION", "waiting and cleanup", RF_DURATION, OFF(log_drain_s), NULL,
-	  "after the job finished, how long to wait for the workers' log streams to end (a stream "
-	  "cut by an outage reconnects with backoff); a worker whose log is still incomplete then "
-	  "is named in a warning; SIGTERM cuts it short (default 30s; 0 = do not wait)" },
+	  "after the job finished, how long to wait for the workers' log streams to end without "
+	  "any finished worker's log moving on (the wait starts again at each line or log end "
+	  "of a finished worker: a slow server's 1,000 logs are read to the end; a stream cut "
+	  "by an outage reconnects with backoff); a worker whose log is still incomplete then "
+	  "is named in a warning and in the outputs; SIGTERM cuts it short (default 30s; "
+	  "0 = do not wait)" },
 	{ "identity", "ID", "waiting and cleanup", RF_STR, OFF(identity), NULL,
 	  "launch identity (default: derived from the pipeline run), to re-attach on retry" },
 	{ "run-id", "ID", "waiting and cleanup", RF_OPTSTR, OFF(task.run_id), NULL,

@@ -97,6 +97,7 @@ struct launch_opts {
 	double queue_hopeless_s;	/* --queue-hopeless-after: Kueue says it cannot admit it (0 = never end) */
 	enum launch_logs logs;		/* --logs all|first|none */
 	struct launch_log_set log_workers;	/* --log-workers 0-7,255 (with --logs all) */
+	double log_turn_s;		/* --log-turn: a followed worker's turn when others wait (0 = off) */
 	enum launch_delete_after delete_after;	/* --delete-after never|success|always */
 	enum launch_on_cancel on_cancel;	/* --on-cancel delete|suspend|leave */
 	double fail_fast_s;		/* --fail-fast-after: grace before an unrecoverable state fails the step */

@@ -160,7 +160,9 @@ int launch_hub_await_deletion(struct launch_hub *h, double deadline)
 
 void launch_hub_finish(struct launch_hub *h)
 {
-	double since = h->why.decided_at > 0 ? kube_now() - h->why.decided_at : 0;
+	/* what is left of the drain's last window (launch_hub.c, drain_arm) */
+	double since = h->drain_from > 0 ? kube_now() - h->drain_from :
+		       h->why.decided_at > 0 ? kube_now() - h->why.decided_at : 0;
 
 	h->phase = RUN_DONE;
 	launch_stdout_finish(h->ctx->out, h->why.signo ? 0 : h->ctx->o->log_drain_s - since,

@@ -40,6 +40,9 @@ struct launch_hub {
 	const struct hub_clock_reports *clock_rep;
 	struct kube_timer *deadline, *stuck_timer, *drain_timer;
 	int draining;			/* terminal seen: waiting for log streams to end */
+	double drain_from;		/* when the drain's window began: the verdict, or
+					 * the last time the logs were seen moving on */
+	unsigned long drain_mark;	/* workers_progress() then */
 	struct buf incomplete;		/* the drain report's words, for the outputs */
 
 	/*

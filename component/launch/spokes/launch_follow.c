@@ -1,8 +1,9 @@
 /*
  * launch_follow.c - the workers spoke's log follows (launch_workers.c has
  * the pods): one follow per worker container, re-followed after a drop or a
- * restart, at most LAUNCH_LOG_STREAMS_MAX at once, and after the verdict the
- * settling of every stream (see launch_workers.c for the whole story).
+ * restart, at most LAUNCH_LOG_STREAMS_MAX at once (the others queue; with
+ * --log-turn the followed ones take turns, on_turn), and after the verdict
+ * the settling of every stream (see launch_workers.c for the whole story).
  *
  * It is below launch_workers.c: the pods call it (workers_follow), it calls
  * nothing of theirs back - what it reports goes to the hub through the
@@ -36,13 +37,66 @@ static int wants_logs(const struct workers *w, const struct launch_pod *p)
 	return launch_opts_logs_worker(w->ctx->o, p->index);	/* --logs, --log-workers */
 }
 
-/* Start queued follows while slots are free: exited containers first. */
+/* The queued worker to start next: an exited one first (its read ends at
+ * once and frees the slot), then the one that has waited longest (so that
+ * --log-turn's turns go round every waiting worker). */
+static struct launch_pod *next_queued(const struct workers *w)
+{
+	struct launch_pod *best = NULL;
+
+	for (int i = 0; i < w->npods; i++) {
+		struct launch_pod *p = w->pods[i];
+		if (!p->queued)
+			continue;
+		if (!best || (p->terminated && !best->terminated) ||
+		    (p->terminated == best->terminated && p->queued_seq < best->queued_seq))
+			best = p;
+	}
+	return best;
+}
+
+/* Start queued follows while slots are free. */
 static void start_queued(struct workers *w)
 {
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < w->npods && w->nfollows < LAUNCH_LOG_STREAMS_MAX; i++)
-			if (w->pods[i]->queued && (pass || w->pods[i]->terminated))
-				workers_follow(w->pods[i]);
+	while (w->nfollows < LAUNCH_LOG_STREAMS_MAX) {
+		struct launch_pod *p = next_queued(w);
+		if (!p)
+			return;
+		workers_follow(p);	/* unqueues it, whether it starts or not */
+	}
+}
+
+/*
+ * --log-turn: a followed worker's turn is over. While workers wait for a
+ * stream (more running than LAUNCH_LOG_STREAMS_MAX), it hands its stream
+ * to the one that has waited longest and queues behind the others; its
+ * next follow reads the log from its start and skips the lines printed
+ * (launch_logstream_resume: exact, where a sinceTime would not be), so no
+ * line is lost or repeated - the price is reading those lines again. The
+ * stream is stopped, not cut: a line half-received is not printed, and the
+ * next follow prints it whole. Not after the verdict (the drain settles
+ * every stream as it stands), nor while a read of the log's end is in
+ * flight for it.
+ */
+static void on_turn(void *ud)
+{
+	struct launch_pod *p = ud;
+	struct workers *w = p->w;
+
+	p->turn = NULL;
+	if (!p->log || p->log_once || p->leaving || w->draining || kube_log_completing(p->log))
+		return;
+	if (!next_queued(w)) {	/* nobody waits: keep the stream, look again later */
+		p->turn = kube_timer_add(w->ctx->c, w->ctx->o->log_turn_s, on_turn, p);
+		return;
+	}
+	kube_log_stop(p->log);
+	p->log = NULL;
+	w->nfollows--;
+	launch_logstream_resume(&p->ls);
+	p->queued = 1;
+	p->queued_seq = ++w->seq;
+	start_queued(w);
 }
 
 /* Tell the hub the logs moved on (it drains after the verdict). */
@@ -74,6 +128,8 @@ static void on_line(void *ud, const char *line, size_t len, int truncated)
 	int fresh = !p->ls.skip;	/* not a line a resumed follow repeats */
 	(void)truncated;
 	launch_logstream_line(&p->ls, line, len, p->w->ctx->out);
+	if (fresh && (p->terminated || p->gone))
+		p->w->progress++;	/* a finished worker's log moves on: the drain waits */
 	if (fresh) {
 		launch_metrics_line(p->w->ctx->metrics, p->index, line, len);
 		diag_line(p->w->ctx->diag, p->index, line, len);	/* a bounded ring */
@@ -94,6 +150,9 @@ static void on_log_end(void *ud, const struct err *e)
 
 	p->log = NULL;
 	w->nfollows--;
+	kube_timer_cancel(p->turn);
+	p->turn = NULL;
+	w->progress++;	/* a stream ended: the drain may see more move on */
 	if (p->leaving) {	/* a survivor's last read (leave_survivor) */
 		survivor_left(p, e);
 		start_queued(w);
@@ -129,6 +188,7 @@ void workers_follow(struct launch_pod *p)
 	struct workers *w = p->w;
 	struct kube_log_opts lo;
 	struct err e = ERR_INIT;
+	int was_queued = p->queued;
 
 	p->queued = 0;
 	if (p->log) {	/* the pod changed: its container may have just exited */
@@ -149,6 +209,8 @@ void workers_follow(struct launch_pod *p)
 		return;
 	if (w->nfollows >= LAUNCH_LOG_STREAMS_MAX) {
 		p->queued = 1;
+		if (!was_queued)	/* a pod update keeps its place in the queue */
+			p->queued_seq = ++w->seq;
 		return;
 	}
 	memset(&lo, 0, sizeof(lo));
@@ -164,6 +226,8 @@ void workers_follow(struct launch_pod *p)
 	p->tail_asked = 0;
 	p->log_once = lo.once;
 	p->log = kube_log_follow(w->ctx->c, &lo, &e);
+	if (p->log && !lo.once && w->ctx->o->log_turn_s > 0 && !p->turn)
+		p->turn = kube_timer_add(w->ctx->c, w->ctx->o->log_turn_s, on_turn, p);
 	if (p->log)
 		w->nfollows++;
 	else
@@ -209,7 +273,8 @@ static void log_done(struct launch_pod *p)
 		p->w->nfollows--;
 	}
 	kube_timer_cancel(p->refollow);
-	p->refollow = NULL;
+	kube_timer_cancel(p->turn);
+	p->refollow = p->turn = NULL;
 	p->queued = 0;
 	p->clean_end = 0;
 	p->done_restarts = p->restarts > p->ls.restarts ? p->restarts : p->ls.restarts;

@@ -21,10 +21,14 @@
  * workers queue, exited ones first since their read ends at once; a
  * queued worker's log is read from its beginning when its turn comes, so
  * nothing is lost, only delayed (with more running workers than slots, a
- * queued worker's lines appear when a slot frees).
+ * queued worker's lines appear when a slot frees; with --log-turn, the
+ * followed workers take turns, launch_follow.c's on_turn, so each one's
+ * lines appear within about running/slots turns).
  *
  * After the job finished (draining), the hub ends the wait when every
- * worker's log is complete - workers_drained() - or at --log-drain.
+ * worker's log is complete - workers_drained() - or after a whole
+ * --log-drain in which no finished worker's log moved on
+ * (workers_progress()).
  * Complete means certain, never guessed from a quiet stream: the kubelet
  * ended the stream (the container exited), or a read of the log's end
  * (kube_log_complete, started when the pod watch shows the container
@@ -74,8 +78,10 @@ static void pod_free(struct launch_pod *p)
 {
 	kube_log_stop(p->log);
 	kube_timer_cancel(p->refollow);
+	kube_timer_cancel(p->turn);
 	free(p->uid);
 	free(p->name);
+	free(p->stuck_msg);
 	free(p);
 }
 
@@ -105,6 +111,13 @@ static int is_stuck_reason(const char *r)
 	return 0;
 }
 
+/* A stuck pod's message, as said: at most STUCK_MSG_MAX bytes of it */
+#define STUCK_MSG_MAX 511
+static char *stuck_text(const char *msg)
+{
+	return xstrndup(msg, strnlen(msg, STUCK_MSG_MAX));
+}
+
 /* Record from a pod object what fail-fast needs. */
 static void pod_stuck_state(struct launch_pod *p, const cJSON *pod, const cJSON *cs)
 {
@@ -112,11 +125,11 @@ static void pod_stuck_state(struct launch_pod *p, const cJSON *pod, const cJSON 
 	const cJSON *c;
 
 	p->stuck[0] = '\0';
-	p->stuck_msg[0] = '\0';
+	free(p->stuck_msg);
+	p->stuck_msg = NULL;
 	if (waiting && is_stuck_reason(jtree_get_string(waiting, "reason", NULL))) {
 		snprintf(p->stuck, sizeof(p->stuck), "%s", jtree_get_string(waiting, "reason", NULL));
-		snprintf(p->stuck_msg, sizeof(p->stuck_msg), "%s",
-			 jtree_get_string(waiting, "message", ""));
+		p->stuck_msg = stuck_text(jtree_get_string(waiting, "message", ""));
 		return;
 	}
 	cJSON_ArrayForEach(c, jtree_get(jtree_get(pod, "status"), "conditions")) {
@@ -126,8 +139,8 @@ static void pod_stuck_state(struct launch_pod *p, const cJSON *pod, const cJSON 
 		if (t && s && r && strcmp(t, "PodScheduled") == 0 && strcmp(s, "False") == 0 &&
 		    strcmp(r, "Unschedulable") == 0) {
 			snprintf(p->stuck, sizeof(p->stuck), "Unschedulable");
-			snprintf(p->stuck_msg, sizeof(p->stuck_msg), "%s",
-				 jtree_get_string(c, "message", ""));
+			free(p->stuck_msg);
+			p->stuck_msg = stuck_text(jtree_get_string(c, "message", ""));
 		}
 	}
 }
@@ -345,6 +358,11 @@ int workers_drained(const struct workers *w, const struct launch_verdict *v)
 	       !workers_streaming(w) && !workers_unseen(w, v);
 }
 
+unsigned long workers_progress(const struct workers *w)
+{
+	return w->progress;
+}
+
 int workers_incomplete(const struct workers *w, const struct launch_verdict *v, struct buf *out)
 {
 	int n = 0, unseen = workers_unseen(w, v);
@@ -375,7 +393,7 @@ int workers_stuck(const struct workers *w, char *reason, size_t rn, char *msg, s
 			continue;
 		snprintf(reason, rn, "%s", p->stuck);
 		snprintf(msg, mn, "worker-%d (%s): %s%s%s", p->index, p->name, p->stuck,
-			 p->stuck_msg[0] ? ": " : "", p->stuck_msg);
+			 p->stuck_msg && p->stuck_msg[0] ? ": " : "", p->stuck_msg ? p->stuck_msg : "");
 		return 1;
 	}
 	return 0;

@@ -39,6 +39,10 @@ int workers_start(struct workers *w, const char *from, struct err *e);
 void workers_settle(struct workers *w, const struct launch_verdict *v);
 /* After the verdict: every worker's log is complete (or can never be read). */
 int workers_drained(const struct workers *w, const struct launch_verdict *v);
+/* A count that grows whenever a finished worker's log moves on (a fresh
+ * line of a terminated container, a log read to its end): the drain after
+ * the verdict waits while it grows (--log-drain is a window without it). */
+unsigned long workers_progress(const struct workers *w);
 /* The workers whose log is incomplete, "worker-1, worker-3", into `out`;
  * returns how many. */
 int workers_incomplete(const struct workers *w, const struct launch_verdict *v, struct buf *out);

@@ -24,7 +24,8 @@ struct launch_pod {
 	char term_reason[64];	/* Error, OOMKilled, Completed */
 	int gone;		/* pod DELETED */
 	char stuck[64];		/* waiting reason that never resolves, or "" */
-	char stuck_msg[512];
+	char *stuck_msg;	/* its message while stuck, else NULL (heap: most
+				 * pods never are, and 1,000 of 512 B add up) */
 
 	struct kube_log *log;	/* the follow in flight, or NULL */
 	struct launch_logstream ls;	/* line bookkeeping of the followed container */
@@ -35,7 +36,9 @@ struct launch_pod {
 	int log_once;		/* the stream reads an exited container's log (no follow) */
 	int tail_asked;		/* kube_log_complete() reads started for this follow */
 	int leaving;		/* a survivor of Failed: its last read, then left */
+	unsigned long queued_seq;	/* when it queued (w->seq): the longest waiting goes first */
 	struct kube_timer *refollow;
+	struct kube_timer *turn;	/* --log-turn: its stream goes to a waiting worker */
 };
 
 struct workers {
@@ -46,9 +49,11 @@ struct workers {
 	struct launch_pod **pods;
 	int npods, cap_pods;
 	int nfollows;		/* log streams open (at most LAUNCH_LOG_STREAMS_MAX) */
+	unsigned long seq;	/* queued_seq's clock */
 	int synced;		/* the pod watch delivered its first list */
 	int draining;		/* the verdict is in (workers_settle was called) */
 	int logs_forbidden;	/* a follow was answered 403 (the review did not say) */
+	unsigned long progress;	/* workers_progress(): finished workers' lines and log ends */
 };
 
 /* pods/log is forbidden: the access review said so, or a follow's 403 */
