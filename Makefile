@@ -189,8 +189,8 @@ UNIT_APP_test_launch_hub    := launch_hub launch_hub_clock launch_hub_end \
 			       launch_verdict \
 			       launch_progress launch_result launch_outcome
 UNIT_APP_test_launch_kueue_reasons := launch_kueue_reasons
-UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo
-UNIT_APP_test_render_repo   := argocd-plugin/render_repo
+UNIT_APP_test_render_params := argocd-plugin/render_params argocd-plugin/render_repo argocd-plugin/render_set
+UNIT_APP_test_render_repo   := argocd-plugin/render_repo argocd-plugin/render_set
 comma := ,
 APP_PATH = $(or $(basename $(filter %/$(1).c,$(LAUNCH_SRC))),$(1))
 UNIT_APP_OBJ = $(foreach m,$(UNIT_APP_$(1)),$(BUILD)/obj/$(call APP_PATH,$(m)).o)

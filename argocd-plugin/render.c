@@ -21,6 +21,14 @@
  * directory is the root. The root bounds every path a job file may name.
  * The revision stamped on jobs is ARGOCD_APP_REVISION, else HEAD of .git.
  *
+ * Its parts, each a .c with its header, below it (render_set.h: what they
+ * share):
+ *   render_repo.c     the repository format: job files, defaults, documents
+ *   render_params.c   Argo CD's environment and the --params announcements
+ *   render_job.c      one job -> one validated manifest, and the sorted set
+ *   render_diff.c     --diff REV1 REV2
+ *   render_creds.c    repository credentials from GIT_ASKPASS
+ *
  * Exit status: 0 rendered, 2 bad input (job files, parameters, flags),
  * 3 cannot read the repository (I/O, git, clone).
  */
@@ -31,7 +39,11 @@
 #include <unistd.h>
 
 #include "../commands.h"
-#include "render.h"
+#include "render_creds.h"
+#include "render_diff.h"
+#include "render_job.h"
+#include "render_params.h"
+#include "render_repo.h"
 #include "parseopt.h"
 
 extern char **environ;

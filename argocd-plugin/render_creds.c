@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "render.h"
+#include "render_creds.h"
 
 extern char **environ;
 

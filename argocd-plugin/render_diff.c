@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "render.h"
+#include "render_diff.h"
 
 static int cmp_key(const struct render_job *a, const struct render_job *b)
 {

@@ -36,7 +36,7 @@
 #include "jobapi.h"
 #include "jobparams.h"
 #include "jtree.h"
-#include "render.h"
+#include "render_job.h"
 #include "jobbuild.h"
 #include "tmpl.h"
 #include "yj.h"

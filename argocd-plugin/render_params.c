@@ -29,7 +29,7 @@
 #include <strings.h>
 
 #include "jobparams.h"
-#include "render.h"
+#include "render_params.h"
 #include "jtree.h"
 #include "suggest.h"
 #include "yj.h"

@@ -13,7 +13,8 @@
  */
 #include "fuzz_common.h"
 #include "jobapi.h"
-#include "render.h"
+#include "render_job.h"
+#include "render_params.h"
 #include "yj.h"
 
 static const char *const env_names[] = {

@@ -90,15 +90,21 @@ static int in_contact_window(const struct kube_call *k)
 }
 
 /* Append " (gave up after N attempts in S s)" when retries happened: the
- * whole first-contact wait's, while the server never answered. */
+ * whole first-contact wait's, while the server never answered. Requests
+ * sent side by side each retry, so that count can be many times the
+ * rounds; naming the requests too keeps it from reading as a loop. */
 static void note_attempts(const struct kube_call *k, struct err *e)
 {
 	size_t n = strlen(e->msg);
 
 	if (in_contact_window(k)) {	/* the whole wait's, to the tenth */
-		if (k->c->contact.attempts >= 2)
+		const unsigned a = k->c->contact.attempts, r = k->c->contact.requests;
+		if (a >= 2 && r >= 2)
+			snprintf(e->msg + n, sizeof(e->msg) - n, " (gave up after %u attempts by %u "
+				 "requests in %.1f s)", a, r, kube_now() - k->c->contact.since);
+		else if (a >= 2)
 			snprintf(e->msg + n, sizeof(e->msg) - n, " (gave up after %u attempts in "
-				 "%.1f s)", k->c->contact.attempts, kube_now() - k->c->contact.since);
+				 "%.1f s)", a, kube_now() - k->c->contact.since);
 		return;
 	}
 	if (k->attempt < 2)
@@ -146,8 +152,10 @@ static void call_send(struct kube_call *k)
 	struct kube_cred_view cred;
 	k->attempt++;
 	k->rs.attempts = (int)k->attempt;
-	if (!k->c->contact.answered)
+	if (!k->c->contact.answered) {
 		k->c->contact.attempts++;
+		k->c->contact.requests += k->attempt == 1;
+	}
 	if (kube_creds_get(k->c->creds, &cred, &k->last)) {
 		k->t = kube_timer_add(k->c, 0, call_fail_timer, k);
 		return;

@@ -126,8 +126,8 @@ void kube_client_set_unreachable_retry(struct kube_client *c, double seconds);
  * start; 0: the first request's start), instead of each starting its own;
  * a request made after it ran out is tried once. Their attempts are counted
  * together: the on_retry callback gets the running count, and a request
- * that gives up says "(gave up after N attempts in S.S s)" for the whole
- * wait. Once the server has answered, nothing changes. 0 seconds (the
+ * that gives up says "(gave up after N attempts by R requests in S.S s)"
+ * for the whole wait ("by R requests" when more than one took part). Once the server has answered, nothing changes. 0 seconds (the
  * default): off.
  */
 void kube_client_set_contact_window(struct kube_client *c, double seconds, double since);

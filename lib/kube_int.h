@@ -86,6 +86,7 @@ struct kube_client {
 		double window_s;	/* 0: off */
 		double since;		/* the first request's start, 0 none yet */
 		unsigned attempts;	/* every attempt sent since */
+		unsigned requests;	/* the requests those attempts were of */
 		int answered;		/* the server has answered a request */
 	} contact;
 	void (*trace)(const char *line, void *ud);	/* or NULL */

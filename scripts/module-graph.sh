@@ -67,10 +67,7 @@ KNOWN='
 # (none: issue 25 cleared the last ones)
 '
 KNOWN_GRAPH='
-# render.c calls its parts (render_diff, render_jobs, ...), which include
-# render.h, the header of render.c, for the structs they share
-# (render_job, render_set, render_env).
-argocd-plugin/render.c argocd-plugin/render_creds.c argocd-plugin/render_diff.c argocd-plugin/render_job.c argocd-plugin/render_params.c argocd-plugin/render_repo.c: the parts include render.h (the shared structs) and render.c calls them; breaking it: those structs in a header of their own below the parts
+# (none: the parts of render include render_set.h, which stands below them)
 '
 FOLDERS='run:4 hub:3 spokes:2 cli:2 outputs:1'
 BACK_MAX=2
@@ -229,6 +226,38 @@ function cycle_of(s,   head, tail, q, v, i, w, from, path, where, hops, seen) {
 }
 # ---- the module graph (--objects) ------------------------------------------
 # dir/stem of a path: lib/kube_client.c -> lib/kube_client
+# The circles the last search found (found[1..nfound]), against the list of
+# known ones `kn` (members -> reason) and those listed without a reason `nr`:
+# an unlisted circle, a listed one without a reason and a listed one no longer
+# found are each one error line on stderr. Returns 1 when there was any.
+function report_circles(what, kn, nr, listname, advice,   i, key, e, c, line, hops, seen, bad) {
+	bad = 0
+	for (i = 1; i <= nfound; i++) {
+		key = members_of(found[i])
+		if (key in kn) {
+			seen[key] = 1
+			continue
+		}
+		split(key, e, " ")
+		c = cycle_of(e[1])
+		line = "module-graph: error: " what " " c
+		if (split(c, hops, " -> ") - 1 < ncomp[found[i]])
+			line = line "; all in one circle: " key
+		print line ": " advice ", or list the circle in " listname " (scripts/module-graph.sh) with the reason" > "/dev/stderr"
+		bad = 1
+	}
+	for (key in nr) {
+		print "module-graph: error: the known circle \"" key "\" gives no reason: say after its colon why it stays (and what would break it)" > "/dev/stderr"
+		bad = 1
+	}
+	for (key in kn)
+		if (!(key in seen)) {
+			print "module-graph: error: the known circle \"" key "\" is no longer a circle as listed: update or remove its line in " listname " (scripts/module-graph.sh)" > "/dev/stderr"
+			bad = 1
+		}
+	return bad
+}
+
 function stemof(path,   s) {
 	s = path
 	sub(/\.[^.\/]*$/, "", s)
@@ -384,29 +413,9 @@ function graph(   i, e, v, w, m, key, c, hops, r, fv, fw, p, np, fr, nf) {
 	for (i = 1; i <= narrow; i++)
 		site[arrowv[i], arroww[i]] = label(arrowv[i], arroww[i])
 	tarjan()
-	for (i = 1; i <= nfound; i++) {
-		key = members_of(found[i])
-		if (key in gknown) {
-			gseen[key] = 1
-			continue
-		}
-		split(key, e, " ")
-		c = cycle_of(e[1])
-		line = "module-graph: error: circle " c
-		if (split(c, hops, " -> ") - 1 < ncomp[found[i]])
-			line = line "; all in one circle: " key
-		print line ": move what both sides need into a module below them (or report up through a table, as the launch spokes do), or list the circle in KNOWN_GRAPH (scripts/module-graph.sh) with the reason" > "/dev/stderr"
+	if (report_circles("circle", gknown, gnoreason, "KNOWN_GRAPH",
+			   "move what both sides need into a module below them (or report up through a table, as the launch spokes do)"))
 		bad = 1
-	}
-	for (key in gnoreason) {
-		print "module-graph: error: the known circle \"" key "\" gives no reason: say after its colon why it stays (and what would break it)" > "/dev/stderr"
-		bad = 1
-	}
-	for (key in gknown)
-		if (!(key in gseen)) {
-			print "module-graph: error: the known circle \"" key "\" is no longer a circle as listed: update or remove its line in KNOWN_GRAPH (scripts/module-graph.sh)" > "/dev/stderr"
-			bad = 1
-		}
 	nmixed = 0
 	for (i = 1; i <= nfound; i++)
 		mixed[++nmixed] = members_of(found[i])
@@ -596,29 +605,9 @@ END {
 			bad = 1
 		}
 	}
-	for (i = 1; i <= nfound; i++) {
-		key = members_of(found[i])
-		if (key in known) {
-			seenknown[key] = 1
-			continue
-		}
-		split(key, first, " ")
-		c = cycle_of(first[1])
-		line = "module-graph: error: include circle " c
-		if (split(c, hops, " -> ") - 1 < ncomp[found[i]])
-			line = line "; all in one circle: " key
-		print line ": move what both sides need into a module below them, or list the circle in KNOWN (scripts/module-graph.sh) with the reason" > "/dev/stderr"
+	if (report_circles("include circle", known, noreason, "KNOWN",
+			   "move what both sides need into a module below them"))
 		bad = 1
-	}
-	for (key in noreason) {
-		print "module-graph: error: the known circle \"" key "\" gives no reason: say after its colon why it stays (and what would break it)" > "/dev/stderr"
-		bad = 1
-	}
-	for (key in known)
-		if (!(key in seenknown)) {
-			print "module-graph: error: the known circle \"" key "\" is no longer a circle as listed: update or remove its line in KNOWN (scripts/module-graph.sh)" > "/dev/stderr"
-			bad = 1
-		}
 	if (nmfile != "")
 		graph()
 	exit bad

@@ -22,7 +22,7 @@ import uuid
 import resources as R
 from api import now_iso, rand_suffix
 from resources import ApiError, err
-from simscript import (EVICT_MESSAGE, cascade_lines, cascade_peer, exit_code, failure_mode,  # noqa: F401
+from simscript import (EVICT_MESSAGE, cascade_lines, event_object, cascade_peer, exit_code, failure_mode,  # noqa: F401
                        int_set, kf, knobs_from, missing_secret, parse_time, plan_exit, pull_message, set_cond,
                        set_metacond, term_reason, unschedulable, worker_script)
 
@@ -181,20 +181,8 @@ class Simulator:
 
     # --- store helpers ----------------------------------------------------------------------
     def event(self, obj, etype, reason, message, component=OPERATOR, host=None, field_path=None):
-        m = obj['metadata']
-        ns = m.get('namespace') or 'default'
-        inv = {'kind': obj['kind'], 'namespace': ns, 'name': m['name'], 'uid': m['uid'],
-               'apiVersion': obj['apiVersion'], 'resourceVersion': m.get('resourceVersion', '')}
-        if field_path:
-            inv['fieldPath'] = field_path
-        src = {'component': component}
-        if host:
-            src['host'] = host
-        now = now_iso()
-        ev = {'apiVersion': 'v1', 'kind': 'Event',
-              'metadata': {'name': f'{m["name"]}.{secrets.token_hex(8)}', 'namespace': ns},
-              'involvedObject': inv, 'reason': reason, 'message': message, 'source': src,
-              'firstTimestamp': now, 'lastTimestamp': now, 'count': 1, 'type': etype}
+        ev = event_object(obj, etype, reason, message, component, host, field_path)
+        ns = ev['metadata']['namespace']
         try:
             self.api.create(R.EVENTS, ns, json.dumps(ev).encode(), {}, None, f'{component}/v0')
         except ApiError:

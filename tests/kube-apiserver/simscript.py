@@ -10,6 +10,7 @@ of both APIs. Python 3 standard library only.
 import copy
 import datetime
 import re
+import secrets
 import time
 
 OPERATOR = 'jaxjob-controller'
@@ -327,3 +328,21 @@ def worker_index(pod):
 
 def now_iso():
     return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def event_object(obj, etype, reason, message, component, host=None, field_path=None):
+    """The v1 Event a component writes about obj (both simulations write the same shape)."""
+    m = obj['metadata']
+    ns = m.get('namespace') or 'default'
+    inv = {'kind': obj['kind'], 'namespace': ns, 'name': m['name'], 'uid': m['uid'],
+           'apiVersion': obj['apiVersion'], 'resourceVersion': m.get('resourceVersion', '')}
+    if field_path:
+        inv['fieldPath'] = field_path
+    src = {'component': component}
+    if host:
+        src['host'] = host
+    now = now_iso()
+    return {'apiVersion': 'v1', 'kind': 'Event',
+            'metadata': {'name': f'{m["name"]}.{secrets.token_hex(8)}', 'namespace': ns},
+            'involvedObject': inv, 'reason': reason, 'message': message, 'source': src,
+            'firstTimestamp': now, 'lastTimestamp': now, 'count': 1, 'type': etype}

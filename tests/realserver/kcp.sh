@@ -70,11 +70,10 @@ kcp_up() {
 	read -r -a p <<<"$(kcp_ports)"
 	export APISERVER_PORT=${p[0]} ETCD_PORT=${p[1]} ETCD_PEER_PORT=${p[2]} KCM_PORT=${p[3]} KUBELET_PORT=${p[4]}
 	export PYTHON=$KCP_PY
-	# up.sh patches the node's status with kubectl's --subresource (kubectl >= 1.24); an
-	# older kubectl (Debian bookworm's 1.20) gets that one call made for it
-	if [ -z "${KUBECTL:-}" ] && ! kubectl patch --help 2>/dev/null | grep -q -- '--subresource'; then
-		export KUBECTL=$KCP_HERE/kubectl-compat
-	fi
+	# up.sh's kubectl through kubectl-compat: apply without the OpenAPI download that timed
+	# out under load, and the node status patch for a kubectl older than 1.24 (Debian
+	# bookworm's 1.20)
+	[ -n "${KUBECTL:-}" ] || export KUBECTL=$KCP_HERE/kubectl-compat
 	KCP_UP=1
 	# certificates and tokens: generated once per test run (RSA keys cost ~2 s on a busy machine)
 	local cache=${JAXJOB_TMP:+$JAXJOB_TMP/kcp-pki-cache}
@@ -212,7 +211,18 @@ kcp_kill_apiserver() {
 }
 
 kcp_start_apiserver() {
-	"$KCP_TOOL/up.sh" apiserver >>"$KCP_DIR/up.log" 2>&1
+	"$KCP_TOOL/up.sh" apiserver >>"$KCP_DIR/up.log" 2>&1 && return 0
+	# up.sh waits 90 s for /readyz; a restarted apiserver re-reading a compacted etcd beside two
+	# busy loops and another control plane took longer. While its process lives it is still
+	# coming up: give it another 120 s before calling it gone.
+	local pid end=$((SECONDS + 120))
+	pid=$(cat "$KCP_DIR/pids/apiserver.pid" 2>/dev/null) || return 1
+	while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+		curl -sf --cacert "$KUBE_CA" -H "Authorization: Bearer $(cat "$KCP_DIR/admin.token")" \
+			"$KUBE_SERVER/readyz" >/dev/null 2>&1 && return 0
+		sleep 0.5	# sleep-ok: poll interval (until the restarted apiserver is ready)
+	done
+	return 1
 }
 
 kcp_ctl() { # METHOD PATH [JSON|@FILE]

@@ -44,8 +44,8 @@ import traceback
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'kube-apiserver'))
-from simscript import (EVICT_MESSAGE, OPERATOR, cascade_lines, cascade_peer, exit_code,  # noqa: E402
-                       failure_mode, hangs, int_set, kf, knobs_from, main_container, missing_secret, now_iso,
+from simscript import (EVICT_MESSAGE, OPERATOR, cascade_lines, event_object, cascade_peer, exit_code,  # noqa: E402
+                       failure_mode, int_set, kf, knobs_from, main_container, missing_secret, now_iso,
                        parse_time, plan_exit, pull_message, set_cond, set_metacond, term_reason, worker_index,
                        worker_pod, worker_script, worker_service)
 
@@ -335,20 +335,8 @@ class Cluster:
 
     # --- API writes ------------------------------------------------------------------------------
     def event(self, obj, etype, reason, message, component=OPERATOR, host=None, field_path=None):
-        m = obj['metadata']
-        ns = m.get('namespace') or 'default'
-        inv = {'kind': obj['kind'], 'namespace': ns, 'name': m['name'], 'uid': m['uid'],
-               'apiVersion': obj['apiVersion'], 'resourceVersion': m.get('resourceVersion', '')}
-        if field_path:
-            inv['fieldPath'] = field_path
-        src = {'component': component}
-        if host:
-            src['host'] = host
-        now = now_iso()
-        ev = {'apiVersion': 'v1', 'kind': 'Event',
-              'metadata': {'name': f'{m["name"]}.{secrets.token_hex(8)}', 'namespace': ns},
-              'involvedObject': inv, 'reason': reason, 'message': message, 'source': src,
-              'firstTimestamp': now, 'lastTimestamp': now, 'count': 1, 'type': etype}
+        ev = event_object(obj, etype, reason, message, component, host, field_path)
+        ns = ev['metadata']['namespace']
         self.kube.call('POST', f'/api/v1/namespaces/{ns}/events', ev)
 
     def once(self, st, job, etype, reason, msg, key=None):

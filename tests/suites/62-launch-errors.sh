@@ -32,16 +32,19 @@ expect 'while it retries it says what it waits for: waiting for the API server a
 	"grep -Eq '^jaxjob: [0-9:]+ \\(\\+[0-9.]+s\\) waiting for the API server at https://127\\.0\\.0\\.1:1 \\(attempt [0-9]+, next in [0-9]+ s\\)\$' '$T/down.err'"
 want="error: cannot reach the API server at https://127.0.0.1:1 (connection refused or no route): is the cluster running, and is context \"$ctx\" of $T/kc-down the one you meant? (gave up after N attempts in S s)"
 expect 'then one line naming the server and the likely cause, and nothing else' \
-	'[ "$(grep -v "waiting for the API server\|connecting to" "$T/down.err" | sed -E "s/after [0-9]+ attempts in [0-9.]+ s/after N attempts in S s/")" = "$want" ]'
+	'[ "$(grep -v "waiting for the API server\|connecting to" "$T/down.err" | sed -E "s/after [0-9]+ attempts( by [0-9]+ requests)? in [0-9.]+ s/after N attempts in S s/")" = "$want" ]'
 # One window for every step before the create (the rules review, the access
 # reviews, the create): the attempts are counted across them - the numbers
 # the progress lines say never start again - and the final count has them all.
 attempts=$(sed -n 's/.*(attempt \([0-9]*\),.*/\1/p' "$T/down.err")
-total=$(sed -n 's/.*gave up after \([0-9]*\) attempts in [0-9.]* s.*/\1/p' "$T/down.err")
+total=$(sed -n 's/.*gave up after \([0-9]*\) attempts\( by [0-9]* requests\)\{0,1\} in [0-9.]* s.*/\1/p' "$T/down.err")
+requests=$(sed -n 's/.*gave up after [0-9]* attempts by \([0-9]*\) requests in [0-9.]* s.*/\1/p' "$T/down.err")
 expect 'one window: the attempts said count on across the steps, and the final message counts them all' \
 	'[ -n "$total" ] && [ -n "$attempts" ] && [ "$attempts" = "$(echo "$attempts" | sort -n)" ] &&
 	 [ "$total" -ge "$(echo "$attempts" | tail -n 1)" ]'
-said=$(sed -n 's/.*gave up after [0-9]* attempts in \([0-9]*\)\.\([0-9]\) s.*/\1\2/p' "$T/down.err")
+expect "... and names the requests they were of, fewer than the attempts (${requests:-none} of ${total:-?})" \
+	'[ -n "$requests" ] && [ "$requests" -ge 2 ] && [ "$requests" -lt "$total" ]'
+said=$(sed -n 's/.*gave up after [0-9]* attempts.* in \([0-9]*\)\.\([0-9]\) s.*/\1\2/p' "$T/down.err")
 expect "the seconds the message says are the whole wait's: ${said:-?}00 ms said, ${wait_ms} ms from the first line to the error (within 1 s; ${wall_ms} ms the whole process)" \
 	'[ -n "$said" ] && [ $(( 10#$said * 100 - wait_ms )) -le 1000 ] && [ $(( wait_ms - 10#$said * 100 )) -le 1000 ] &&
 	 [ $(( 10#$said * 100 )) -le "$wall_ms" ]'

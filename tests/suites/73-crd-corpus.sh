@@ -35,6 +35,8 @@ ss = [socket.socket() for _ in range(5)]
 for s in ss: s.bind(("127.0.0.1", 0))
 print(*[s.getsockname()[1] for s in ss])')
 export APISERVER_PORT ETCD_PORT ETCD_PEER_PORT KCM_PORT KUBELET_PORT
+# the CRDs' apply without kubectl's OpenAPI download (it timed out under load; see the wrapper)
+[ -n "${KUBECTL:-}" ] || export KUBECTL=$JAXJOB_TOP/tests/realserver/kubectl-compat
 trap '"$KCP/down.sh" >/dev/null 2>&1' EXIT
 if ! "$KCP/up.sh" etcd apiserver crds >"$W/up.log" 2>&1; then
 	not_ok 'a real control plane starts (kube-control-plane/up.sh)'

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "argocd-plugin/render.h"
+#include "argocd-plugin/render_params.h"
+#include "argocd-plugin/render_repo.h"
 #include "jobapi.h"
 #include "yj.h"
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "argocd-plugin/render.h"
+#include "argocd-plugin/render_repo.h"
 
 static char dir[256];
 

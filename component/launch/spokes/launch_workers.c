@@ -278,6 +278,14 @@ static int workers_unseen(const struct workers *w, const struct launch_verdict *
 	if (w->ctx->o->logs == LOGS_NONE || workers_logs_denied(w) || w->ctx->deny.pods)
 		return 0;
 	done = v->w.succeeded + v->w.failed;
+	/*
+	 * A Succeeded status without worker counts (TrainJob) has ended every
+	 * worker, and the job watch can deliver it before the pod watch
+	 * delivers the last pod's exit: ending then counted that worker as
+	 * still active in the outputs (60-launch-run's tj1, on a busy machine).
+	 */
+	if (!v->counted && v->terminal && v->succeeded && v->w.replicas > 0)
+		done = v->w.replicas;
 	for (int i = 0; i < w->npods; i++) {
 		const struct launch_pod *p = w->pods[i];
 		if (!launch_opts_logs_worker(w->ctx->o, p->index))
