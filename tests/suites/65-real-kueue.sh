@@ -107,7 +107,8 @@ expect "queued longer than --timeout 15s: still queued, neither deleted nor fail
 expect "... admitted, it ran and Succeeded (exit $rc_qa)" '
 	test $rc_qa = 0 && test "$(cat $O/qa/state)" = Succeeded &&
 	test "$(grep -c "admitted by clusterQueue cq after [0-9]*s in the queue" $T/qa.err)" = 1 &&
-	! grep -q "kueue: Started" $T/qa.err'
+	! grep -q "kueue: Started" $T/qa.err ||
+	{ echo "qa exit $rc_qa, state $(cat $O/qa/state 2>&1); its stderr:"; tail -n 25 $T/qa.err; false; } >&2'
 expect '... queue time (> 15 s) and run time apart in the outputs' '
 	awk "BEGIN{exit !($(cat $O/qa/queue-time) > 15.0 && $(cat $O/qa/run-time) > 0)}"'
 expect '... its Workload: Kueue'"'"'s name, the job as controller owner, on the real apiserver' '
