@@ -11,11 +11,13 @@ later. Per launcher: CPU (user + system, wait4() of GNU time running it: time's 
 about a millisecond, is in it), peak RSS (GNU time's %M: a wait4() of this process's own
 ru_maxrss would count the forked Python's memory from before the exec), the bytes received and
 the requests sent from its summary's "API traffic" row; per size: the API server's requests from
-launchers (user agent jaxjob/...), divided by N (the real apiserver's audit log, or the test
-double's request log). N = 1 runs ROUNDS1 times (its figures are the median of the rounds): it is
+launchers (user agent jaxjob/...), divided by N, in all and by kind (verb, resource, an event
+read's field selector, an answer other than 2xx): the real apiserver's audit log, read by
+tests/realserver/auditlog.py as the suites read it, or the test double's request log. N = 1 runs ROUNDS1 times (its figures are the median of the rounds): it is
 the peer each size's ratio is against, measured in the same run on the same server.
 """
 import argparse
+import collections
 import json
 import os
 import re
@@ -24,9 +26,12 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, 'tests', 'kueue'))
+sys.path.insert(0, os.path.join(TOP, 'tests', 'realserver'))
+import auditlog  # noqa: E402  (the one reader of the audit log, as the suites read it)
 import simkueue  # noqa: E402
 
 NS, LQ, CQ = 'team-a', 'q', 'cq'
@@ -60,24 +65,50 @@ simkueue.wait_job = wait_job
 simkueue.print = lambda *a, **kw: None     # hold prints the Workload's name: not in the table
 
 
+def kind(verb, path, query='', code=None):
+    """A request by verb and resource: 'watch events type=Warning', 'get pods/log', 'list
+    workloads' (an event read with its field selector, a uid shown as X); an answer other
+    than 2xx is a kind of its own ('get pods/log 400')."""
+    path, _, q = path.partition('?')
+    sel = urllib.parse.parse_qs(query or q).get('fieldSelector', [''])[0]
+    sel = re.sub(r'(uid|name)=[^,]+', r'\1=X', sel)
+    parts = path.strip('/').split('/')
+    parts = parts[2:] if parts[0] == 'api' else parts[3:]     # /api/v1, /apis/GROUP/VERSION
+    if parts[:1] == ['namespaces'] and len(parts) > 2:
+        parts = parts[2:]
+    if not parts:
+        return f'{verb} {path}'
+    return f'{verb} {parts[0]}' + (f'/{parts[2]}' if len(parts) > 2 else '') + \
+        (f' {sel}' if parts[0] == 'events' and sel else '') + \
+        (f' {code}' if code and not 200 <= code < 300 else '')
+
+
+def double_verb(r):
+    if r.get('watch'):
+        return 'watch'
+    if r['method'] == 'GET':
+        tail = r['path'].strip('/').split('/')
+        return 'list' if tail[-1] in ('jaxjobs', 'trainjobs', 'pods', 'events', 'workloads',
+                                      'localqueues') else 'get'
+    return {'POST': 'create'}.get(r['method'], r['method'].lower())
+
+
 def server_requests(o, k, mark):
-    """Requests of launchers (user agent jaxjob/...) since mark, and the new mark."""
+    """Requests of launchers (user agent jaxjob/...) since mark, by kind, and the new mark."""
     if o.ks:
         log = k.call('GET', f'/_test/requests?since={mark}')
-        mine = [r for r in log if r.get('userAgent', '').startswith('jaxjob/')]
-        return len(mine), max([mark] + [r['seq'] for r in log])
-    seen = set()
-    with open(o.audit_log) as f:
-        f.seek(mark)
-        for line in f:
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue
-            if (e.get('userAgent') or '').startswith('jaxjob/'):
-                seen.add(e.get('auditID'))     # ResponseStarted and ResponseComplete: one request
-        end = f.tell()
-    return len(seen), end
+        mine = [(double_verb(r), r['path'], r.get('query'), r.get('code')) for r in log
+                if r.get('userAgent', '').startswith('jaxjob/')]
+        end = max([mark] + [r['seq'] for r in log])
+    else:
+        time.sleep(0.5)     # sleep-ok: let the last audit lines (watches closing) reach the file
+        reqs, end = auditlog.read(o.audit_log, 'jaxjob/', mark)
+        # a watch's ResponseComplete may land after the mark: counted with the size it ran in
+        reqs = [e for e in reqs if e.get('auditID') not in o.counted]
+        o.counted.update(e.get('auditID') for e in reqs)
+        mine = [(e.get('verb'), e.get('requestURI') or '', '',
+                 (e.get('responseStatus') or {}).get('code')) for e in reqs]
+    return collections.Counter(kind(*r) for r in mine), end
 
 
 def one_round(o, k, n, tag, binary):
@@ -148,6 +179,16 @@ def table(rows, title):
               f"{r['wall_s']:.1f} |")
 
 
+def kinds_table(rows):
+    """The server's requests per launcher by kind at each size: which read grows with N."""
+    keys = sorted({key for r in rows for key in r['kinds']})
+    print('\n| request (server\'s count per launcher) | ' +
+          ' | '.join(f"N = {r['n']}" for r in rows) + ' |')
+    print('|---|' + '---|' * len(rows))
+    for key in keys:
+        print(f'| {key} | ' + ' | '.join(f"{r['kinds'].get(key, 0):.2f}" for r in rows) + ' |')
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ('--bin', '--kubeconfig', '--work', '--ks', '--server', '--ca', '--token-file',
@@ -165,7 +206,7 @@ def main():
         o.server = open(o.ks + '/url').read().strip()
         o.ca, o.token_file = o.ks + '/ca.pem', o.ks + '/admin.token'
     k = simkueue.Kube(o.server, o.ca, open(o.token_file).read().strip())
-    mark = 0 if o.ks else os.path.getsize(o.audit_log)
+    mark, o.counted = 0 if o.ks else os.path.getsize(o.audit_log), set()
     _, mark = server_requests(o, k, mark)
     bins = [('jaxjob', o.bin)] + ([('baseline', o.baseline)] if o.baseline else [])
     rows, raw, bad = {b: [] for b, _ in bins}, {}, []
@@ -184,13 +225,17 @@ def main():
                             'cpu_max_ms': 1000 * max(x['cpu_s'] for x in runs),
                             'rss_mib': med(runs, 'rss_kib') / 1024, 'bytes': med(runs, 'bytes'),
                             'requests': med(runs, 'requests'),
-                            'server_requests': statistics.median(s / n for _, s in per_round),
+                            'server_requests': statistics.median(sum(s.values()) / n
+                                                                 for _, s in per_round),
+                            'kinds': {key: v / (n * len(per_round)) for key, v in
+                                      sum((s for _, s in per_round), collections.Counter()).items()},
                             'wall_s': statistics.mean(x['wall_s'] for x in runs)})
     print(f"server: {'test double' if o.ks else 'real kube-apiserver'}; {o.workers} workers, "
           f"{o.duration:g} s jobs, Kueue admits after {o.admit_after:g} s; medians per launcher; "
           f"(x) = ratio to the same binary's first size (N = {rows['jaxjob'][0]['n']})")
     for b, binary in bins:
         table(rows[b], f'{b}: {binary}')
+        kinds_table(rows[b])
     json.dump({'rows': rows, 'runs': raw}, open(os.path.join(o.work, 'crowd.json'), 'w'), indent=1)
     if bad:
         print('\nlaunches that did not succeed:\n  ' + '\n  '.join(bad[:20]), file=sys.stderr)

@@ -19,8 +19,9 @@
 # before/after comparison; a binary older than the summary's "API traffic" row shows no bytes).
 # Release build: the default BINARY is build/jaxjob (make). On the 2-core machine run it alone,
 # under the control-plane lock: flock /tmp/jaxjob-kcp.lock bench/crowd.sh
-# Prints a markdown table; the raw runs go to build/bench/crowd.json. Exit 1 when a launch did
-# not succeed.
+# Prints a markdown table, then the server's requests per launcher by kind (which read grows with
+# N); the raw runs go to build/bench/crowd.json; KEEP=1 keeps the work directory (the launchers'
+# outputs, the audit log). Exit 1 when a launch did not succeed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$top/build/jaxjob}
@@ -31,7 +32,7 @@ W=$(mktemp -d /tmp/jaxjob-crowd.XXXXXX)
 KUEUE_CRDS=$JAXJOB_SHARED/reference/kueue/crds
 . "$top/tests/realserver/kcp.sh"
 if [ "${SERVER:-}" != double ] && kcp_check && [ -d "$KUEUE_CRDS" ]; then
-	trap 'kcp_down; rm -rf "$W"' EXIT
+	trap 'kcp_down; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 	echo "# real control plane in $W/kcp" >&2
 	kcp_up "$W/kcp" >"$W/up.log" 2>&1 || { cat "$W/up.log" >&2; exit 1; }
 	kubectl create -f "$KUEUE_CRDS" >/dev/null
@@ -39,7 +40,7 @@ if [ "${SERVER:-}" != double ] && kcp_check && [ -d "$KUEUE_CRDS" ]; then
 	conn=(--server "$KUBE_SERVER" --ca "$KUBE_CA" --token-file "$KUBE_TOKEN_FILE")
 	run=(--kubeconfig "$KCP_KUBECONFIG" --audit-log "$KCP_AUDIT_LOG" "${conn[@]}")
 else
-	trap '"$top/tests/kube-apiserver/stop.sh" "$W/ks"; rm -rf "$W"' EXIT
+	trap '"$top/tests/kube-apiserver/stop.sh" "$W/ks"; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 	echo "# test double in $W/ks" >&2
 	"$top/tests/kube-apiserver/start.sh" "$W/ks" --crds kubeflow.org,trainer.kubeflow.org,kueue.x-k8s.io >/dev/null
 	conn=(--ks "$W/ks")

@@ -36,6 +36,8 @@ kcp_up "$W/kcp" >/dev/null
 import json, os, ssl, statistics, subprocess, sys, time, urllib.request
 
 BIN, KS, KCP, OPERATOR = sys.argv[1:5]
+sys.path.insert(0, os.path.dirname(OPERATOR))
+import auditlog  # noqa: E402  (tests/realserver/auditlog.py: the one reader of the audit log)
 RUNS, JOB_S, WORKERS = int(sys.argv[5]), float(sys.argv[6]), int(sys.argv[7])
 NS = 'team-a'
 ENV = {}
@@ -103,17 +105,8 @@ class Real(Server):
 
     def requests(self, since):
         time.sleep(0.5)     # let the last entries (watches closing) reach the file
-        seen = {}
-        with open(self.audit) as f:
-            f.seek(since)
-            for line in f:
-                try:
-                    e = json.loads(line)
-                except ValueError:
-                    continue
-                if (e.get('userAgent') or '').startswith('jaxjob/'):
-                    seen[e['auditID']] = e
-        return [{'verb': e['verb'], 'path': e['requestURI'].split('?')[0]} for e in seen.values()]
+        reqs, _ = auditlog.read(self.audit, 'jaxjob/', since)
+        return [{'verb': e['verb'], 'path': e['requestURI'].split('?')[0]} for e in reqs]
 
     def operator(self, on):
         pidf = KCP + '/pids/operator.pid'

@@ -255,20 +255,5 @@ kcp_wait_established() { # CRD...: until the apiserver serves them (90 s at most
 }
 
 kcp_audit() { # UA_PREFIX: requests of that client, one JSON line each (a watch still open counts)
-	"$KCP_PY" - "$KCP_AUDIT_LOG" "$1" <<'PY'
-import json, sys
-seen = {}
-for line in open(sys.argv[1]):
-    try:
-        e = json.loads(line)
-    except ValueError:
-        continue
-    if not (e.get('userAgent') or '').startswith(sys.argv[2]):
-        continue
-    seen[e.get('auditID')] = e      # ResponseStarted (watch, log follow), then ResponseComplete
-for e in seen.values():
-    print(json.dumps({'verb': e.get('verb'), 'uri': e.get('requestURI'), 'code': (e.get('responseStatus') or {}).get('code'),
-                      'ua': e.get('userAgent'), 'user': (e.get('user') or {}).get('username'),
-                      'time': e.get('requestReceivedTimestamp')}))
-PY
+	"$KCP_PY" "$KCP_HERE/auditlog.py" "$KCP_AUDIT_LOG" "$1"
 }

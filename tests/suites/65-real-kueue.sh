@@ -145,6 +145,28 @@ expect "a Role without Workload read: named before the create, still Queued, the
 	test $rc_nw = 0'
 expect "... Kueue's Started event said, from a watch of the job's own events (involvedObject.uid selector on 1.24)" '
 	grep -q "kueue: Started: Admitted by clusterQueue cq" $T/nw.err && ! grep -q "cannot watch the events" $T/nw.err'
+# One run's watches receive none of another job's Normal events (issue 32): seven queue-labelled
+# jobs share team-a here, their pods' and Kueue's Normal events among them. The apiserver applies
+# a watch's field selector, so its audit log (every launch's event request, with its selector)
+# and its answer to the same selector tell what each watch could receive.
+kcp_audit jaxjob/ >"$T/launch.audit"
+EW() { /usr/bin/python3 "$JAXJOB_TOP/tests/tools/event_watches.py" "$@" <"$T/launch.audit"; }
+expect "the queue-labelled runs that read Workloads read the namespace's events only with type=Warning, never all of them" '
+	EW admin "type=Warning"'
+expect "... the one without Workload read: type=Warning, and its own job's Normal events (involvedObject.uid)" '
+	EW system:serviceaccount:team-a:nowl "type=Warning" "involvedObject.uid=[0-9a-f-]+,type=Normal"'
+expect "... the real apiserver answers that selector with nw's events alone, Kueue's Started among them" '
+	sel=$(/usr/bin/python3 -c "
+import json, re, sys, urllib.parse
+for line in open(sys.argv[1]):
+    a = json.loads(line)
+    s = urllib.parse.parse_qs((a[\"uri\"] or \"\").partition(\"?\")[2]).get(\"fieldSelector\", [\"\"])[0]
+    if a[\"user\"].endswith(\":nowl\") and s.startswith(\"involvedObject.uid=\"):
+        print(urllib.parse.quote(s)); break" $T/launch.audit) && test -n "$sel" &&
+	kcp_ctl GET "/api/v1/namespaces/team-a/events?fieldSelector=$sel" | /usr/bin/python3 -c "
+import json, sys
+got = [(e[\"involvedObject\"][\"name\"], e[\"reason\"]) for e in json.load(sys.stdin)[\"items\"]]
+sys.exit(not (got and {n for n, _ in got} == {\"nw\"} and (\"nw\", \"Started\") in got))"'
 expect "a missing LocalQueue: exit 4 before the create (got $rc_lq), one error line, no job" '
 	test $rc_lq = 4 &&
 	grep -qx "error: LocalQueue \"nosuch\" does not exist in namespace \"team-a\" (label kueue.x-k8s.io/queue-name): Kueue would hold the JAXJob for ever; create the LocalQueue or name an existing one" $T/lq.err &&
