@@ -14,7 +14,16 @@
 
 #include "launch_workers_int.h"
 
+/* The pause before a re-follow: REFOLLOW_DELAY_S after a drop or after a
+ * follow that brought new lines, doubled for each clean end in a row that
+ * brought none, up to REFOLLOW_MAX_S. A clean end while the pod watch still
+ * says "running" is ambiguous - a stream the kubelet closed, or the exit
+ * seen before its pod update, which a busy operator or API server can
+ * hold back for many seconds (issue 32: 17 s, 20 re-follows at a fixed
+ * 0.5 s) - so it is followed again, but at a pace that backs off; the pod
+ * update saying "terminated" cancels the pending one (refollow_settled). */
 #define REFOLLOW_DELAY_S 0.5
+#define REFOLLOW_MAX_S 4.0
 #define MAX_DROPS 20
 /* How far back the end of an exited container's log is read to finish its
  * stream at once (kube_log_complete): a stream that keeps up is a few lines
@@ -105,16 +114,52 @@ static void drain_check(struct workers *w)
 	w->rep->logs_changed(w->hub);
 }
 
+/* The pause before the next re-follow (see REFOLLOW_DELAY_S). */
+static double refollow_delay(struct launch_pod *p, int clean)
+{
+	double d = REFOLLOW_DELAY_S;
+
+	if (!clean)
+		return d;
+	for (int i = 0; i < p->quiet_ends && d < REFOLLOW_MAX_S; i++)
+		d *= 2;
+	p->quiet_ends++;
+	return d < REFOLLOW_MAX_S ? d : REFOLLOW_MAX_S;
+}
+
+/*
+ * A clean end is waiting for its re-follow, and the pod now says the
+ * container finished (or the pod is gone: a suspended or preempted job's):
+ * settle it at once, not when the pause runs out, so that the drain does
+ * not wait for it. After a first clean end (a pause of REFOLLOW_DELAY_S)
+ * that end was the whole log, as it always was. After a longer pause the
+ * stream may have been closed with the container running on, for seconds:
+ * what it wrote since is read once (an exited container's log, resumed
+ * after the lines printed: one request, no follow), so the back-off loses
+ * no line that the fixed pause would have read.
+ */
+static int refollow_settled(struct launch_pod *p)
+{
+	if (!p->clean_end || (p->running && !p->gone))
+		return 0;
+	kube_timer_cancel(p->refollow);
+	p->refollow = NULL;
+	p->clean_end = 0;
+	if (p->quiet_ends > 1 && p->terminated && !p->gone && !p->w->draining) {
+		launch_logstream_resume(&p->ls);
+		workers_follow(p);	/* lo.once: it ends by itself */
+	} else {
+		p->done_restarts = p->ls.restarts;
+	}
+	return 1;
+}
+
 static void on_refollow(void *ud)
 {
 	struct launch_pod *p = ud;
 
 	p->refollow = NULL;
-	if (p->clean_end && (!p->running || p->gone)) {
-		/* the container did finish, or its pod is gone (a suspended or
-		 * preempted job's): that clean end was the whole log */
-		p->done_restarts = p->ls.restarts;
-	} else {
+	if (!refollow_settled(p)) {
 		launch_logstream_resume(&p->ls);
 		workers_follow(p);
 	}
@@ -131,6 +176,7 @@ static void on_line(void *ud, const char *line, size_t len, int truncated)
 	if (fresh && (p->terminated || p->gone))
 		p->w->progress++;	/* a finished worker's log moves on: the drain waits */
 	if (fresh) {
+		p->quiet_ends = 0;	/* the stream moves: the next pause is short again */
 		launch_metrics_line(p->w->ctx->metrics, p->index, line, len);
 		diag_line(p->w->ctx->diag, p->index, line, len);	/* a bounded ring */
 	}
@@ -174,7 +220,7 @@ static void on_log_end(void *ud, const struct err *e)
 	} else if (!p->gone && wants_logs(w, p) && !kube_err_tls_untrusted(e) &&
 		   ++p->drops <= MAX_DROPS) {
 		p->clean_end = !e;
-		p->refollow = kube_timer_add(w->ctx->c, REFOLLOW_DELAY_S, on_refollow, p);
+		p->refollow = kube_timer_add(w->ctx->c, refollow_delay(p, !e), on_refollow, p);
 	} else if (e) {
 		launch_progress_note(w->ctx->prog, "warning: worker-%d log: %s", p->index, e->msg);
 	}
@@ -195,6 +241,10 @@ void workers_follow(struct launch_pod *p)
 		complete_from_tail(p);
 		return;
 	}
+	if (p->refollow && refollow_settled(p)) {
+		drain_check(w);
+		return;
+	}
 	if (p->refollow || p->gone || !wants_logs(w, p))
 		return;
 	if (!p->running && !p->terminated)
@@ -203,6 +253,7 @@ void workers_follow(struct launch_pod *p)
 		/* a new container: new log, from its start */
 		launch_logstream_init(&p->ls, p->index, p->restarts);
 		p->drops = 0;
+		p->quiet_ends = 0;
 		diag_container(w->ctx->diag, p->index);	/* its last lines start again */
 	}
 	if (p->done_restarts >= p->ls.restarts)
@@ -277,6 +328,7 @@ static void log_done(struct launch_pod *p)
 	p->refollow = p->turn = NULL;
 	p->queued = 0;
 	p->clean_end = 0;
+	p->quiet_ends = 0;
 	p->done_restarts = p->restarts > p->ls.restarts ? p->restarts : p->ls.restarts;
 }
 
@@ -342,7 +394,7 @@ void workers_follows_settle(struct workers *w, int leave_survivors)
 	w->draining = 1;
 	for (int i = 0; i < w->npods; i++) {
 		struct launch_pod *p = w->pods[i];
-		if (p->refollow && p->clean_end) {
+		if (p->refollow && p->clean_end) {	/* even if it still says running */
 			kube_timer_cancel(p->refollow);
 			p->refollow = NULL;
 			p->clean_end = 0;

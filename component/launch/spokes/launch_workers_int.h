@@ -32,6 +32,8 @@ struct launch_pod {
 	int done_restarts;	/* highest restart whose log was read to the end, -1 none */
 	int drops;		/* follows that ended early for ls.restarts */
 	int clean_end;		/* the last follow ended without error */
+	int quiet_ends;		/* clean ends in a row without a new line: the re-follow's
+				 * pause doubles with each (launch_follow.c) */
 	int queued;		/* due for a follow, waiting for a free stream slot */
 	int log_once;		/* the stream reads an exited container's log (no follow) */
 	int tail_asked;		/* kube_log_complete() reads started for this follow */
