@@ -296,24 +296,30 @@ static int workers_unseen(const struct workers *w, const struct launch_verdict *
 	 * worker, and the job watch can deliver it before the pod watch
 	 * delivers the last pod's exit: ending then counted that worker as
 	 * still active in the outputs (60-launch-run's tj1, on a busy machine).
+	 * So every pod seen is waited for until seen finished. Only those seen:
+	 * a pod never seen (never created, or already collected) will not
+	 * show up, and waiting for numNodes of them held such a run for the
+	 * whole --log-drain.
 	 */
-	if (!v->counted && v->terminal && v->succeeded && v->w.replicas > 0)
-		done = v->w.replicas;
+	int succeeded_uncounted = !v->counted && v->terminal && v->succeeded, ours = 0;
 	for (int i = 0; i < w->npods; i++) {
 		const struct launch_pod *p = w->pods[i];
 		if (!launch_opts_logs_worker(w->ctx->o, p->index))
 			continue;
+		ours++;
 		if (p->terminated || p->gone)
 			seen++;
 	}
-	if (w->ctx->o->logs == LOGS_FIRST) {
+	if (succeeded_uncounted) {
+		unseen = ours - seen;
+	} else if (w->ctx->o->logs == LOGS_FIRST) {
 		unseen = done > 0 && seen == 0 ? 1 : 0;
 	} else if (w->ctx->o->log_workers.n) {
 		/* --log-workers: of the `done`, at most those outside the set are not
 		 * ours to wait for (which ones finished, the counts do not say) */
 		int want = v->w.replicas > 0 ? launch_opts_logs_count(w->ctx->o, v->w.replicas) : 0;
-		int ours = v->w.replicas > 0 ? done - (v->w.replicas - want) : 0;
-		unseen = ours > seen ? ours - seen : 0;
+		int done_ours = v->w.replicas > 0 ? done - (v->w.replicas - want) : 0;
+		unseen = done_ours > seen ? done_ours - seen : 0;
 	} else {
 		unseen = done > seen ? done - seen : 0;
 	}
