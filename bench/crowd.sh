@@ -35,7 +35,7 @@ if [ "${SERVER:-}" != double ] && kcp_check && [ -d "$KUEUE_CRDS" ]; then
 	trap 'kcp_down; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 	echo "# real control plane in $W/kcp" >&2
 	kcp_up "$W/kcp" >"$W/up.log" 2>&1 || { cat "$W/up.log" >&2; exit 1; }
-	kubectl create -f "$KUEUE_CRDS" >/dev/null
+	kubectl create --validate=false -f "$KUEUE_CRDS" >/dev/null
 	kcp_wait_established workloads.kueue.x-k8s.io localqueues.kueue.x-k8s.io clusterqueues.kueue.x-k8s.io
 	conn=(--server "$KUBE_SERVER" --ca "$KUBE_CA" --token-file "$KUBE_TOKEN_FILE")
 	run=(--kubeconfig "$KCP_KUBECONFIG" --audit-log "$KCP_AUDIT_LOG" "${conn[@]}")

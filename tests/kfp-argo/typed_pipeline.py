@@ -39,7 +39,7 @@ SAMPLES = {
     "patch": {"metadata": {"annotations": {"example.com/patched": "yes"}}},
     "api": "jaxjob", "kubeconfig": "/var/run/kubeconfig", "context": "ctx",
     "timeout": "2h", "logs": "first", "delete_after": "success", "on_cancel": "suspend",
-    "fail_fast_after": "10m", "delete_timeout": "25s", "log_drain": "5s",
+    "fail_fast_after": "10m", "delete_timeout": "25s", "log_drain": "5s", "log_turn": "10s",
     "queue_timeout": "1h", "queue_progress_every": "2m", "queue_hopeless_after": "5m",
     "identity": "every-input-1", "run_id": "run-1", "task_name": "t", "task_id": "1",
     "name_prefix": None,        # the name is given here; the TrainJob task has the prefix
