@@ -180,10 +180,24 @@ struct follow {
 	long last_rv;
 	int rv_regressed;
 	int timed_out;
+	int done;		/* what the scenario waits for happened: see finish() */
 	struct err last_err;
 	int stop_on_success, stop_on_delete, stop_on_sync;
 	struct kube_timer *guard;
 };
+
+/*
+ * The awaited event came. kube_loop_stop() alone would be lost when the
+ * callback runs inside a blocking call (create_job() dispatches the watch
+ * too, and a stop asked outside kube_loop_run() is dropped by design), and
+ * run_loop() would then wait out its guard for an event already seen: on a
+ * busy machine the operator's event can beat the create's own answer.
+ */
+static void finish(struct follow *f)
+{
+	f->done = 1;
+	kube_loop_stop(f->c);
+}
 
 static void follow_event(void *ud, enum kube_event_type t, const cJSON *obj)
 {
@@ -200,12 +214,12 @@ static void follow_event(void *ud, enum kube_event_type t, const cJSON *obj)
 	if (t == KUBE_DELETED) {
 		f->deleted++;
 		if (f->stop_on_delete)
-			kube_loop_stop(f->c);
+			finish(f);
 	}
 	if (t != KUBE_DELETED && has_condition(obj, "Succeeded")) {
 		f->succeeded++;
 		if (f->stop_on_success)
-			kube_loop_stop(f->c);
+			finish(f);
 	}
 }
 
@@ -218,12 +232,12 @@ static void follow_state(void *ud, enum kube_watch_state st, const struct err *e
 	case KUBE_WATCH_SYNCED:
 		f->synced++;
 		if (f->stop_on_sync)
-			kube_loop_stop(f->c);
+			finish(f);
 		break;
 	case KUBE_WATCH_POLLING: f->polling++; break;
 	case KUBE_WATCH_RETRYING: f->retrying++; break;
 	case KUBE_WATCH_RESUMED: break;
-	case KUBE_WATCH_FAILED: f->failed++; kube_loop_stop(f->c); break;
+	case KUBE_WATCH_FAILED: f->failed++; finish(f); break;
 	}
 }
 
@@ -232,7 +246,7 @@ static void guard_fired(void *ud)
 	struct follow *f = ud;
 	f->guard = NULL;
 	f->timed_out = 1;
-	kube_loop_stop(f->c);
+	finish(f);
 }
 
 /* Watch job `name` until it succeeds (or the guard expires). */
@@ -254,8 +268,10 @@ static struct kube_watch *watch_job(struct kube_client *c, struct follow *f, con
 static void run_loop(struct kube_client *c, struct follow *f)
 {
 	struct err e = ERR_INIT;
-	CHECK(kube_loop_run(c, &e) == 0, "loop: %s", e.msg);
+	if (!f || !f->done)
+		CHECK(kube_loop_run(c, &e) == 0, "loop: %s", e.msg);
 	if (f) {
+		f->done = 0;
 		kube_timer_cancel(f->guard);
 		f->guard = NULL;
 		CHECK(!f->timed_out, "the loop hit its 40 s guard");
@@ -709,7 +725,7 @@ static void log_line_p(void *ud, const char *line, size_t len, int truncated)
 static void maybe_done(struct pods *p)
 {
 	if (p->job_done && p->ended[0] && p->ended[1])
-		kube_loop_stop(p->f.c);
+		finish(&p->f);
 }
 
 static void log_end(void *ud, const struct err *e)
@@ -1006,7 +1022,7 @@ static void event_event(void *ud, enum kube_event_type t, const cJSON *ev)
 	if (t != KUBE_DELETED && cJSON_IsString(reason) &&
 	    !strcmp(reason->valuestring, "FailedCreateService")) {
 		x->failed_create_service++;
-		kube_loop_stop(x->f.c);
+		finish(&x->f);
 	}
 }
 
