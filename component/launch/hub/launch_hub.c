@@ -417,7 +417,9 @@ void launch_hub_wait(struct launch_hub *h, const char *from)
 		hub_queue_check(h);	/* created suspended for its queue: queued from the start */
 		if (!h->why.queued)
 			hub_arm_deadline(h);
-		if (kube_loop_run(h->ctx->c, &e) == 0 && h->why.end == END_NONE)
+		/* ended already (a hub stop outside kube_loop_run() is dropped) */
+		if (h->why.end == END_NONE && kube_loop_run(h->ctx->c, &e) == 0 &&
+		    h->why.end == END_NONE)
 			h->why.end = END_API;	/* nothing left that could end it */
 	}
 	if (e.code != ERR_OK) {
