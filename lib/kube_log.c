@@ -37,6 +37,13 @@ struct kube_log {
 	size_t last_stamp;	/* length of the timestamp in last_line; 0: none */
 	long run;
 	int run_known, from_start;
+	/* The same for the second of the last line, for kube_log_resume_point():
+	 * lines in a row up to it within that second; known when the stream
+	 * began at a second's first line (the log's start, or a sinceTime, which
+	 * a kubelet keeps in whole seconds) or a line of an earlier second came
+	 * first. */
+	long sec_run;
+	int sec_known, from_second;
 	long delivered;
 	struct kube_call *tail;	/* kube_log_complete() in flight */
 	long tail_asked;	/* its tailLines; 0: since the stream's last line (_until) */
@@ -83,6 +90,13 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 		} else {
 			l->run = 1;
 			l->run_known = l->delivered > 0 || l->from_start;
+		}
+		if (skip > KUBE_STAMP_SECOND && l->last_stamp > KUBE_STAMP_SECOND &&
+		    memcmp(l->last_line.data, line, KUBE_STAMP_SECOND) == 0) {
+			l->sec_run++;
+		} else {
+			l->sec_run = 1;
+			l->sec_known = l->delivered > 0 || l->from_start || l->from_second;
 		}
 		buf_reset(&l->last_line);
 		buf_add(&l->last_line, line, len);
@@ -160,6 +174,7 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 	l->lag = l->worst_lag = -1;
 	l->deaf_start = kube_loop_deaf(c);
 	l->from_start = !o->since_time && o->tail_lines <= 0;
+	l->from_second = o->since_time && o->tail_lines <= 0;
 	if (o->container)
 		kube_query(&rq.path, "container", o->container);
 	if (o->since_time)
@@ -383,8 +398,8 @@ static int tail_start(struct kube_log *l, long tail, double until, struct err *e
 	} else if (l->last_stamp) {
 		/* since the second of the stream's last line (a kubelet may keep
 		 * only whole seconds of sinceTime): that line's run, then what came after */
-		char since[32];
-		snprintf(since, sizeof(since), "%.*sZ", 19, l->last_line.data);
+		char since[KUBE_LOG_SINCE_MAX];
+		snprintf(since, sizeof(since), "%.*sZ", KUBE_STAMP_SECOND, l->last_line.data);
 		kube_query(&rq.path, "sinceTime", since);
 	}
 	buf_add(&rq.what, l->what.data, l->what.len);
@@ -393,6 +408,16 @@ static int tail_start(struct kube_log *l, long tail, double until, struct err *e
 	l->tail = kube_start(l->c, &rq, on_tail, l);
 	kube_request_free(&rq);
 	return 0;
+}
+
+int kube_log_resume_point(const struct kube_log *l, char since[KUBE_LOG_SINCE_MAX], long *skip)
+{
+	if (!l || !l->o.timestamps || !l->delivered || l->last_stamp <= KUBE_STAMP_SECOND ||
+	    !l->sec_known)
+		return 0;
+	snprintf(since, KUBE_LOG_SINCE_MAX, "%.*sZ", KUBE_STAMP_SECOND, l->last_line.data);
+	*skip = l->sec_run;
+	return 1;
 }
 
 int kube_log_complete(struct kube_log *l, long tail, struct err *e)

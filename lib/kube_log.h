@@ -133,6 +133,18 @@ void kube_log_cut(struct kube_log *l);
  */
 int kube_log_complete(struct kube_log *l, long tail, struct err *e);
 
+/*
+ * Where a follow that is about to be stopped can be taken up again without
+ * reading its log from the start (launch's --log-turn): a follow with
+ * since_time = `since` (the second of its last line: a kubelet serves the
+ * lines stamped at or after it, and keeps whole seconds of it) begins with
+ * the `skip` lines of that second this stream has delivered, then goes on
+ * where this one stood. 0 when it cannot say: no timestamps, nothing
+ * delivered, or the stream began inside that second (tail_lines).
+ */
+#define KUBE_LOG_SINCE_MAX 32
+int kube_log_resume_point(const struct kube_log *l, char since[KUBE_LOG_SINCE_MAX], long *skip);
+
 /* A kube_log_complete() or _until() read is in flight (its answer not in). */
 int kube_log_completing(const struct kube_log *l);
 

@@ -29,6 +29,9 @@ struct kube_log_mark {
 	int from_start;		/* the follow began at the log's first line */
 };
 
+/* "2026-11-23T22:06:02": how much of a timestamp names its second */
+#define KUBE_STAMP_SECOND 19
+
 /*
  * The kubelet's timestamp at the start of a line ("2026-11-23T22:06:02.123456789Z ",
  * RFC 3339, UTC): its length with the space, 0 when the line has none;

@@ -1001,6 +1001,10 @@ class Simulator:
                 opts[key] = int(v)
             except ValueError:
                 raise err(400, f'strconv.ParseInt: parsing "{v}": invalid syntax')
+        if q.get('sinceTime') is not None:
+            # the API server keeps whole seconds of it (metav1.Time); the kubelet serves
+            # the lines stamped at or after it
+            opts['sinceTime'] = parse_time(q['sinceTime'][:19] + 'Z')
         follow = R.query_bool(q.get('follow'))
         stamps = q.get('timestamps') in ('true', '1')
         previous = q.get('previous') in ('true', '1')
@@ -1036,17 +1040,15 @@ class Simulator:
         since = opts.get('sinceSeconds')
         with log.cond:
             lines = list(log.lines)
+        pos = len(lines)    # a follow goes on after what was there (served or filtered out)
+        if opts.get('tailLines') is not None:   # first, as the kubelet does
+            n = opts['tailLines']
+            lines = lines[-n:] if n > 0 else []
         if since is not None:
             cutoff = time.time() - since
             lines = [x for x in lines if parse_time(x[0][:19] + 'Z') >= cutoff - 1]
-        if opts.get('tailLines') is not None:
-            n = opts['tailLines']
-            lines = lines[-n:] if n > 0 else []
-            pos = len(log.lines)
-        else:
-            pos = len(lines) if since is None else len(log.lines)
-        if since is None and opts.get('tailLines') is None:
-            pos = len(lines)
+        if opts.get('sinceTime') is not None:
+            lines = [x for x in lines if parse_time(x[0][:19] + 'Z') >= opts['sinceTime']]
         delay = float(self.app.faults.get('logDelayMs') or 0) / 1000.0
 
         def out(ts, data):

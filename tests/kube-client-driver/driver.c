@@ -1046,6 +1046,97 @@ static void s_events(void)
 	CHECK(x.f.failed == 0, "%s", x.f.last_err.msg);
 }
 
+/* One read of kc-resume's log (exited: no follow), from `since` (NULL: the
+ * start) less its first `skip` lines, stopped after `stop_after` lines
+ * (0: to the end) with where it could be resumed. */
+struct resume_read {
+	struct kube_log *log;
+	struct buf text;
+	long skip, stop_after, lines;
+	int ended, has_point;
+	char since[KUBE_LOG_SINCE_MAX];
+	long point_skip;
+};
+
+static void resume_line(void *ud, const char *line, size_t len, int truncated)
+{
+	struct resume_read *r = ud;
+	(void)truncated;
+	if (r->skip > 0) {
+		r->skip--;
+		return;
+	}
+	buf_add(&r->text, line, len);
+	buf_add(&r->text, "\n", 1);
+	if (++r->lines == r->stop_after) {
+		r->has_point = kube_log_resume_point(r->log, r->since, &r->point_skip);
+		kube_log_stop(r->log);
+		r->ended = 1;
+		kube_loop_stop(admin);
+	}
+}
+
+static void resume_end(void *ud, const struct err *e)
+{
+	struct resume_read *r = ud;
+	CHECK(e == NULL, "the read ended: %s", e ? e->msg : "");
+	r->ended = 1;
+	kube_loop_stop(admin);
+}
+
+static void read_resumed(struct resume_read *r, const char *since, long skip, long stop_after)
+{
+	struct kube_log_opts o = {
+		.ns = "team-a", .pod = "kc-resume-worker-0", .container = "jax", .since_time = since,
+		.once = 1, .timestamps = 1, .on_line = resume_line, .on_end = resume_end, .ud = r,
+	};
+	struct err e = ERR_INIT;
+	memset(r, 0, sizeof(*r));
+	buf_init(&r->text);
+	r->skip = skip;
+	r->stop_after = stop_after;
+	r->log = kube_log_follow(admin, &o, &e);
+	CHECK(r->log != NULL, "%s", e.msg);
+	if (r->log)	/* nothing else runs: it returns when the read ends or stops */
+		CHECK(kube_loop_run(admin, &e) == 0, "loop: %s", e.msg);
+	CHECK(r->ended, "the read of kc-resume's log did not end: %s", e.msg);
+}
+
+/* --log-turn's resume: stopped anywhere, a read taken up at its resume
+ * point (the second of its last line, that second's lines skipped) gives
+ * the rest of the log exactly - with 20 lines a second, most points fall
+ * inside a second that holds several lines. */
+static void s_log_resume_point(void)
+{
+	struct follow f = { .stop_on_success = 1 };
+	struct kube_watch *w = watch_job_listed(admin, &f, "kc-resume");
+	create_job(admin, "kc-resume", 1, "SIM_LINES=40 SIM_DURATION=2");
+	run_loop(admin, &f);
+	kube_watch_stop(w);
+	struct resume_read all, head, tail;
+	read_resumed(&all, NULL, 0, 0);
+	CHECK(all.lines >= 40, "the whole log: %ld lines", all.lines);
+	long most_skipped = 0;
+	for (long k = 1; k < all.lines; k += 3) {
+		read_resumed(&head, NULL, 0, k);
+		CHECK(head.has_point, "no resume point after %ld lines", k);
+		read_resumed(&tail, head.since, head.point_skip, 0);
+		struct buf both = BUF_INIT;
+		buf_add(&both, head.text.data, head.text.len);
+		buf_add(&both, tail.text.data, tail.text.len);
+		CHECK(both.len == all.text.len && !memcmp(both.data, all.text.data, both.len),
+		      "stopped after %ld lines, resumed at %s skipping %ld: %zu bytes, not the "
+		      "log's %zu", k, head.since, head.point_skip, both.len, all.text.len);
+		if (head.point_skip > most_skipped)
+			most_skipped = head.point_skip;
+		buf_free(&both);
+		buf_free(&head.text);
+		buf_free(&tail.text);
+	}
+	CHECK(most_skipped > 1, "no resume point fell inside a second of several lines");
+	buf_free(&all.text);
+}
+
 static void s_watch_errors(void)
 {
 	struct follow f = { .stop_on_success = 1 };
@@ -1116,6 +1207,7 @@ int main(int argc, char **argv)
 		{ "loop: async delete from a watch callback; DELETED arrives; blocking calls refused there", s_async_delete },
 		{ "watch: 500 bursts on list and watch back off and recover", s_watch_errors },
 		{ "watch: events of a job by involvedObject (fail-fast input)", s_events },
+		{ "log: a read stopped anywhere and taken up at its resume point gives the rest exactly", s_log_resume_point },
 		{ "config: HTTPS_PROXY from the environment is used, NO_PROXY bypasses it", s_proxy_env },
 		{ "list: limit/continue pages and kube_list merging them; bad selector is 400", s_list_pages },
 		{ "patch: merge patch suspends, JSON patch resumes", s_patch },

@@ -146,7 +146,9 @@ expect '... stdout is the object the server would store, with our identity label
 
 # --log-turn: 72 workers running at once, 64 streams: the followed workers take turns, so
 # every worker's lines appear while they all still run (without turns, 8 would wait for
-# an exit); each turn re-reads a log from its start and skips what was printed.
+# an exit); a turn's next follow starts at the second of the last line printed (sinceTime)
+# and skips that second's lines printed, so no line is read twice from the log's start.
+ks_mark
 "$JAXJOB" launch --kubeconfig "$KS/kubeconfig" --name turn72 --image x/jax:1 --workers 72 \
 	--log-turn 1s --env SIM_LINES=200 --env SIM_DURATION=600 -- python train.py \
 	>"$T/turn72.out" 2>"$T/turn72.err" &
@@ -161,6 +163,13 @@ expect '--log-turn shows a step line of each of 72 workers running at once (64 s
 kill -TERM "$turn_pid"
 wait "$turn_pid"
 expect '... and no line twice across the turns' 'test -z "$(sort "$T/turn72.out" | uniq -d)"'
+expect '... a turn takes up the log where it stood: its follow asks sinceTime, not the start' '
+	requests | python3 -c "
+import json, sys
+f = [e for e in json.load(sys.stdin) if e[\"follow\"] and \"/pods/turn72-\" in e[\"path\"]]
+since = [e for e in f if \"sinceTime=\" in e[\"query\"]]
+print(len(f), \"follows,\", len(since), \"with sinceTime\", file=sys.stderr)
+sys.exit(0 if len(f) > 72 and since else 1)"'
 expect '... each worker'"'"'s lines in order, none skipped' '
 	for w in 0 40 71; do
 		grep "^\[worker-$w\] step " "$T/turn72.out" | sed "s/.* step \([0-9]*\)\/.*/\1/" >"$T/steps.$w"

@@ -79,9 +79,9 @@ const struct run_flag launch_run_flags[] = {
 	  "with more workers running than the 64 logs followed at once: a followed worker "
 	  "hands its stream to a waiting one after DURATION and waits its next turn, so "
 	  "every worker's lines appear within about (running workers / 64) x DURATION, and "
-	  "none is lost or repeated (each turn reads the log again from its start and skips "
-	  "what was printed: a cost in bytes read); 0 = a followed worker keeps its stream "
-	  "until it exits (default 0)" },
+	  "none is lost or repeated (a turn takes the log up where it stood: sinceTime, the "
+	  "second of its last line, skipping that second's lines printed); 0 = a followed "
+	  "worker keeps its stream until it exits (default 0)" },
 	{ "log-workers", "SET", "waiting and cleanup", RF_SPECIAL, 0, NULL,
 	  "with --logs all: follow only these workers' logs, by replica index: 0-7,255 (at most "
 	  "32 ranges); with 64 workers or fewer in it, each one's lines appear as they are "

@@ -82,6 +82,7 @@ static void pod_free(struct launch_pod *p)
 	free(p->uid);
 	free(p->name);
 	free(p->stuck_msg);
+	free(p->turn_since);
 	free(p);
 }
 

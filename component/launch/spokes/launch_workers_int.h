@@ -41,6 +41,8 @@ struct launch_pod {
 	unsigned long queued_seq;	/* when it queued (w->seq): the longest waiting goes first */
 	struct kube_timer *refollow;
 	struct kube_timer *turn;	/* --log-turn: its stream goes to a waiting worker */
+	char *turn_since;	/* after a turn: the next follow's sinceTime, its skip
+				 * in ls.skip (kube_log_resume_point), or NULL: from the start */
 };
 
 struct workers {
