@@ -481,6 +481,8 @@ fuzz: fuzz-build
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+# the launch's parts include each other's headers across their folders, as in the build above
+$(FUZZ_BUILD)/obj/component/%.o: FUZZ_FLAGS += $(LAUNCH_INC)
 
 $(FUZZ_BUILD)/gen/templates_builtin.c: $(TMPL_YAML) scripts/embed-templates.sh
 	@mkdir -p $(dir $@)
