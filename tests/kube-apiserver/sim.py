@@ -1004,7 +1004,7 @@ class Simulator:
         if q.get('sinceTime') is not None:
             # the API server keeps whole seconds of it (metav1.Time); the kubelet serves
             # the lines stamped at or after it
-            opts['sinceTime'] = parse_time(q['sinceTime'][:19] + 'Z')
+            opts['sinceTime'] = q['sinceTime'][:19]    # UTC RFC 3339: compared as text
         follow = R.query_bool(q.get('follow'))
         stamps = q.get('timestamps') in ('true', '1')
         previous = q.get('previous') in ('true', '1')
@@ -1048,7 +1048,7 @@ class Simulator:
             cutoff = time.time() - since
             lines = [x for x in lines if parse_time(x[0][:19] + 'Z') >= cutoff - 1]
         if opts.get('sinceTime') is not None:
-            lines = [x for x in lines if parse_time(x[0][:19] + 'Z') >= opts['sinceTime']]
+            lines = [x for x in lines if x[0][:19] >= opts['sinceTime']]
         delay = float(self.app.faults.get('logDelayMs') or 0) / 1000.0
 
         def out(ts, data):

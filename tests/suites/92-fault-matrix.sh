@@ -51,7 +51,7 @@ cell() {
 	ks_mark
 	local extra=()
 	[ "$policy" = gone ] && extra=(--delete-after=always)
-	launch --name "$name" --image x/jax:1 --timeout 120 "${extra[@]}" \
+	launch --name "$name" --image x/jax:1 --timeout "${CELL_TIMEOUT:-120}" "${extra[@]}" \
 		--out-state "$d/state" --out-exit-code "$d/exit-code" --out-workers "$d/workers" \
 		--out-job-json "$d/job.json" --out-summary "$d/summary.md" "$@" >"$d/stdout" 2>"$d/stderr" &
 	local pid=$!
@@ -197,7 +197,9 @@ cell workers-1000 0 Succeeded gone - -- --workers 1000 --logs first --env SIM_LI
 # the job is Succeeded before the last ones: every line must still arrive
 CELL_WHAT='1,000 workers of 0.5 s, every log (exited pods read once, streams capped)'
 check_workers-1000-fast() { logs_complete "$1" 1000 3; }
-cell workers-1000-fast 0 Succeeded gone - -- --workers 1000 --env SIM_LINES=3 --env SIM_DURATION=0.5 -- python t.py
+# (--timeout bounds the drain too: beside a JOBS=16 check-long and two busy loops the double
+# was still serving the 1,000 logs when 120 s ran out - every log moving, none lost)
+CELL_TIMEOUT=900 cell workers-1000-fast 0 Succeeded gone - -- --workers 1000 --env SIM_LINES=3 --env SIM_DURATION=0.5 -- python t.py
 
 CELL_WHAT='a failing worker under a dropped watch (the failure is still reported)'
 fault '{"watchDropAfter": 1}'

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "kube_clock.h"
 #include "launch_workers_int.h"
 
 /* The pause before a re-follow: REFOLLOW_DELAY_S after a drop or after a
@@ -36,6 +37,8 @@
  * kubelet stalled across the verdict (tests/suites/94-stall.sh) made it cut
  * streams that still held half their lines. */
 #define DRAIN_TAIL_LINES 32
+/* --log-turn: the soonest a turn that was kept looks again */
+#define TURN_RECHECK_S 0.1
 
 static void survivor_left(struct launch_pod *p, const struct err *e);
 static void complete_from_tail(struct launch_pod *p);
@@ -80,7 +83,9 @@ static void start_queued(struct workers *w)
 /*
  * --log-turn: a followed worker's turn is over. While workers wait for a
  * stream (more running than LAUNCH_LOG_STREAMS_MAX), it hands its stream
- * to the one that has waited longest and queues behind the others. Its
+ * to the one that has waited longest - once that one has waited a whole
+ * turn, so that each turn moves as many streams as workers wait - and
+ * queues behind the others. Its
  * next follow takes up where this one stood: from the second of its last
  * line (sinceTime), skipping the lines of that second it printed
  * (kube_log_resume_point: several lines share a second, and the count of
@@ -98,14 +103,26 @@ static void on_turn(void *ud)
 {
 	struct launch_pod *p = ud;
 	struct workers *w = p->w;
+	const double turn = w->ctx->o->log_turn_s;
+	struct launch_pod *next;
+	double waited;
 	char since[KUBE_LOG_SINCE_MAX];
 	long skip;
 
 	p->turn = NULL;
 	if (!p->log || p->log_once || p->leaving || w->draining || kube_log_completing(p->log))
 		return;
-	if (!next_queued(w)) {	/* nobody waits: keep the stream, look again later */
-		p->turn = kube_timer_add(w->ctx->c, w->ctx->o->log_turn_s, on_turn, p);
+	next = next_queued(w);
+	waited = next ? kube_now() - next->queued_at : 0;
+	if (!next || (!next->terminated && waited < turn)) {
+		/* nobody waits, or only workers that just had a turn: keep the
+		 * stream, look again when the longest waiting has waited a whole
+		 * turn. Handing over at every turn's end instead would move all
+		 * 64 streams each turn when a few workers wait (72 running: 64
+		 * reconnects a turn for 8 workers' sake) */
+		double again = !next ? turn : turn - waited > TURN_RECHECK_S ? turn - waited
+									  : TURN_RECHECK_S;
+		p->turn = kube_timer_add(w->ctx->c, again, on_turn, p);
 		return;
 	}
 	if (kube_log_resume_point(p->log, since, &skip)) {
@@ -119,6 +136,7 @@ static void on_turn(void *ud)
 	w->nfollows--;
 	p->queued = 1;
 	p->queued_seq = ++w->seq;
+	p->queued_at = kube_now();
 	start_queued(w);
 }
 
@@ -276,8 +294,10 @@ void workers_follow(struct launch_pod *p)
 		return;
 	if (w->nfollows >= LAUNCH_LOG_STREAMS_MAX) {
 		p->queued = 1;
-		if (!was_queued)	/* a pod update keeps its place in the queue */
+		if (!was_queued) {	/* a pod update keeps its place in the queue */
 			p->queued_seq = ++w->seq;
+			p->queued_at = kube_now();
+		}
 		return;
 	}
 	memset(&lo, 0, sizeof(lo));

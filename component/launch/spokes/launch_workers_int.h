@@ -39,6 +39,8 @@ struct launch_pod {
 	int tail_asked;		/* kube_log_complete() reads started for this follow */
 	int leaving;		/* a survivor of Failed: its last read, then left */
 	unsigned long queued_seq;	/* when it queued (w->seq): the longest waiting goes first */
+	double queued_at;	/* kube_now() then: --log-turn hands a stream to a worker
+				 * that has waited a whole turn */
 	struct kube_timer *refollow;
 	struct kube_timer *turn;	/* --log-turn: its stream goes to a waiting worker */
 	char *turn_since;	/* after a turn: the next follow's sinceTime, its skip
