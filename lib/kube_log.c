@@ -43,7 +43,7 @@ struct kube_log {
 	 * a kubelet keeps in whole seconds) or a line of an earlier second came
 	 * first. */
 	long sec_run;
-	int sec_known, from_second;
+	int sec_known;
 	long delivered;
 	struct kube_call *tail;	/* kube_log_complete() in flight */
 	long tail_asked;	/* its tailLines; 0: since the stream's last line (_until) */
@@ -96,7 +96,8 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 			l->sec_run++;
 		} else {
 			l->sec_run = 1;
-			l->sec_known = l->delivered > 0 || l->from_start || l->from_second;
+			/* a stream begins at a line's start, or a second's with sinceTime */
+			l->sec_known = l->delivered > 0 || l->o.tail_lines <= 0;
 		}
 		buf_reset(&l->last_line);
 		buf_add(&l->last_line, line, len);
@@ -174,7 +175,6 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 	l->lag = l->worst_lag = -1;
 	l->deaf_start = kube_loop_deaf(c);
 	l->from_start = !o->since_time && o->tail_lines <= 0;
-	l->from_second = o->since_time && o->tail_lines <= 0;
 	if (o->container)
 		kube_query(&rq.path, "container", o->container);
 	if (o->since_time)
@@ -380,6 +380,12 @@ static void on_tail(void *ud, struct kube_response *rs, const struct err *e)
 		log_free(l);
 }
 
+/* The second of the stream's last line, as a sinceTime ("...T22:06:02Z"). */
+static void last_second(const struct kube_log *l, char since[KUBE_LOG_SINCE_MAX])
+{
+	snprintf(since, KUBE_LOG_SINCE_MAX, "%.*sZ", KUBE_STAMP_SECOND, l->last_line.data);
+}
+
 static int tail_start(struct kube_log *l, long tail, double until, struct err *e)
 {
 	struct kube_request rq;
@@ -399,7 +405,7 @@ static int tail_start(struct kube_log *l, long tail, double until, struct err *e
 		/* since the second of the stream's last line (a kubelet may keep
 		 * only whole seconds of sinceTime): that line's run, then what came after */
 		char since[KUBE_LOG_SINCE_MAX];
-		snprintf(since, sizeof(since), "%.*sZ", KUBE_STAMP_SECOND, l->last_line.data);
+		last_second(l, since);
 		kube_query(&rq.path, "sinceTime", since);
 	}
 	buf_add(&rq.what, l->what.data, l->what.len);
@@ -415,7 +421,7 @@ int kube_log_resume_point(const struct kube_log *l, char since[KUBE_LOG_SINCE_MA
 	if (!l || !l->o.timestamps || !l->delivered || l->last_stamp <= KUBE_STAMP_SECOND ||
 	    !l->sec_known)
 		return 0;
-	snprintf(since, KUBE_LOG_SINCE_MAX, "%.*sZ", KUBE_STAMP_SECOND, l->last_line.data);
+	last_second(l, since);
 	*skip = l->sec_run;
 	return 1;
 }
