@@ -69,6 +69,14 @@ static struct launch_pod *next_queued(const struct workers *w)
 	return best;
 }
 
+/* Queue p for a stream, behind the workers already waiting. */
+static void enqueue(struct launch_pod *p)
+{
+	p->queued = 1;
+	p->queued_seq = ++p->w->seq;
+	p->queued_at = kube_now();
+}
+
 /* Start queued follows while slots are free. */
 static void start_queued(struct workers *w)
 {
@@ -120,8 +128,10 @@ static void on_turn(void *ud)
 		 * turn. Handing over at every turn's end instead would move all
 		 * 64 streams each turn when a few workers wait (72 running: 64
 		 * reconnects a turn for 8 workers' sake) */
-		double again = !next ? turn : turn - waited > TURN_RECHECK_S ? turn - waited
-									  : TURN_RECHECK_S;
+		double again = turn;
+
+		if (next)
+			again = turn - waited > TURN_RECHECK_S ? turn - waited : TURN_RECHECK_S;
 		p->turn = kube_timer_add(w->ctx->c, again, on_turn, p);
 		return;
 	}
@@ -134,9 +144,7 @@ static void on_turn(void *ud)
 	kube_log_stop(p->log);
 	p->log = NULL;
 	w->nfollows--;
-	p->queued = 1;
-	p->queued_seq = ++w->seq;
-	p->queued_at = kube_now();
+	enqueue(p);
 	start_queued(w);
 }
 
@@ -293,11 +301,9 @@ void workers_follow(struct launch_pod *p)
 	if (p->done_restarts >= p->ls.restarts)
 		return;
 	if (w->nfollows >= LAUNCH_LOG_STREAMS_MAX) {
+		if (!was_queued)	/* a pod update keeps its place in the queue */
+			enqueue(p);
 		p->queued = 1;
-		if (!was_queued) {	/* a pod update keeps its place in the queue */
-			p->queued_seq = ++w->seq;
-			p->queued_at = kube_now();
-		}
 		return;
 	}
 	memset(&lo, 0, sizeof(lo));
