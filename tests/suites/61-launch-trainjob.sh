@@ -86,12 +86,14 @@ expect '... each node: the crash, then a full second run, each line once per pod
 
 # ---- timeout and signals: deleted, suspended, left -------------------------------------------
 HANG="--api trainjob --image x/jax:1 --workers 2 --env SIM_HANG=1"
+# (4 s: both pods start, and print their first line at once, within it beside a JOBS=16 make
+# check and two busy loops; at 2 s, waiting for the line they print a second later, one did not)
 expect_run 3 '--timeout ends the wait with exit 3' to1 \
-	launch --name to1 $HANG --timeout 2s --out-state="$O/to1/state" -- python t.py
+	launch --name to1 $HANG --timeout 4s --out-state="$O/to1/state" -- python t.py
 expect '... the TrainJob was deleted, confirmed before exit' '
 	test "$(tj_state to1)" = absent && grep -q "deleted TrainJob team-a/to1" $T/to1.err && test "$(cat $O/to1/state)" = Timeout'
 expect '... both nodes'"'"' logs were streamed until then' \
-	'grep -q "^\[worker-0\] INFO:sim:still running" $T/to1.out && grep -q "^\[worker-1\] INFO:sim:still running" $T/to1.out'
+	'for w in 0 1; do grep -q "^\[worker-$w\] INFO:sim:worker $w waiting for the coordinator" $T/to1.out || exit 1; done'
 
 bg_launch sg1 --name sg1 $HANG --out-state="$O/sg1/state"
 signal_when_running sg1 TERM
