@@ -12,6 +12,7 @@
 #               printed line: median and worst
 #   lines       lines printed / lines the shown workers wrote (every one once)
 #   RSS         peak VmHWM (GNU time), and its ratio to the 2-worker run's
+#   traffic     requests sent and kB received (the launch's --out-summary)
 # MODES (default "all turn set") picks the runs. Not a test: nothing fails on a figure. The test server is Python: at 1,000
 # workers it takes minutes of CPU. Release or image build recommended (the
 # default BINARY is build/slim/jaxjob, the image's, when present).

@@ -26,7 +26,8 @@ def run(name, workers, extra):
             BIN, "launch", "--kubeconfig", os.path.join(KS, "kubeconfig"), "--name", name,
             "--image", "x/jax:1", "--workers", str(workers), "--env", f"SIM_LINES={LINES}",
             "--env", f"SIM_DURATION={DURATION}", "--env", "SIM_STARTUP=0.3",
-            "--delete-after", "always", "--log-drain", "120s", "--timeout", "30m"] + extra
+            "--delete-after", "always", "--log-drain", "120s", "--timeout", "30m",
+            "--out-summary", os.path.join(WORK, name + ".summary")] + extra
     t0 = time.monotonic()
     p = subprocess.Popen(argv + ["--", "python", "t.py"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     first, count, decided = {}, {}, [None]
@@ -51,7 +52,17 @@ def run(name, workers, extra):
         t.join()
     with open(os.path.join(WORK, name + ".time")) as f:
         rss_kb = int(f.read().split()[-1])
-    return rc, first, count, decided[0], rss_kb
+    # what the launch read: its summary counts the requests it sent and the bytes it got
+    # (a turn that resumes with sinceTime reads less of a long log than one from the start)
+    traffic = "-"
+    try:
+        with open(os.path.join(WORK, name + ".summary")) as f:
+            m = re.search(r"\| API traffic \| (\d+) requests, (\d+) bytes received \|", f.read())
+        if m:
+            traffic = f"{m.group(1)} / {int(m.group(2)) / 1e3:.0f}"
+    except OSError:
+        pass
+    return rc, first, count, decided[0], rss_kb, traffic
 
 
 def main():
@@ -65,7 +76,7 @@ def main():
             if (workers <= 64 and extra) or mode not in MODES:
                 continue
             name = f"big-{workers}-{mode}"
-            rc, first, count, decided, rss = run(name, workers, extra)
+            rc, first, count, decided, rss, traffic = run(name, workers, extra)
             if workers == 2:
                 base_rss = rss
             # each worker prints a connect line, LINES step lines and a finished line
@@ -77,11 +88,11 @@ def main():
                          f"{statistics.median(fl):.1f} / {fl[-1]:.1f}" if fl else "-",
                          f"{got}/{want}", f"{rss / 1024:.1f}",
                          f"{rss / base_rss:.2f}x" if base_rss else "-",
-                         f"{decided:.1f}" if decided else "-"))
+                         f"{decided:.1f}" if decided else "-", traffic))
             print(f"# {rows[-1]}", file=sys.stderr, flush=True)
     print("| workers | logs | exit | live (first line before the verdict) | first line s, median / worst "
-          "| lines printed / written | peak RSS MB | RSS / 2 workers | verdict s |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| lines printed / written | peak RSS MB | RSS / 2 workers | verdict s | requests / kB received |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(str(x) for x in r) + " |")
 
