@@ -212,6 +212,25 @@ finish() { # PID STATUS
 }
 
 # --- report one suite (called in file-name order) ----------------------------
+# failure_detail SUITE: what a failing check said. The tap helpers write a block that starts
+# "--- DESCRIPTION" to stderr for each failure; the suite's last lines alone can miss it (a
+# suite goes on after a failure, and CI shows only the end of the log), so each failing
+# check's own block comes first, then the suite's last lines.
+failure_detail() {
+	local s=$1 desc n
+	while IFS= read -r desc; do
+		n=$(grep -n -F -x -m 1 -- "--- $desc" "$JAXJOB_TMP/$s.err" | cut -d: -f1)
+		[ -z "$n" ] && n=$(grep -n -F -m 1 -- "--- $desc" "$JAXJOB_TMP/$s.err" | cut -d: -f1)
+		[ -n "$n" ] || continue
+		echo "# --- what $s said of: $desc ---"
+		# (to the next check's block, 30 lines at most)
+		awk -v n="$n" 'NR > n && /^--- / { exit } NR >= n { print "# " $0; if (NR - n >= 29) exit }' \
+			"$JAXJOB_TMP/$s.err"
+	done < <(sed -n 's/^not ok - //p' "$JAXJOB_TMP/$s.out" | head -n 5)
+	echo "# --- stderr of $s (last 20 lines) ---"
+	tail -n 20 "$JAXJOB_TMP/$s.err" | sed 's/^/# /'
+}
+
 passed=0 failed=0 skipped=0
 failures=() skips=()
 report() { # SUITE
@@ -237,10 +256,7 @@ report() { # SUITE
 		failures+=("$s: reported no test at all (a suite that ran nothing fails)")
 	fi
 	[ -f "$JAXJOB_TMP/$s.note" ] && cat "$JAXJOB_TMP/$s.note"
-	if [ "$s_fail" -ne 0 ]; then
-		echo "# --- stderr of $s (last 40 lines) ---"
-		tail -n 40 "$JAXJOB_TMP/$s.err" | sed 's/^/# /'
-	fi
+	[ "$s_fail" -ne 0 ] && failure_detail "$s"
 	echo "# $s: $s_pass passed, $s_fail failed, $s_skip skipped ($(cat "$JAXJOB_TMP/$s.secs")s)"
 	passed=$((passed + s_pass)); failed=$((failed + s_fail)); skipped=$((skipped + s_skip))
 }

@@ -24,6 +24,7 @@
 #include "version.h"
 
 static const char *dir;
+static const char *scenario;	/* the name its TAP line will carry */
 static int failures_in_scenario;
 
 #define CHECK(cond, ...) check_((cond), #cond, __LINE__, __VA_ARGS__)
@@ -35,7 +36,9 @@ static void check_(int ok, const char *expr, int line, const char *fmt, ...)
 {
 	if (ok)
 		return;
-	failures_in_scenario++;
+	/* the block tests/run-all.sh shows for a failing test starts with this line */
+	if (failures_in_scenario++ == 0)
+		fprintf(stderr, "--- kube client: %s\n", scenario);
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "#   line %d: check failed: %s: ", line, expr);
@@ -1222,6 +1225,7 @@ int main(int argc, char **argv)
 		if (argc > 2 && !strstr(all[i].name, argv[2]))
 			continue;
 		failures_in_scenario = 0;
+		scenario = all[i].name;
 		fprintf(stderr, "# %s\n", all[i].name);
 		all[i].fn();
 		printf("%s - kube client: %s\n", failures_in_scenario ? "not ok" : "ok", all[i].name);
