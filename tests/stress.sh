@@ -20,7 +20,8 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 STRESS_SUITES="50-kube-client 56-kube-http2-real 60-launch-cancel 60-launch-faults 60-launch-run
 	65-real-launch 66-real-faults 92-load-chaos 93-fault-matrix-outage 31-apiserver-self 94-stall
-	60-launch-kueue 63-launch-failure 65-real-kueue 67-real-failure 68-real-safety"
+	60-launch-kueue 60-launch-kueue-queue 61-launch-trainjob 63-launch-failure 65-real-kueue
+	67-real-failure 68-real-safety"
 runs=${RUNS:-3} load=${LOAD:-2}
 dir=${STRESS_DIR:-$top/build/stress}
 mkdir -p "$dir"
