@@ -101,7 +101,7 @@ ok_run() { # NAME DESCRIPTION [launch args]
 		--env SIM_LINES=4 --env SIM_DURATION=2 --out-state="$O/$name/state" "$@"
 	expect "... every worker's 6 lines exactly once ($name)" "
 		test \"\$(grep -c '^\[worker-[012]\] ' $T/$name.out)\" -eq 18 &&
-		test -z \"\$(sort $T/$name.out | uniq -d)\" && test \"\$(cat $O/$name/state)\" = Succeeded"
+		lines_once $name && test \"\$(cat $O/$name/state)\" = Succeeded"
 }
 ctl POST /_test/faults '{"watchDropAfter": 2}' >/dev/null
 ok_run wd1 'every watch dropped after 2 events: the job is still followed to Succeeded'
@@ -138,7 +138,7 @@ rc=$?
 expect "the API server down for 1.5 s mid-run: the job is still followed to Succeeded (exit $rc)" \
 	"test $rc -eq 0 && test \"\$(cat $O/dn1/state)\" = Succeeded"
 expect '... and both workers'"'"' lines are all there, once' "
-	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/dn1.out)\" -eq 8 && test -z \"\$(sort $T/dn1.out | uniq -d)\""
+	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/dn1.out)\" -eq 8 && lines_once dn1"
 
 # ---- an API server restart: every old resourceVersion is too old (in-stream 410) ----------
 # A restarted kube-apiserver has a fresh watch cache: resuming from the remembered
@@ -155,7 +155,7 @@ expect "an API server restart mid-run (old resourceVersions expired): still Succ
 	"test $rc -eq 0 && test \"\$(cat $O/rs1/state)\" = Succeeded && ! grep -q timeout $O/rs1/message"
 expect '... the job is kept (not deleted on a stale view), every line once' "
 	test \"\$(job_state rs1)\" = Created,Succeeded &&
-	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/rs1.out)\" -eq 8 && test -z \"\$(sort $T/rs1.out | uniq -d)\""
+	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/rs1.out)\" -eq 8 && lines_once rs1"
 expect '... progress says it reconnected and resynced' "
 	grep -q 'reconnecting to the API server' $T/rs1.err && grep -q 'resynced' $T/rs1.err"
 
@@ -197,7 +197,7 @@ ctl DELETE /_test/faults >/dev/null
 expect "... every worker's lines exactly once, and no log left incomplete (the streams never ended)" "
 	test \"\$(grep -c '^\[worker-[012]\] step [1-4]/4 ' $T/eof1.out)\" -eq 12 &&
 	test \"\$(grep -c '^\[worker-[012]\] INFO:sim:worker [012] finished' $T/eof1.out)\" -eq 3 &&
-	test -z \"\$(sort $T/eof1.out | uniq -d)\" && ! grep -q incomplete $T/eof1.err"
+	logs_whole eof1"
 expect '... each log read of the end was answered, none cancelled (a cancelled read is an HTTP 500 to the cluster)' "
 	requests | python3 -c '
 import json, sys
@@ -231,7 +231,7 @@ rc=$?
 ctl DELETE /_test/faults >/dev/null
 expect "... Failed: exit 1 (got $rc), every line once, none incomplete, no read cancelled" "
 	test $rc -eq 1 && test \"\$(grep -c '^\[worker-[01]\] step [1-3]/3 ' $T/ev1.out)\" -eq 6 &&
-	grep -q '^\[worker-1\] ERROR:sim:worker 1' $T/ev1.out && test -z \"\$(sort $T/ev1.out | uniq -d)\" &&
+	grep -q '^\[worker-1\] ERROR:sim:worker 1' $T/ev1.out && lines_once ev1 &&
 	! grep -q incomplete $T/ev1.err && requests | python3 -c '
 import json, sys
 r = [e for e in json.load(sys.stdin) if e[\"path\"].endswith(\"/log\")]
@@ -268,7 +268,7 @@ expect "a Failed verdict with a survivor: exit 1 (got $rc), the survivor named, 
 	test \"\$(grep -c '^\[worker-0\] step [12]/2 ' $T/ev2.out)\" -eq 2 &&
 	grep -q '^\[worker-1\] ERROR:sim:worker 1' $T/ev2.out &&
 	test \"\$(grep -c '^\[worker-2\] INFO:sim:worker 2 waiting for the coordinator' $T/ev2.out)\" -eq 1 &&
-	test -z \"\$(sort $T/ev2.out | uniq -d)\" && ! grep -q incomplete $T/ev2.err"
+	logs_whole ev2"
 expect '... after the verdict, one log request: the survivor'"'"'s lines up to then (no follow, no tail)' "
 	requests | python3 -c '
 import json, sys
@@ -295,7 +295,7 @@ ctl DELETE /_test/faults >/dev/null
 expect '... every line once, the last one too, none incomplete' "
 	test \"\$(grep -c '^\[worker-0\] INFO:sim:worker 0 of 1 connecting' $T/rf1.out)\" -eq 1 &&
 	test \"\$(grep -c '^\[worker-0\] INFO:sim:worker 0 finished' $T/rf1.out)\" -eq 1 &&
-	test -z \"\$(sort $T/rf1.out | uniq -d)\" && ! grep -q incomplete $T/rf1.err"
+	logs_whole rf1"
 expect '... the re-follows back off: each pause at least 0.5 s doubled per clean end without a new line' "
 	requests | python3 -c '
 import json, sys
@@ -335,7 +335,7 @@ ctl DELETE /_test/faults >/dev/null
 expect "... every line exactly once, in order, and no log left incomplete (the stream never ended)" "
 	test \"\$(grep -c '^\[worker-0\] step [1-3]/3 ' $T/tl1.out)\" -eq 3 &&
 	grep -q '^\[worker-0\] INFO:sim:worker 0 finished' $T/tl1.out &&
-	test -z \"\$(sort $T/tl1.out | uniq -d)\" && sort -c -k2,2n <(grep -o 'step [1-3]/3' $T/tl1.out | tr / ' ') &&
+	lines_once tl1 && sort -c -k2,2n <(grep -o 'step [1-3]/3' $T/tl1.out | tr / ' ') &&
 	! grep -q incomplete $T/tl1.err"
 expect '... by one read of the log'"'"'s last lines with timestamps (tailLines, no follow)' "
 	requests | python3 -c '
@@ -355,7 +355,7 @@ expect "... the survivor is named, not waited for (no log left incomplete at --l
 expect '... no line of the other workers lost: the failed one'"'"'s error and the finished one'"'"'s lines' "
 	grep -q '^\[worker-1\] ERROR:sim:worker 1 failed with exit code 1' $T/sur1.out &&
 	test \"\$(grep -c '^\[worker-[01]\] step [12]/2 ' $T/sur1.out)\" -eq 4 &&
-	grep -q '^\[worker-0\] INFO:sim:worker 0 finished' $T/sur1.out && test -z \"\$(sort $T/sur1.out | uniq -d)\""
+	grep -q '^\[worker-0\] INFO:sim:worker 0 finished' $T/sur1.out && lines_once sur1"
 ctl DELETE $J/sur1 >/dev/null
 # The survivor's lines written by the verdict are delivered before it is left, even when
 # its stream had none of them yet: its follow is held by the server until the launch has
@@ -372,7 +372,7 @@ expect "a survivor whose stream had nothing at the verdict: exit 1 (got $rc), it
 	test \"\$(grep -c '^\[worker-2\] INFO:sim:worker 2 waiting for the coordinator' $T/sur2.out)\" -eq 1 &&
 	grep -q '^\[worker-2\] INFO:sim:worker 2 of 3 connecting' $T/sur2.out &&
 	grep -q 'worker-2 still running: log not followed further' $T/sur2.err &&
-	test -z \"\$(sort $T/sur2.out | uniq -d)\" && ! grep -q incomplete $T/sur2.err"
+	logs_whole sur2"
 ctl DELETE $J/sur2 >/dev/null
 
 kubeconfig_as "$KS/nowatch.token" "$T/kc-nowatch"
@@ -392,7 +392,7 @@ expect_run 0 'a worker log still reconnecting when the job finishes is waited fo
 	-- python t.py
 expect '... every line of both workers arrived, none twice, and no warning' "
 	test \"\$(grep -c '^\[worker-[01]\] step [1-4]/4 ' $T/ld1.out)\" -eq 8 &&
-	test -z \"\$(sort $T/ld1.out | uniq -d)\" && ! grep -q incomplete $T/ld1.err"
+	logs_whole ld1"
 ctl DELETE /_test/faults >/dev/null
 ctl POST /_test/faults '{"errors": {"code": 503, "count": 1000, "match": "ld2-worker-1/log"}}' >/dev/null
 expect_run 0 'a worker log that cannot be completed within --log-drain: the step still ends (exit 0)' ld2 \

@@ -24,7 +24,7 @@ expect 'every worker'"'"'s log lines are on stdout, prefixed [worker-N], the lat
 		grep -q "^\[worker-$w\] INFO:sim:worker $w finished" "$T/ok4.out" || exit 1
 	done'
 expect 'no log line is printed twice and nothing but worker lines is on stdout' '
-	test -z "$(sort "$T/ok4.out" | uniq -d)" && ! grep -v "^\[worker-[0-3]\] " "$T/ok4.out"'
+	lines_once ok4 && ! grep -v "^\[worker-[0-3]\] " "$T/ok4.out"'
 expect 'progress goes to stderr: phases with worker counts' '
 	grep -q "Running: [0-9]/4 workers active" "$T/ok4.err" &&
 	grep -q "Succeeded: 4/4 workers succeeded" "$T/ok4.err"'
@@ -175,7 +175,7 @@ expect '... a turn takes up the log where it stood: its follow asks sinceTime, n
 		echo "$1 follows, $2 with sinceTime"; false; } >&2'
 kill -TERM "$turn_pid"
 wait "$turn_pid"
-expect '... and no line twice across the turns' 'test -z "$(sort "$T/turn72.out" | uniq -d)"'
+expect '... and no line twice across the turns' 'lines_once turn72'
 expect '... each worker'"'"'s lines in order, none skipped' '
 	for w in 0 40 71; do
 		grep "^\[worker-$w\] step " "$T/turn72.out" | sed "s/.* step \([0-9]*\)\/.*/\1/" >"$T/steps.$w"

@@ -23,7 +23,7 @@ expect 'every node'"'"'s log is on stdout as [worker-I] (I = completion index), 
 		grep -q "^\[worker-$w\] INFO:sim:worker $w of 4 connecting to JAX coordinator ok4-node-0-0.ok4:29500" "$T/ok4.out" || exit 1
 	done'
 expect 'no log line twice, nothing but worker lines on stdout' '
-	test -z "$(sort "$T/ok4.out" | uniq -d)" && ! grep -v "^\[worker-[0-3]\] " "$T/ok4.out"'
+	lines_once ok4 && ! grep -v "^\[worker-[0-3]\] " "$T/ok4.out"'
 expect 'progress: no Running condition in v2, so running nodes are counted from the pods' '
 	grep -q "created TrainJob team-a/ok4" "$T/ok4.err" && grep -q "Running: [1-4]/4 workers active" "$T/ok4.err" &&
 	grep -q "Succeeded: AllJobsCompleted: jobset completed successfully (exit 0)" "$T/ok4.err"'
