@@ -301,9 +301,10 @@ void workers_follow(struct launch_pod *p)
 	if (p->done_restarts >= p->ls.restarts)
 		return;
 	if (w->nfollows >= LAUNCH_LOG_STREAMS_MAX) {
-		if (!was_queued)	/* a pod update keeps its place in the queue */
+		if (was_queued)	/* a pod update keeps its place in the queue */
+			p->queued = 1;
+		else
 			enqueue(p);
-		p->queued = 1;
 		return;
 	}
 	memset(&lo, 0, sizeof(lo));
