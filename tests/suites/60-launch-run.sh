@@ -169,7 +169,7 @@ import json, sys
 f = [e for e in json.load(sys.stdin) if e[\"follow\"] and \"/pods/turn72-\" in e[\"path\"]]
 print(len(f), len([e for e in f if \"sinceTime=\" in e[\"query\"]]))"
 }
-resumed() { set -- $(turn_follows); test "$2" -gt 0; }
+resumed() { set -- $(turn_follows); test "$1" -gt 72 && test "$2" -gt 0; }
 expect '... a turn takes up the log where it stood: its follow asks sinceTime, not the start' '
 	wait_until -t 240 resumed || { set -- $(turn_follows)
 		echo "$1 follows, $2 with sinceTime"; false; } >&2'
