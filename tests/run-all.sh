@@ -217,15 +217,16 @@ finish() { # PID STATUS
 # suite goes on after a failure, and CI shows only the end of the log), so each failing
 # check's own block comes first, then the suite's last lines.
 failure_detail() {
-	local s=$1 desc n
+	local s=$1 desc
 	while IFS= read -r desc; do
-		n=$(grep -n -F -x -m 1 -- "--- $desc" "$JAXJOB_TMP/$s.err" | cut -d: -f1)
-		[ -z "$n" ] && n=$(grep -n -F -m 1 -- "--- $desc" "$JAXJOB_TMP/$s.err" | cut -d: -f1)
-		[ -n "$n" ] || continue
-		echo "# --- what $s said of: $desc ---"
-		# (to the next check's block, 30 lines at most)
-		awk -v n="$n" 'NR > n && /^--- / { exit } NR >= n { print "# " $0; if (NR - n >= 29) exit }' \
-			"$JAXJOB_TMP/$s.err"
+		# the block is "--- DESCRIPTION" (expect, the driver) or "--- DESCRIPTION: expected
+		# exit ..." (expect_exit); it runs to the next block, 30 lines at most. (The text
+		# goes through the environment: awk -v would read its backslashes as escapes.)
+		S=$s D="--- $desc" awk '
+			!n && ($0 == ENVIRON["D"] || index($0, ENVIRON["D"] ": ") == 1) {
+				n = NR; print "# --- what " ENVIRON["S"] " said of: " substr(ENVIRON["D"], 5) " ---" }
+			n && NR > n && /^--- / { exit }
+			n { print "# " $0; if (NR - n >= 29) exit }' "$JAXJOB_TMP/$s.err"
 	done < <(sed -n 's/^not ok - //p' "$JAXJOB_TMP/$s.out" | head -n 5)
 	echo "# --- stderr of $s (last 20 lines) ---"
 	tail -n 20 "$JAXJOB_TMP/$s.err" | sed 's/^/# /'
