@@ -226,12 +226,13 @@ kcp_start_apiserver() {
 # kcp_await_apiserver SECONDS: the apiserver whose process lives answers /readyz within
 # SECONDS; a process that is gone fails at once
 kcp_await_apiserver() {
-	local pid end=$((SECONDS + $1)) url ca
+	local pid end=$((SECONDS + $1))
 	pid=$(cat "$KCP_DIR/pids/apiserver.pid" 2>/dev/null) || return 1
-	url=$(sed -n 's/^export KUBE_SERVER="\(.*\)"$/\1/p' "$KCP_DIR/env") ca=$KCP_DIR/pki/ca.crt
 	while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
-		curl -sf --cacert "$ca" -H "Authorization: Bearer $(cat "$KCP_DIR/admin.token")" \
-			"$url/readyz" >/dev/null 2>&1 && return 0
+		# (up.sh's own readiness probe: before kcp_up sources the env file, the port is all
+		# this shell knows of the server)
+		curl -sf --cacert "$KCP_DIR/pki/ca.crt" -H "Authorization: Bearer $(cat "$KCP_DIR/admin.token")" \
+			"https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null 2>&1 && return 0
 		sleep 0.5	# sleep-ok: poll interval (until the apiserver is ready)
 	done
 	return 1
