@@ -423,6 +423,7 @@ class Api:
                     line = self._filter(res, ev, match, as_table)
                     if line:
                         note(ev.obj)
+                        faults.watch_lag(res.plural, ev.at)
                         emit(line)
                     continue
                 nowm = time.monotonic()

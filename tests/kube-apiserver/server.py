@@ -131,6 +131,18 @@ class Faults:
             while self.d.get('holdMatch') == m and time.monotonic() < end:
                 self.released.wait(end - time.monotonic())
 
+    def watch_lag(self, plural, at):
+        """watchLagMs: a watch of that resource sends each event MS after it happened (the
+        time it was written, `at`): one watch behind the others, as under a busy client or
+        server, where a job's verdict arrives before the pod update written before it."""
+        with self.lock:
+            ms = self.d.get('watchLagMs')
+            r = self.d.get('watchLagResource')
+        if ms and (not r or r == plural):
+            left = at + float(ms) / 1000.0 - time.monotonic()
+            if left > 0:
+                time.sleep(left)  # sleep-ok: the watchLagMs fault itself (a lagging watch)
+
     def take_watch_gone(self):
         with self.lock:
             n = int(self.d.get('watchGone') or 0)

@@ -17,13 +17,15 @@ import json
 import queue
 import re
 import threading
+import time
 
 
 class Event:
-    __slots__ = ('rv', 'res', 'type', 'obj', 'prev')
+    __slots__ = ('rv', 'res', 'type', 'obj', 'prev', 'at')
 
     def __init__(self, rv, res, etype, obj, prev):
         self.rv, self.res, self.type, self.obj, self.prev = rv, res, etype, obj, prev
+        self.at = time.monotonic()     # when it happened (the watchLagMs fault counts from it)
 
 
 class Watcher:

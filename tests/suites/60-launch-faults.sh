@@ -311,6 +311,19 @@ for a, b in zip(f, f[1:]):
     assert b[\"time\"] - a[\"time\"] >= pause - 0.05, (level, [(e[\"time\"], e.get(\"bytes\")) for e in f])
 '"
 ctl DELETE $J/rf1 >/dev/null
+# The same quiet worker, its stream ending cleanly, and the pods' watch 3 s behind the job's:
+# the verdict comes while the follow waits out a long back-off pause, before the pod update
+# saying "terminated". The last line was written during that pause: the drain reads it
+# (once, after the lines printed) instead of taking the clean end for the whole log.
+ctl POST /_test/faults '{"logFollowEnd": true, "watchLagMs": 3000, "watchLagResource": "pods"}' >/dev/null
+expect_run 0 'the verdict before the pod update, during a re-follow pause: Succeeded' rf2 \
+	launch --name rf2 --image x/jax:1 --workers 1 --env SIM_LINES=0 --env SIM_DURATION=8 --log-drain 60s
+ctl DELETE /_test/faults >/dev/null
+expect '... the last line, written during the pause, is printed, once' "
+	test \"\$(grep -c '^\[worker-0\] INFO:sim:worker 0 of 1 connecting' $T/rf2.out)\" -eq 1 &&
+	test \"\$(grep -c '^\[worker-0\] INFO:sim:worker 0 finished' $T/rf2.out)\" -eq 1 &&
+	logs_whole rf2"
+ctl DELETE $J/rf2 >/dev/null
 # A log that cannot be read whole within --log-drain (each line 3 s late, the stream never
 # ends by itself): the run's outcome stands, and its outputs say which log is incomplete,
 # not only stderr (issue 32: a 1,000-worker run lost lines with a summary of a whole run).

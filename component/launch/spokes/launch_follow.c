@@ -168,29 +168,39 @@ static double refollow_delay(struct launch_pod *p, int clean)
 }
 
 /*
- * A clean end is waiting for its re-follow, and the pod now says the
- * container finished (or the pod is gone: a suspended or preempted job's):
- * settle it at once, not when the pause runs out, so that the drain does
- * not wait for it. After a first clean end (a pause of REFOLLOW_DELAY_S)
- * that end was the whole log, as it always was. After a longer pause the
- * stream may have been closed with the container running on, for seconds:
- * what it wrote since is read once (an exited container's log, resumed
- * after the lines printed: one request, no follow), so the back-off loses
- * no line that the fixed pause would have read.
+ * A clean end waits for its re-follow, and its pause need not run out: the
+ * pod says the container finished (refollow_settled), or the verdict is in
+ * (workers_follows_settle). After a first clean end (a pause of
+ * REFOLLOW_DELAY_S) that end was the whole log, as it always was. After a
+ * longer pause the stream may have been closed with the container running
+ * on, for seconds: what it wrote since is read once (resumed after the
+ * lines printed: one request, no follow), so the back-off loses no line
+ * that the fixed pause would have read. The verdict can come before the pod
+ * update that says "terminated" (the two are separate watches: seen in CI,
+ * a quiet worker's last line lost, 60-launch-faults rf1), so there the pod's
+ * state is not asked: a finished job's worker has written what it will.
  */
+static void refollow_end(struct launch_pod *p)
+{
+	kube_timer_cancel(p->refollow);
+	p->refollow = NULL;
+	p->clean_end = 0;
+	if (p->quiet_ends > 1 && !p->gone) {
+		launch_logstream_resume(&p->ls);
+		p->read_rest = 1;
+		workers_follow(p);	/* it ends by itself */
+	} else {
+		p->done_restarts = p->ls.restarts;
+	}
+}
+
+/* The pod says the container finished, or the pod is gone (a suspended or
+ * preempted job's): settle a pending re-follow at once (refollow_end). */
 static int refollow_settled(struct launch_pod *p)
 {
 	if (!p->clean_end || (p->running && !p->gone))
 		return 0;
-	kube_timer_cancel(p->refollow);
-	p->refollow = NULL;
-	p->clean_end = 0;
-	if (p->quiet_ends > 1 && p->terminated && !p->gone && !p->w->draining) {
-		launch_logstream_resume(&p->ls);
-		workers_follow(p);	/* lo.once: it ends by itself */
-	} else {
-		p->done_restarts = p->ls.restarts;
-	}
+	refollow_end(p);
 	return 1;
 }
 
@@ -309,7 +319,8 @@ void workers_follow(struct launch_pod *p)
 	}
 	memset(&lo, 0, sizeof(lo));
 	/* exited before we got to it: read what it wrote, no follow needed */
-	lo.once = p->terminated && !p->running;
+	lo.once = (p->terminated && !p->running) || p->read_rest;
+	p->read_rest = 0;
 	lo.timestamps = 1;	/* how far behind the stream is: workers_settle */
 	lo.ns = w->ctx->ns;
 	lo.pod = p->name;
@@ -415,7 +426,9 @@ static void leave_survivor(struct launch_pod *p)
 	if (p->leaving)
 		return;
 	p->leaving = 1;
-	if (p->log && !p->log_once && kube_log_complete_until(p->log, kube_wall_now(), &e) == 0)
+	if (p->log && p->log_once)
+		return;		/* a read of what it wrote: it ends by itself */
+	if (p->log && kube_log_complete_until(p->log, kube_wall_now(), &e) == 0)
 		return;
 	err_clear(&e);
 	survivor_left(p, NULL);
@@ -423,8 +436,9 @@ static void leave_survivor(struct launch_pod *p)
 
 /*
  * The job is finished (draining): stop waiting for what cannot come.
- * - A follow that ended cleanly is complete, even if the pod update saying
- *   "terminated" has not arrived yet (no REFOLLOW_DELAY_S pause).
+ * - A follow that ended cleanly is settled, even if the pod update saying
+ *   "terminated" has not arrived yet: complete after a first clean end,
+ *   else what was written since is read once (refollow_end).
  * - A worker whose container has terminated (pod status) has its follow
  *   finished from the log's end (complete_from_tail). When that cannot
  *   place the stream, the stream's own end is waited for, as is a stream
@@ -440,12 +454,8 @@ void workers_follows_settle(struct workers *w, int leave_survivors)
 	w->draining = 1;
 	for (int i = 0; i < w->npods; i++) {
 		struct launch_pod *p = w->pods[i];
-		if (p->refollow && p->clean_end) {	/* even if it still says running */
-			kube_timer_cancel(p->refollow);
-			p->refollow = NULL;
-			p->clean_end = 0;
-			p->done_restarts = p->ls.restarts;
-		}
+		if (p->refollow && p->clean_end)	/* even if it still says running */
+			refollow_end(p);
 		complete_from_tail(p);
 		if (leave_survivors && p->running && !p->gone && (p->log || p->refollow || p->queued))
 			leave_survivor(p);

@@ -36,6 +36,8 @@ struct launch_pod {
 				 * pause doubles with each (launch_follow.c) */
 	int queued;		/* due for a follow, waiting for a free stream slot */
 	int log_once;		/* the stream reads an exited container's log (no follow) */
+	int read_rest;		/* the next follow reads what is written, no follow: after
+				 * the verdict, a clean end's pause (launch_follow.c) */
 	int tail_asked;		/* kube_log_complete() reads started for this follow */
 	int leaving;		/* a survivor of Failed: its last read, then left */
 	unsigned long queued_seq;	/* when it queued (w->seq): the longest waiting goes first */
