@@ -32,13 +32,18 @@ wait_until() {
 }
 
 # expect DESCRIPTION SHELL-SNIPPET
+# A failing body's last traced commands, with their words expanded ("+ test 0 -eq 1"), come
+# first in its block: of a body of several checks joined by &&, CI's log then says which one
+# failed and with what. The trace has a descriptor of its own (BASH_XTRACEFD), so a body that
+# reads its commands' stderr (2>&1 | grep) never sees it.
 expect() {
 	local desc=$1 body=$2
-	if (eval "$body") >"$T/out" 2>"$T/err"; then
+	if (exec 19>"$T/xtrace" && BASH_XTRACEFD=19 && set -x && eval "$body") >"$T/out" 2>"$T/err"; then
 		ok "$desc"
 	else
 		not_ok "$desc"
-		{ echo "--- $desc"; echo "+ $body"; tail -n 20 "$T/out"; tail -n 20 "$T/err"; } >&2
+		{ echo "--- $desc"; echo "+ $body"; echo "trace (last 8):"; grep "^++" "$T/xtrace" | tail -n 8
+		  tail -n 20 "$T/out"; tail -n 20 "$T/err"; } >&2
 	fi
 }
 
