@@ -287,15 +287,21 @@ ctl DELETE $J/ev2 >/dev/null
 # bounds, which a busy machine only makes easier to meet; a fixed 0.5 s fails the third.
 # And no line is lost: the last one, written during a 4 s pause, is read (once, no follow)
 # when the pod says terminated.
+# quiet_worker_whole NAME: the quiet worker's first and last lines printed once each, and
+# no log called incomplete
+quiet_worker_whole() {
+	test "$(grep -c '^\[worker-0\] INFO:sim:worker 0 of 1 connecting' "$T/$1.out")" -eq 1 &&
+	test "$(grep -c '^\[worker-0\] INFO:sim:worker 0 finished' "$T/$1.out")" -eq 1 &&
+	logs_whole "$1"
+}
 ctl POST /_test/faults '{"logFollowEnd": true}' >/dev/null
 ks_mark
 expect_run 0 'a worker whose log stream keeps ending cleanly while it runs: Succeeded' rf1 \
 	launch --name rf1 --image x/jax:1 --workers 1 --env SIM_LINES=0 --env SIM_DURATION=8 --log-drain 60s
 ctl DELETE /_test/faults >/dev/null
 expect '... every line once, the last one too, none incomplete' "
-	test \"\$(grep -c '^\[worker-0\] INFO:sim:worker 0 of 1 connecting' $T/rf1.out)\" -eq 1 &&
-	test \"\$(grep -c '^\[worker-0\] INFO:sim:worker 0 finished' $T/rf1.out)\" -eq 1 &&
-	logs_whole rf1"
+
+	quiet_worker_whole rf1"
 expect '... the re-follows back off: each pause at least 0.5 s doubled per clean end without a new line' "
 	requests | python3 -c '
 import json, sys
@@ -320,9 +326,8 @@ expect_run 0 'the verdict before the pod update, during a re-follow pause: Succe
 	launch --name rf2 --image x/jax:1 --workers 1 --env SIM_LINES=0 --env SIM_DURATION=8 --log-drain 60s
 ctl DELETE /_test/faults >/dev/null
 expect '... the last line, written during the pause, is printed, once' "
-	test \"\$(grep -c '^\[worker-0\] INFO:sim:worker 0 of 1 connecting' $T/rf2.out)\" -eq 1 &&
-	test \"\$(grep -c '^\[worker-0\] INFO:sim:worker 0 finished' $T/rf2.out)\" -eq 1 &&
-	logs_whole rf2"
+
+	quiet_worker_whole rf2"
 ctl DELETE $J/rf2 >/dev/null
 # A log that cannot be read whole within --log-drain (each line 3 s late, the stream never
 # ends by itself): the run's outcome stands, and its outputs say which log is incomplete,
