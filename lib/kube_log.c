@@ -35,6 +35,7 @@ struct kube_log {
 	 */
 	struct buf last_line;
 	size_t last_stamp;	/* length of the timestamp in last_line; 0: none */
+	double last_when;	/* that timestamp, seconds since the epoch */
 	long run;
 	int run_known, from_start;
 	/* The same for the second of the last line, for kube_log_resume_point():
@@ -102,6 +103,7 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 		buf_reset(&l->last_line);
 		buf_add(&l->last_line, line, len);
 		l->last_stamp = skip;
+		l->last_when = skip ? when : 0;
 		l->delivered++;
 		line += skip;
 		len -= skip;
@@ -433,6 +435,15 @@ int kube_log_complete(struct kube_log *l, long tail, struct err *e)
 		return -1;
 	}
 	return tail_start(l, tail, 0, e);
+}
+
+const char *kube_log_line_stamp(const struct kube_log *l, size_t *len, double *when)
+{
+	if (!l || !l->o.timestamps || !l->last_stamp)
+		return NULL;
+	*len = l->last_stamp - 1;	/* without its space */
+	*when = l->last_when;
+	return l->last_line.data;
 }
 
 int kube_log_completing(const struct kube_log *l)

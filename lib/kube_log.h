@@ -145,6 +145,12 @@ int kube_log_complete(struct kube_log *l, long tail, struct err *e);
 #define KUBE_LOG_SINCE_MAX 32
 int kube_log_resume_point(const struct kube_log *l, char since[KUBE_LOG_SINCE_MAX], long *skip);
 
+/*
+ * Called from on_line, with opts.timestamps: the kubelet's timestamp of the
+ * line being delivered, as it came (not NUL-terminated, *len bytes) and in
+ * seconds since the epoch (*when); NULL when the line has none.
+ */
+const char *kube_log_line_stamp(const struct kube_log *l, size_t *len, double *when);
 /* A kube_log_complete() or _until() read is in flight (its answer not in). */
 int kube_log_completing(const struct kube_log *l);
 

@@ -125,6 +125,22 @@ expect '... each worker'"'"'s lines of both containers are there, each once (cra
 		test "$(grep -c "^\[worker-$w\] step 2/2 " $T/rs1.out)" -eq 1 &&
 		grep -q "^\[worker-$w\] ERROR:sim:worker $w crashed" $T/rs1.out || exit 1
 	done'
+# The same restart with the pods' watch 1.5 s behind: the follow that ended at the crash is
+# resumed from the log's start before the pod update shows the restart, and a kubelet serves
+# the current container - the new one. Its first line is not the first line printed, so
+# none of it is skipped, and the pod update that comes later does not read it again.
+ctl POST /_test/faults '{"watchLagMs": 1500, "watchLagResource": "pods"}' >/dev/null
+expect_run 0 'a restart the log shows before the pod watch does' rs2 \
+	launch --name rs2 --image x/jax:1 --workers 1 --restart-policy OnFailure --env SIM_RESTART=1 \
+	--env SIM_LINES=2 --env SIM_DURATION=4 --timeout 60s -- python train.py
+ctl DELETE /_test/faults >/dev/null
+expect '... both containers'"'"' lines, each once: nothing skipped, nothing read twice' '
+	test "$(grep -c "^\[worker-0\] step 1/2 " $T/rs2.out)" -eq 2 &&
+	test "$(grep -c "^\[worker-0\] step 2/2 " $T/rs2.out)" -eq 1 &&
+	test "$(grep -c "^\[worker-0\] ERROR:sim:worker 0 crashed" $T/rs2.out)" -eq 1 &&
+	test "$(grep -c "^\[worker-0\] INFO:sim:worker 0 finished" $T/rs2.out)" -eq 1 &&
+	test "$(grep -c "^\[worker-0\] INFO:sim:worker 0 of 1 connecting" $T/rs2.out)" -eq 2 &&
+	! grep -q incomplete $T/rs2.err'
 
 # ---- the same flow for a Trainer v2 TrainJob (jax-distributed runtime) ----------------
 expect_run 0 '--api trainjob: a 2-node TrainJob that completes exits 0' tj1 \

@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "kube_log_place.h"
 #include "component/launch/outputs/launch_failure.h"
 #include "component/launch/cli/launch_identity.h"
 #include "component/launch/spokes/launch_logs.h"
@@ -149,21 +150,38 @@ static void stamp_adds_label_and_annotations_and_match_compares(void **state)
 
 /* ---- log streams ------------------------------------------------------- */
 
-/* What the lines become on a stdout that is a regular file. */
-static char *feed_lines(struct launch_logstream *s, const char *const *lines)
+/* What the lines become on a stdout that is a regular file. A line may
+ * begin with a kubelet timestamp, which is taken off as kube_log does; the
+ * flags launch_logstream_line returned are or-ed into *flags (if given). */
+static char *feed_lines_flags(struct launch_logstream *s, const char *const *lines, int *flags)
 {
 	struct launch_stdout out;
 	FILE *f = tmpfile();
 	char *mem = xcalloc(1, 4096);
 
 	launch_stdout_init(&out, fileno(f));
-	for (; *lines; lines++)
-		launch_logstream_line(s, *lines, strlen(*lines), &out);
+	for (; *lines; lines++) {
+		struct launch_stamp st = { NULL, 0, 0 };
+		size_t len = strlen(*lines), n = kube_log_stamp(*lines, len, &st.when);
+		int r;
+		if (n) {
+			st.text = *lines;
+			st.len = n - 1;
+		}
+		r = launch_logstream_line(s, &st, *lines + n, len - n, &out);
+		if (flags)
+			*flags |= r;
+	}
 	launch_stdout_free(&out);
 	rewind(f);
 	assert_true(fread(mem, 1, 4095, f) < 4095);
 	fclose(f);
 	return mem;
+}
+
+static char *feed_lines(struct launch_logstream *s, const char *const *lines)
+{
+	return feed_lines_flags(s, lines, NULL);
 }
 
 /* A pipe nobody reads: lines queue, nothing blocks, the rest is counted. */
@@ -231,6 +249,65 @@ static void resumed_follow_does_not_repeat_lines(void **state)
 	launch_logstream_resume(&s);
 	out = feed_lines(&s, third);
 	assert_string_equal(out, "[worker-0] e\n");
+	free(out);
+}
+
+/*
+ * A follow resumed from the log's start after a clean end reads the pod's
+ * current container: when that is a newer one (restarted before the pod
+ * watch said so), its first line is not the first line printed, and it is
+ * stamped after every line printed: all its lines are new, and the stream
+ * counts the restart ahead of the pod watch. The same container's log is
+ * skipped as far as printed; a log whose first line is stamped earlier (a
+ * rotated log) is not taken for a restart.
+ */
+static void resumed_follow_sees_a_newer_container(void **state)
+{
+	(void)state;
+	struct launch_logstream s;
+	const char *run0[] = { "2026-11-28T10:00:01.5Z a", "2026-11-28T10:00:02Z crashed", NULL };
+	const char *run1[] = { "2026-11-28T10:00:03.25Z a", "2026-11-28T10:00:04Z b", NULL };
+	const char *run1_more[] = { "2026-11-28T10:00:03.25Z a", "2026-11-28T10:00:04Z b",
+				    "2026-11-28T10:00:05Z done", NULL };
+	const char *rotated[] = { "2026-11-28T10:00:03.5Z b2", "2026-11-28T10:00:04Z b",
+				  "2026-11-28T10:00:05Z done", "2026-11-28T10:00:06Z e", NULL };
+	int flags = 0;
+
+	launch_logstream_init(&s, 1, 0);
+	char *out = feed_lines_flags(&s, run0, &flags);
+	assert_int_equal(flags, LAUNCH_LINE_PRINTED);
+	free(out);
+	launch_logstream_resume(&s);
+	flags = 0;
+	out = feed_lines_flags(&s, run1, &flags);
+	assert_string_equal(out, "[worker-1] a\n[worker-1] b\n");
+	assert_int_equal(flags, LAUNCH_LINE_PRINTED | LAUNCH_LINE_NEWER);
+	assert_int_equal(s.restarts, 1);
+	assert_true(s.ahead);
+	free(out);
+	/* the same (newer) container again: what was printed of it is skipped */
+	launch_logstream_resume(&s);
+	flags = 0;
+	out = feed_lines_flags(&s, run1_more, &flags);
+	assert_string_equal(out, "[worker-1] done\n");
+	assert_int_equal(flags, LAUNCH_LINE_PRINTED);
+	assert_int_equal(s.restarts, 1);
+	free(out);
+	/* a first line stamped before the last printed one: no restart */
+	launch_logstream_resume(&s);
+	flags = 0;
+	out = feed_lines_flags(&s, rotated, &flags);
+	assert_string_equal(out, "[worker-1] e\n");
+	assert_int_equal(flags, LAUNCH_LINE_PRINTED);
+	assert_int_equal(s.restarts, 1);
+	free(out);
+	/* a sinceTime resume does not begin at the log's first line: no check */
+	launch_logstream_resume_since(&s, 1);
+	flags = 0;
+	const char *since[] = { "2026-11-28T10:00:06Z e", "2026-11-28T10:00:07Z f", NULL };
+	out = feed_lines_flags(&s, since, &flags);
+	assert_string_equal(out, "[worker-1] f\n");
+	assert_int_equal(flags, LAUNCH_LINE_PRINTED);
 	free(out);
 }
 
@@ -496,6 +573,7 @@ int main(void)
 		cmocka_unit_test(lines_are_prefixed_with_the_worker),
 		cmocka_unit_test(unread_stdout_never_blocks),
 		cmocka_unit_test(resumed_follow_does_not_repeat_lines),
+		cmocka_unit_test(resumed_follow_sees_a_newer_container),
 		cmocka_unit_test(outputs_are_written_into_new_directories),
 		cmocka_unit_test(unknown_values_are_empty_not_missing),
 	};

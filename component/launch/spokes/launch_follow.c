@@ -137,7 +137,7 @@ static void on_turn(void *ud)
 	}
 	if (kube_log_resume_point(p->log, since, &skip)) {
 		p->turn_since = xstrdup(since);
-		p->ls.skip = (unsigned long)skip;
+		launch_logstream_resume_since(&p->ls, (unsigned long)skip);
 	} else {
 		launch_logstream_resume(&p->ls);
 	}
@@ -220,12 +220,20 @@ static void on_refollow(void *ud)
 static void on_line(void *ud, const char *line, size_t len, int truncated)
 {
 	struct launch_pod *p = ud;
-	int fresh = !p->ls.skip;	/* not a line a resumed follow repeats */
+	struct launch_stamp st = { NULL, 0, 0 };
+	int r;
 	(void)truncated;
-	launch_logstream_line(&p->ls, line, len, p->w->ctx->out);
-	if (fresh && (p->terminated || p->gone))
+	st.text = kube_log_line_stamp(p->log, &st.len, &st.when);
+	r = launch_logstream_line(&p->ls, &st, line, len, p->w->ctx->out);
+	if (r & LAUNCH_LINE_NEWER) {
+		/* a restart the pod watch has not shown yet (launch_logs.h) */
+		p->drops = 0;
+		p->quiet_ends = 0;
+		diag_container(p->w->ctx->diag, p->index);	/* its last lines start again */
+	}
+	if ((r & LAUNCH_LINE_PRINTED) && (p->terminated || p->gone))
 		p->w->progress++;	/* a finished worker's log moves on: the drain waits */
-	if (fresh) {
+	if (r & LAUNCH_LINE_PRINTED) {	/* not a line a resumed follow repeats */
 		p->quiet_ends = 0;	/* the stream moves: the next pause is short again */
 		launch_metrics_line(p->w->ctx->metrics, p->index, line, len);
 		diag_line(p->w->ctx->diag, p->index, line, len);	/* a bounded ring */
@@ -299,7 +307,12 @@ void workers_follow(struct launch_pod *p)
 		return;
 	if (!p->running && !p->terminated)
 		return;
-	if (p->ls.restarts != p->restarts) {
+	if (p->ls.ahead && p->restarts >= p->ls.restarts) {
+		/* the pod watch caught up with a restart the log showed first */
+		p->ls.restarts = p->restarts;
+		p->ls.ahead = 0;
+	}
+	if (p->ls.restarts != p->restarts && !p->ls.ahead) {
 		/* a new container: new log, from its start */
 		free(p->turn_since);
 		p->turn_since = NULL;

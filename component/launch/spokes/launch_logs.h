@@ -19,6 +19,17 @@
  *
  * A container restart (restartCount grows) is a new container with a new
  * log: a fresh stream struct, starting from its beginning, nothing skipped.
+ * A kubelet serves the log of the pod's current container, so a follow
+ * resumed from the log's start after a clean end can already read the next
+ * container's log while the pod watch, which lags (seconds under load),
+ * still shows the old one: skipping `printed` of its lines would lose them,
+ * and reading it again when the pod update comes would print them twice.
+ * The log's first line tells: the resumed follow's first line must be the
+ * one this stream printed first (its kubelet timestamp, to the nanosecond);
+ * one stamped after every line printed is a newer container's, taken as
+ * such (launch_logstream_line returns LAUNCH_LINE_NEWER). A first line
+ * stamped earlier (a rotated log whose older lines are gone) is not a
+ * restart: the count is skipped as before.
  *
  * Ownership: plain storage.
  */
@@ -29,20 +40,46 @@
 
 #include "launch_stdout.h"
 
+/* A kubelet timestamp ("2026-11-23T22:06:02.123456789Z") fits */
+#define LAUNCH_STAMP_MAX 40
+
 struct launch_logstream {
 	int index;		/* worker index (replica-index label) */
 	int restarts;		/* restartCount of the container we follow */
+	int ahead;		/* restarts was counted from the log (a newer container's
+				 * first line) before the pod watch said so */
 	unsigned long printed;	/* lines printed from this container */
 	unsigned long skip;	/* lines still to skip after a resume */
+	int check_first;	/* a resume from the log's start: its first line is checked */
+	char first[LAUNCH_STAMP_MAX];	/* timestamp of the first line printed, "": none */
+	double last_when;	/* timestamp of the last line printed, 0: none */
+};
+
+/* A line's kubelet timestamp (launch_logstream_line): text NULL when it has none */
+struct launch_stamp {
+	const char *text;
+	size_t len;
+	double when;		/* seconds since the epoch */
 };
 
 void launch_logstream_init(struct launch_logstream *s, int index, int restarts);
 
-/* One complete line (without '\n'): printed with "[worker-N] " unless skipped. */
-void launch_logstream_line(struct launch_logstream *s, const char *line, size_t len,
-			   struct launch_stdout *out);
+/*
+ * One complete line (without '\n'): printed with "[worker-N] " unless skipped.
+ * Returns LAUNCH_LINE_PRINTED when it was printed, with LAUNCH_LINE_NEWER when
+ * it is the first line of a newer container than the stream printed from
+ * (restarts counts one more, ahead is set, nothing of it is skipped).
+ */
+#define LAUNCH_LINE_PRINTED 1
+#define LAUNCH_LINE_NEWER 2
+int launch_logstream_line(struct launch_logstream *s, const struct launch_stamp *stamp,
+			  const char *line, size_t len, struct launch_stdout *out);
 
 /* The follow dropped; the next follow starts at the log's beginning again. */
 void launch_logstream_resume(struct launch_logstream *s);
+
+/* The next follow starts at a second of the log (sinceTime) and repeats
+ * `skip` lines printed (kube_log_resume_point). */
+void launch_logstream_resume_since(struct launch_logstream *s, unsigned long skip);
 
 #endif
