@@ -261,6 +261,18 @@ static void resumed_follow_does_not_repeat_lines(void **state)
  * skipped as far as printed; a log whose first line is stamped earlier (a
  * rotated log) is not taken for a restart.
  */
+/* Feed lines; what was printed and the flags returned are as wanted. */
+static void feed_expect(struct launch_logstream *s, const char *const *lines, const char *want,
+			int want_flags)
+{
+	int flags = 0;
+	char *out = feed_lines_flags(s, lines, &flags);
+
+	assert_string_equal(out, want);
+	assert_int_equal(flags, want_flags);
+	free(out);
+}
+
 static void resumed_follow_sees_a_newer_container(void **state)
 {
 	(void)state;
@@ -271,44 +283,25 @@ static void resumed_follow_sees_a_newer_container(void **state)
 				    "2026-11-28T10:00:05Z done", NULL };
 	const char *rotated[] = { "2026-11-28T10:00:03.5Z b2", "2026-11-28T10:00:04Z b",
 				  "2026-11-28T10:00:05Z done", "2026-11-28T10:00:06Z e", NULL };
-	int flags = 0;
+	const char *since[] = { "2026-11-28T10:00:06Z e", "2026-11-28T10:00:07Z f", NULL };
+	const int printed = LAUNCH_LINE_PRINTED;
 
 	launch_logstream_init(&s, 1, 0);
-	char *out = feed_lines_flags(&s, run0, &flags);
-	assert_int_equal(flags, LAUNCH_LINE_PRINTED);
-	free(out);
+	feed_expect(&s, run0, "[worker-1] a\n[worker-1] crashed\n", printed);
 	launch_logstream_resume(&s);
-	flags = 0;
-	out = feed_lines_flags(&s, run1, &flags);
-	assert_string_equal(out, "[worker-1] a\n[worker-1] b\n");
-	assert_int_equal(flags, LAUNCH_LINE_PRINTED | LAUNCH_LINE_NEWER);
+	feed_expect(&s, run1, "[worker-1] a\n[worker-1] b\n", printed | LAUNCH_LINE_NEWER);
 	assert_int_equal(s.restarts, 1);
 	assert_true(s.ahead);
-	free(out);
 	/* the same (newer) container again: what was printed of it is skipped */
 	launch_logstream_resume(&s);
-	flags = 0;
-	out = feed_lines_flags(&s, run1_more, &flags);
-	assert_string_equal(out, "[worker-1] done\n");
-	assert_int_equal(flags, LAUNCH_LINE_PRINTED);
-	assert_int_equal(s.restarts, 1);
-	free(out);
+	feed_expect(&s, run1_more, "[worker-1] done\n", printed);
 	/* a first line stamped before the last printed one: no restart */
 	launch_logstream_resume(&s);
-	flags = 0;
-	out = feed_lines_flags(&s, rotated, &flags);
-	assert_string_equal(out, "[worker-1] e\n");
-	assert_int_equal(flags, LAUNCH_LINE_PRINTED);
-	assert_int_equal(s.restarts, 1);
-	free(out);
+	feed_expect(&s, rotated, "[worker-1] e\n", printed);
 	/* a sinceTime resume does not begin at the log's first line: no check */
 	launch_logstream_resume_since(&s, 1);
-	flags = 0;
-	const char *since[] = { "2026-11-28T10:00:06Z e", "2026-11-28T10:00:07Z f", NULL };
-	out = feed_lines_flags(&s, since, &flags);
-	assert_string_equal(out, "[worker-1] f\n");
-	assert_int_equal(flags, LAUNCH_LINE_PRINTED);
-	free(out);
+	feed_expect(&s, since, "[worker-1] f\n", printed);
+	assert_int_equal(s.restarts, 1);
 }
 
 /* ---- outputs ----------------------------------------------------------- */
