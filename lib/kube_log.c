@@ -103,7 +103,7 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 		buf_reset(&l->last_line);
 		buf_add(&l->last_line, line, len);
 		l->last_stamp = skip;
-		l->last_when = skip ? when : 0;
+		l->last_when = skip ? when : 0;	/* kube_log_line_time() */
 		l->delivered++;
 		line += skip;
 		len -= skip;
@@ -437,13 +437,9 @@ int kube_log_complete(struct kube_log *l, long tail, struct err *e)
 	return tail_start(l, tail, 0, e);
 }
 
-const char *kube_log_line_stamp(const struct kube_log *l, size_t *len, double *when)
+double kube_log_line_time(const struct kube_log *l)
 {
-	if (!l || !l->o.timestamps || !l->last_stamp)
-		return NULL;
-	*len = l->last_stamp - 1;	/* without its space */
-	*when = l->last_when;
-	return l->last_line.data;
+	return l && l->o.timestamps && l->last_stamp ? l->last_when : 0;
 }
 
 int kube_log_completing(const struct kube_log *l)

@@ -147,10 +147,9 @@ int kube_log_resume_point(const struct kube_log *l, char since[KUBE_LOG_SINCE_MA
 
 /*
  * Called from on_line, with opts.timestamps: the kubelet's timestamp of the
- * line being delivered, as it came (not NUL-terminated, *len bytes) and in
- * seconds since the epoch (*when); NULL when the line has none.
+ * line being delivered, in seconds since the epoch; 0 when it has none.
  */
-const char *kube_log_line_stamp(const struct kube_log *l, size_t *len, double *when);
+double kube_log_line_time(const struct kube_log *l);
 /* A kube_log_complete() or _until() read is in flight (its answer not in). */
 int kube_log_completing(const struct kube_log *l);
 

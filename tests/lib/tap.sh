@@ -32,8 +32,8 @@ wait_until() {
 }
 
 # expect DESCRIPTION SHELL-SNIPPET
-# A failing body's last traced commands, with their words expanded ("+ test 0 -eq 1"), come
-# first in its block: of a body of several checks joined by &&, CI's log then says which one
+# A failing body's last traced commands, with their words expanded ("++ test 0 -eq 1"),
+# follow the body in its block: of a body of several checks joined by &&, CI's log then says which one
 # failed and with what. The trace has a descriptor of its own (BASH_XTRACEFD), so a body that
 # reads its commands' stderr (2>&1 | grep) never sees it.
 expect() {

@@ -161,14 +161,9 @@ static char *feed_lines_flags(struct launch_logstream *s, const char *const *lin
 
 	launch_stdout_init(&out, fileno(f));
 	for (; *lines; lines++) {
-		struct launch_stamp st = { NULL, 0, 0 };
-		size_t len = strlen(*lines), n = kube_log_stamp(*lines, len, &st.when);
-		int r;
-		if (n) {
-			st.text = *lines;
-			st.len = n - 1;
-		}
-		r = launch_logstream_line(s, &st, *lines + n, len - n, &out);
+		double when = 0;
+		size_t len = strlen(*lines), n = kube_log_stamp(*lines, len, &when);
+		int r = launch_logstream_line(s, n ? when : 0, *lines + n, len - n, &out);
 		if (flags)
 			*flags |= r;
 	}

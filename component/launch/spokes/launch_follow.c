@@ -217,20 +217,22 @@ static void on_refollow(void *ud)
 	drain_check(p->w);
 }
 
+/* A new container's log begins: its drops, pauses and last lines too. */
+static void container_began(struct launch_pod *p)
+{
+	p->drops = 0;
+	p->quiet_ends = 0;
+	diag_container(p->w->ctx->diag, p->index);
+}
+
 static void on_line(void *ud, const char *line, size_t len, int truncated)
 {
 	struct launch_pod *p = ud;
-	struct launch_stamp st = { NULL, 0, 0 };
 	int r;
 	(void)truncated;
-	st.text = kube_log_line_stamp(p->log, &st.len, &st.when);
-	r = launch_logstream_line(&p->ls, &st, line, len, p->w->ctx->out);
-	if (r & LAUNCH_LINE_NEWER) {
-		/* a restart the pod watch has not shown yet (launch_logs.h) */
-		p->drops = 0;
-		p->quiet_ends = 0;
-		diag_container(p->w->ctx->diag, p->index);	/* its last lines start again */
-	}
+	r = launch_logstream_line(&p->ls, kube_log_line_time(p->log), line, len, p->w->ctx->out);
+	if (r & LAUNCH_LINE_NEWER)	/* a restart the pod watch has not shown yet */
+		container_began(p);
 	if ((r & LAUNCH_LINE_PRINTED) && (p->terminated || p->gone))
 		p->w->progress++;	/* a finished worker's log moves on: the drain waits */
 	if (r & LAUNCH_LINE_PRINTED) {	/* not a line a resumed follow repeats */
@@ -317,9 +319,7 @@ void workers_follow(struct launch_pod *p)
 		free(p->turn_since);
 		p->turn_since = NULL;
 		launch_logstream_init(&p->ls, p->index, p->restarts);
-		p->drops = 0;
-		p->quiet_ends = 0;
-		diag_container(w->ctx->diag, p->index);	/* its last lines start again */
+		container_began(p);
 	}
 	if (p->done_restarts >= p->ls.restarts)
 		return;

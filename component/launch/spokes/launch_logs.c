@@ -12,27 +12,19 @@ void launch_logstream_init(struct launch_logstream *s, int index, int restarts)
 	s->restarts = restarts;
 }
 
-/* The first line of a resume from the log's start: another container's? */
-static int newer_container(const struct launch_logstream *s, const struct launch_stamp *st)
-{
-	size_t n = strlen(s->first);
-
-	return n && st->text && (st->len != n || memcmp(st->text, s->first, n) != 0) &&
-	       s->last_when > 0 && st->when > s->last_when;
-}
-
-int launch_logstream_line(struct launch_logstream *s, const struct launch_stamp *stamp,
-			  const char *line, size_t len, struct launch_stdout *out)
+int launch_logstream_line(struct launch_logstream *s, double when, const char *line, size_t len,
+			  struct launch_stdout *out)
 {
 	int r = 0;
 
+	/* the first line of a resume from the log's start, stamped after every
+	 * line printed: not the first one printed, a newer container's */
 	if (s->check_first) {
 		s->check_first = 0;
-		if (newer_container(s, stamp)) {
+		if (when > 0 && s->last_when > 0 && when > s->last_when) {
 			s->restarts++;
 			s->ahead = 1;
 			s->printed = s->skip = 0;
-			s->first[0] = '\0';
 			r = LAUNCH_LINE_NEWER;
 		}
 	}
@@ -40,12 +32,8 @@ int launch_logstream_line(struct launch_logstream *s, const struct launch_stamp 
 		s->skip--;
 		return r;
 	}
-	if (!s->printed && stamp->text && stamp->len < sizeof(s->first)) {
-		memcpy(s->first, stamp->text, stamp->len);
-		s->first[stamp->len] = '\0';
-	}
-	if (stamp->text)
-		s->last_when = stamp->when;
+	if (when > 0)
+		s->last_when = when;
 	launch_stdout_worker_line(out, s->index, line, len);
 	s->printed++;
 	return r | LAUNCH_LINE_PRINTED;

@@ -25,11 +25,11 @@
  * still shows the old one: skipping `printed` of its lines would lose them,
  * and reading it again when the pod update comes would print them twice.
  * The log's first line tells: the resumed follow's first line must be the
- * one this stream printed first (its kubelet timestamp, to the nanosecond);
- * one stamped after every line printed is a newer container's, taken as
- * such (launch_logstream_line returns LAUNCH_LINE_NEWER). A first line
- * stamped earlier (a rotated log whose older lines are gone) is not a
- * restart: the count is skipped as before.
+ * one this stream printed first, so it cannot be stamped (kubelet
+ * timestamp) after every line printed; one that is, is a newer container's,
+ * taken as such (launch_logstream_line returns LAUNCH_LINE_NEWER). A first
+ * line stamped earlier than that (a rotated log whose older lines are gone)
+ * is not a restart: the count is skipped as before.
  *
  * Ownership: plain storage.
  */
@@ -40,9 +40,6 @@
 
 #include "launch_stdout.h"
 
-/* A kubelet timestamp ("2026-11-23T22:06:02.123456789Z") fits */
-#define LAUNCH_STAMP_MAX 40
-
 struct launch_logstream {
 	int index;		/* worker index (replica-index label) */
 	int restarts;		/* restartCount of the container we follow */
@@ -51,29 +48,22 @@ struct launch_logstream {
 	unsigned long printed;	/* lines printed from this container */
 	unsigned long skip;	/* lines still to skip after a resume */
 	int check_first;	/* a resume from the log's start: its first line is checked */
-	char first[LAUNCH_STAMP_MAX];	/* timestamp of the first line printed, "": none */
-	double last_when;	/* timestamp of the last line printed, 0: none */
-};
-
-/* A line's kubelet timestamp (launch_logstream_line): text NULL when it has none */
-struct launch_stamp {
-	const char *text;
-	size_t len;
-	double when;		/* seconds since the epoch */
+	double last_when;	/* kubelet timestamp of the last line printed, 0: none */
 };
 
 void launch_logstream_init(struct launch_logstream *s, int index, int restarts);
 
 /*
- * One complete line (without '\n'): printed with "[worker-N] " unless skipped.
+ * One complete line (without '\n'), stamped `when` by the kubelet (seconds
+ * since the epoch, 0: unknown): printed with "[worker-N] " unless skipped.
  * Returns LAUNCH_LINE_PRINTED when it was printed, with LAUNCH_LINE_NEWER when
  * it is the first line of a newer container than the stream printed from
  * (restarts counts one more, ahead is set, nothing of it is skipped).
  */
 #define LAUNCH_LINE_PRINTED 1
 #define LAUNCH_LINE_NEWER 2
-int launch_logstream_line(struct launch_logstream *s, const struct launch_stamp *stamp,
-			  const char *line, size_t len, struct launch_stdout *out);
+int launch_logstream_line(struct launch_logstream *s, double when, const char *line, size_t len,
+			  struct launch_stdout *out);
 
 /* The follow dropped; the next follow starts at the log's beginning again. */
 void launch_logstream_resume(struct launch_logstream *s);
