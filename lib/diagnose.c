@@ -205,6 +205,22 @@ static void waiting(struct diag *d, struct diag_worker *w, const cJSON *wt, cons
 	}
 }
 
+/*
+ * Running again after a restart: not failed now, but it did. The run that
+ * ended is in lastState; a pod first seen (or seen again) already running
+ * its next container - a watch that trailed, a list at the verdict - shows
+ * that restart only there, and a job that failed on its backoff limit names
+ * it (63-launch-failure's bo, with the pods' watch behind).
+ */
+static void running(struct diag *d, struct diag_worker *w, const cJSON *last)
+{
+	if (last && strcmp(w->finished, jtree_get_string(last, "finishedAt", "")))
+		terminated(d, w, last);
+	w->past |= w->failed;
+	w->ran = 1;
+	w->failed = 0;
+}
+
 /* DisruptionTarget (Kubernetes 1.26+): why the pod is being taken away. */
 static void disruption(struct diag_worker *w, const cJSON *pod)
 {
@@ -253,8 +269,7 @@ void diag_pod(struct diag *d, int index, const cJSON *pod, const char *container
 	if (jtree_get(state, "terminated"))
 		terminated(d, w, jtree_get(state, "terminated"));
 	else if (jtree_get(state, "running"))
-		/* running again after a restart: not failed now, but it did */
-		w->past |= w->failed, w->ran = 1, w->failed = 0;
+		running(d, w, jtree_get(last, "terminated"));
 	else if (jtree_get(state, "waiting"))
 		waiting(d, w, jtree_get(state, "waiting"), last);
 	disruption(w, pod);

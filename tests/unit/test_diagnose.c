@@ -384,6 +384,22 @@ static void deadline_backoff_and_success(void **state)
 	diag_failure_free(&f);
 	diag_free(d);
 
+	/* the restart seen only in the next container's lastState (a watch that
+	 * trailed it): named all the same, and once however often it is seen */
+	d = diag_new(20);
+	term(d, 0, 1, "Error", "12:00:05");
+	for (int k = 0; k < 2; k++)
+		pod(d, 1, "{\"running\":{}},\"lastState\":{\"terminated\":{\"exitCode\":2,"
+		    "\"reason\":\"Error\",\"finishedAt\":\"2026-11-26T12:00:01Z\"}}", NULL);
+	pod(d, 0, "{\"running\":{}}", NULL);
+	assert_int_equal(diag_result(d, "Job j has failed because it has reached the specified "
+				     "backoff limit", &f), 1);
+	assert_int_equal(f.category, DIAG_BACKOFF);
+	assert_int_equal(f.index, 1);
+	assert_int_equal(f.exit_code, 2);
+	diag_failure_free(&f);
+	diag_free(d);
+
 	d = diag_new(20);
 	for (int i = 0; i < 2; i++)
 		term(d, i, 0, "Completed", "12:00:00");

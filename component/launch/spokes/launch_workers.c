@@ -42,6 +42,7 @@
  * ErrImagePull / ImagePullBackOff / InvalidImageName /
  * CreateContainerConfigError, or a pod the scheduler calls Unschedulable.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,7 +164,41 @@ static void diagnose(struct workers *w, const struct launch_pod *p, const cJSON 
 	diag_pod(w->ctx->diag, p->index, pod, w->ctx->api->container);
 }
 
-static void pod_update(struct workers *w, const cJSON *pod)
+/*
+ * A pod's resourceVersion as a number, 0 when it is not one. The API calls
+ * it opaque; etcd-backed servers give one object's versions increasing
+ * (its mod revision), and it is compared here only to keep a late watch
+ * event from undoing the verdict's list (catch_up): with 0, nothing is
+ * compared and every event is taken as before.
+ */
+static unsigned long long rv_of(const cJSON *obj)
+{
+	const char *s = jtree_get_string(obj, "metadata.resourceVersion", NULL);
+	char *end;
+	unsigned long long rv;
+
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	rv = strtoull(s, &end, 10);
+	return *end || errno ? 0 : rv;
+}
+
+/* An older state of the pod than the one taken (a watch event that trails
+ * the verdict's list), or, from the watch, a pod that list did not hold:
+ * deleted already? */
+static int pod_stale(const struct workers *w, const struct launch_pod *p, const cJSON *pod,
+		     int listed)
+{
+	unsigned long long rv = rv_of(pod);
+
+	if (!rv)
+		return 0;
+	return p ? rv < p->rv : !listed && rv < w->list_rv;
+}
+
+/* A pod as the watch delivered it, or as the verdict's list held it (listed). */
+static void pod_update(struct workers *w, const cJSON *pod, int listed)
 {
 	const char *uid = jtree_get_string(pod, "metadata.uid", NULL);
 	const char *name = jtree_get_string(pod, "metadata.name", NULL);
@@ -174,13 +209,16 @@ static void pod_update(struct workers *w, const cJSON *pod)
 
 	if (!uid || !name)
 		return;
+	p = pod_find(w, uid);
+	if (pod_stale(w, p, pod, listed))
+		return;
 	buf_adds(&label, "metadata.labels");
 	jtree_path_add_key(&label, w->ctx->api->pod_index_label);	/* a label has dots: escaped */
 	idx = jtree_get_string(pod, label.data, NULL);
 	buf_free(&label);
-	p = pod_find(w, uid);
 	if (!p)
 		p = pod_add(w, uid, name);
+	p->rv = rv_of(pod);
 	p->index = idx ? atoi(idx) : -1;
 	p->ls.index = p->index;
 	cs = container_status(w, pod);
@@ -219,7 +257,7 @@ static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
 			p->stuck[0] = '\0';
 		}
 	} else {
-		pod_update(w, pod);
+		pod_update(w, pod, 0);
 	}
 	w->rep->pods_changed(w->hub);
 }
@@ -232,6 +270,7 @@ static void on_pod_watch_state(void *ud, enum kube_watch_state s, const struct e
 	 * but the drain after it waits for the first list (the pods' logs). */
 	if (s == KUBE_WATCH_SYNCED || s == KUBE_WATCH_FAILED) {
 		w->synced = 1;
+		w->watch_failed = s == KUBE_WATCH_FAILED;
 		w->rep->logs_changed(w->hub);
 	}
 	if (s == KUBE_WATCH_FAILED)
@@ -347,21 +386,111 @@ static int workers_unseen(const struct workers *w, const struct launch_verdict *
  */
 static int survivors_only(const struct workers *w, const struct launch_verdict *v)
 {
-	if (workers_unseen(w, v))
+	if (w->catch_up == 1 || workers_unseen(w, v))
 		return 0;
 	return v->counted || failure_seen(w);
+}
+
+/*
+ * At the verdict, is what the pod watch showed to be caught up with a list
+ * of the pods? The job watch and the pod watch are separate streams, and
+ * the pod watch can trail by seconds (a busy apiserver, a watch cache
+ * behind): the operator wrote the verdict after the pod updates it judged,
+ * yet those can still be on their way. The diagnosis must be of them - a
+ * worker restarted under restartPolicy ExitCode was judged on its last
+ * run, not on the crash before it (63-launch-failure's rst named exit 137,
+ * or no worker at all, on a busy machine) - and so must the wait for logs
+ * (a job whose pods finished before the watch showed any). A success whose
+ * finished workers have all been seen has nothing to catch up on: its exit
+ * waits for no request.
+ */
+static int catch_up_due(const struct workers *w, const struct launch_verdict *v)
+{
+	int ours = 0;
+
+	if (!w->watch || w->watch_failed || w->ctx->deny.pods)
+		return 0;
+	if (launch_verdict_failed(v) || workers_unseen(w, v))
+		return 1;
+	for (int i = 0; i < w->npods; i++)
+		ours += launch_opts_logs_worker(w->ctx->o, w->pods[i]->index);
+	return !v->counted && !ours && w->ctx->o->logs != LOGS_NONE && !workers_logs_denied(w);
+}
+
+static void list_page(struct workers *w, const char *cont);
+
+/*
+ * A page of the verdict's list. Each pod is taken as the watch would have
+ * delivered it, unless the watch already delivered a newer state; the
+ * watch stream is kept, so a deleted pod's last state (its DELETED event
+ * carries it: a restart's exit code) still arrives if it was on its way.
+ * The list's resourceVersion is that of its first page (a paged list is
+ * one snapshot). After the last page, a pod the list did not hold and
+ * that we last saw before it was deleted meanwhile.
+ */
+static void on_list_page(void *ud, struct kube_response *rs, const struct err *e)
+{
+	struct workers *w = ud;
+	const cJSON *pod, *items = e ? NULL : jtree_get(rs->json, "items");
+	const char *cont = e ? NULL : jtree_get_string(rs->json, "metadata.continue", NULL);
+
+	w->list_call = NULL;
+	if (!e && !w->list_rv)
+		w->list_rv = rv_of(rs->json);
+	cJSON_ArrayForEach(pod, items) {
+		struct launch_pod *p;
+		pod_update(w, pod, 1);
+		p = pod_find(w, jtree_get_string(pod, "metadata.uid", ""));
+		if (p)
+			p->listed = w->list_gen;
+	}
+	if (!e && cont && *cont) {
+		list_page(w, cont);
+		return;
+	}
+	for (int i = 0; !e && i < w->npods; i++) {
+		struct launch_pod *p = w->pods[i];
+		if (p->listed != w->list_gen && !p->gone && p->rv && p->rv < w->list_rv) {
+			p->gone = 1;
+			p->queued = 0;
+			p->stuck[0] = '\0';
+		}
+	}
+	/* a list that failed leaves what the watch showed: the drain goes on
+	 * with it, as it did before there was a list */
+	w->catch_up = 2;
+	w->rep->pods_changed(w->hub);
+}
+
+static void list_page(struct workers *w, const char *cont)
+{
+	struct kube_list_opts sel = { NULL, NULL, 500, cont };
+	struct kube_request rq;
+	struct buf label = BUF_INIT;
+
+	jobapi_pod_selector(w->ctx->api, w->ctx->name, &label);
+	sel.label_selector = label.data;
+	kube_req_list(&rq, &KUBE_POD, w->ctx->ns, &sel);
+	w->list_call = kube_start(w->ctx->c, &rq, on_list_page, w);
+	kube_request_free(&rq);
+	buf_free(&label);
 }
 
 /* The follows settle (launch_follow.c); this side says whether the
  * survivors of a failure may be left. */
 void workers_settle(struct workers *w, const struct launch_verdict *v)
 {
+	if (!w->catch_up && v->terminal && catch_up_due(w, v)) {
+		w->catch_up = 1;
+		w->list_gen++;
+		list_page(w, NULL);
+	}
 	workers_follows_settle(w, launch_verdict_failed(v) && survivors_only(w, v));
 }
 
 int workers_drained(const struct workers *w, const struct launch_verdict *v)
 {
-	return (w->synced || !w->watch || w->ctx->o->logs == LOGS_NONE) &&
+	return (w->synced || !w->watch || w->ctx->o->logs == LOGS_NONE) && w->catch_up != 1 &&
 	       !workers_streaming(w) && !workers_unseen(w, v);
 }
 
@@ -443,6 +572,8 @@ void workers_stop(struct workers *w)
 {
 	kube_watch_stop(w->watch);
 	w->watch = NULL;
+	kube_cancel(w->list_call);
+	w->list_call = NULL;
 	for (int i = 0; i < w->npods; i++)
 		pod_free(w->pods[i]);
 	free(w->pods);
