@@ -58,6 +58,18 @@ assert len(follows) == 4 and all('container=node' in r['query'] for r in logs), 
 # the rest: reads of an exited node's last lines that finish its follow (kube_log_complete)
 assert all('tailLines=' in r['query'] and 'timestamps=true' in r['query'] for r in logs if not r['follow']), [r['query'] for r in logs]
 PY"
+# The late node again, with the pods' watch 1.5 s behind the TrainJob's: the verdict comes
+# before the watch has shown that node at all. A TrainJob's status does not count its
+# nodes, so the pods are listed at the verdict, and the late node's log is waited for.
+ctl POST /_test/faults '{"watchLagMs": 1500, "watchLagResource": "pods"}' >/dev/null
+expect_run 0 'a TrainJob with a late node, the pods'"'"' watch behind: exits 0' lag2 \
+	launch --api trainjob --name lag2 --image x/jax:1 --workers 2 --env SIM_LINES=2 \
+	--env SIM_LATE_WORKER=1 --env SIM_LATE_DELAY=1 --env SIM_DURATION=0.5 -- python train.py
+ctl DELETE /_test/faults >/dev/null
+expect '... both nodes'"'"' lines, the late one'"'"'s too, each once, none called incomplete' '
+	for w in 0 1; do
+		test "$(grep -c "^\[worker-$w\] step [12]/2 " "$T/lag2.out")" -eq 2 || exit 1
+	done && lines_once lag2 && ! grep -q incomplete "$T/lag2.err"'
 
 # ---- failure ---------------------------------------------------------------------------
 expect_run 1 'a TrainJob whose node fails exits 1' bad3 \

@@ -392,29 +392,27 @@ static int survivors_only(const struct workers *w, const struct launch_verdict *
 }
 
 /*
- * At the verdict, is what the pod watch showed to be caught up with a list
- * of the pods? The job watch and the pod watch are separate streams, and
+ * At a Failed verdict, what the pod watch showed is caught up with a list
+ * of the pods. The job watch and the pod watch are separate streams, and
  * the pod watch can trail by seconds (a busy apiserver, a watch cache
  * behind): the operator wrote the verdict after the pod updates it judged,
- * yet those can still be on their way. The diagnosis must be of them - a
- * worker restarted under restartPolicy ExitCode was judged on its last
+ * yet those can still be on their way, and the diagnosis must be of them -
+ * a worker restarted under restartPolicy ExitCode is judged on its last
  * run, not on the crash before it (63-launch-failure's rst named exit 137,
- * or no worker at all, on a busy machine) - and so must the wait for logs
- * (a job whose pods finished before the watch showed any). A success whose
- * finished workers have all been seen has nothing to catch up on: its exit
+ * or no worker at all, on a busy machine). So must the wait for logs when
+ * the status does not count the workers (a TrainJob's counts child Jobs):
+ * only a list can say which pods the job had, and a node the watch had
+ * not shown yet was not waited for (61-launch-trainjob's late node, with
+ * the pods' watch behind). A success whose status counts its workers
+ * waits for the watch to show them finished (workers_unseen), and its exit
  * waits for no request.
  */
 static int catch_up_due(const struct workers *w, const struct launch_verdict *v)
 {
-	int ours = 0;
-
 	if (!w->watch || w->watch_failed || w->ctx->deny.pods)
 		return 0;
-	if (launch_verdict_failed(v) || workers_unseen(w, v))
-		return 1;
-	for (int i = 0; i < w->npods; i++)
-		ours += launch_opts_logs_worker(w->ctx->o, w->pods[i]->index);
-	return !v->counted && !ours && w->ctx->o->logs != LOGS_NONE && !workers_logs_denied(w);
+	return launch_verdict_failed(v) ||
+	       (!v->counted && w->ctx->o->logs != LOGS_NONE && !workers_logs_denied(w));
 }
 
 static void list_page(struct workers *w, const char *cont);
