@@ -108,7 +108,16 @@ expect_run 1 'a restart, then a failure, the pods'"'"' watch behind: the job fai
 expect_run 1 'a backoff limit, the pods'"'"' watch behind: the job fails' bo2 \
 	launch --name bo2 --image x/jax:1 --workers 2 --restart-policy OnFailure --backoff-limit 1 \
 	--env SIM_FAIL_WORKER=1 --env SIM_RESTART=5 --env SIM_RESTART_EXIT=2 $(fouts bo2) -- python train.py
+# cleanPodPolicy All deletes the pods right after the verdict: the list at the verdict no
+# longer holds them, and their last states come only with the DELETED events the watch still
+# has to deliver (--logs none: no log stream keeps the drain open meanwhile).
+# shellcheck disable=SC2046
+expect_run 1 'a failure whose pods the operator deletes at once, the pods'"'"' watch behind' cpa \
+	launch --name cpa --image x/jax:1 --workers 2 --clean-pod-policy All --logs none --env SIM_FAIL_WORKER=1 \
+	--env SIM_EXIT=4 --env SIM_DURATION=3 $(fouts cpa) -- python train.py
 ctl DELETE /_test/faults >/dev/null
+expect '... cleanPodPolicy: the pods are gone from the list at the verdict, their DELETED events still name worker-1, exit 4' '
+	"$PY" -c "import json,sys; f=json.load(open(sys.argv[1])); assert f[\"worker\"] == 1 and f[\"exit_code\"] == 4, f" "$O/cpa/failure"'
 expect '... restart: worker-1, exit 3 of its last run, as with the watch on time' '
 	check rst2 1 application 3 "failed with exit code 3" &&
 	! grep -q "crashed (exit code 137" "$O/rst2/failure"'

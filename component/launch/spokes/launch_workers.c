@@ -184,6 +184,14 @@ static unsigned long long rv_of(const cJSON *obj)
 	return *end || errno ? 0 : rv;
 }
 
+/* The pod was deleted: its log cannot be read any more. */
+static void pod_gone(struct launch_pod *p)
+{
+	p->gone = 1;
+	p->queued = 0;
+	p->stuck[0] = '\0';
+}
+
 /* An older state of the pod than the one taken (a watch event that trails
  * the verdict's list), or, from the watch, a pod that list did not hold:
  * deleted already? */
@@ -252,9 +260,8 @@ static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
 			 * the watch keeps no more of it, kube_watch_track_meta) */
 			if (jtree_get(pod, "status"))
 				diagnose(w, p, pod);
-			p->gone = 1;
-			p->queued = 0;	/* its log cannot be read any more */
-			p->stuck[0] = '\0';
+			pod_gone(p);
+			p->deletion_due = 0;
 		}
 	} else {
 		pod_update(w, pod, 0);
@@ -423,8 +430,12 @@ static void list_page(struct workers *w, const char *cont);
  * watch stream is kept, so a deleted pod's last state (its DELETED event
  * carries it: a restart's exit code) still arrives if it was on its way.
  * The list's resourceVersion is that of its first page (a paged list is
- * one snapshot). After the last page, a pod the list did not hold and
- * that we last saw before it was deleted meanwhile.
+ * one snapshot). After the last page: a pod the list did not hold, last
+ * seen in a state older than the list, has been deleted since, and the
+ * watch has its DELETED event still to deliver, with the pod's last state
+ * (a worker that restarted, then was deleted by cleanPodPolicy: the exit
+ * code of its crash is there only; 63-launch-failure's bo2 under load).
+ * The drain waits for it (workers_drained), as for a worker not yet seen.
  */
 static void on_list_page(void *ud, struct kube_response *rs, const struct err *e)
 {
@@ -440,7 +451,7 @@ static void on_list_page(void *ud, struct kube_response *rs, const struct err *e
 		pod_update(w, pod, 1);
 		p = pod_find(w, jtree_get_string(pod, "metadata.uid", ""));
 		if (p)
-			p->listed = w->list_gen;
+			p->listed = 1;
 	}
 	if (!e && cont && *cont) {
 		list_page(w, cont);
@@ -448,10 +459,9 @@ static void on_list_page(void *ud, struct kube_response *rs, const struct err *e
 	}
 	for (int i = 0; !e && i < w->npods; i++) {
 		struct launch_pod *p = w->pods[i];
-		if (p->listed != w->list_gen && !p->gone && p->rv && p->rv < w->list_rv) {
-			p->gone = 1;
-			p->queued = 0;
-			p->stuck[0] = '\0';
+		if (!p->listed && !p->gone && p->rv && p->rv < w->list_rv) {
+			pod_gone(p);
+			p->deletion_due = 1;
 		}
 	}
 	/* a list that failed leaves what the watch showed: the drain goes on
@@ -480,16 +490,25 @@ void workers_settle(struct workers *w, const struct launch_verdict *v)
 {
 	if (!w->catch_up && v->terminal && catch_up_due(w, v)) {
 		w->catch_up = 1;
-		w->list_gen++;
 		list_page(w, NULL);
 	}
 	workers_follows_settle(w, launch_verdict_failed(v) && survivors_only(w, v));
 }
 
+/* Pods the verdict's list showed deleted whose DELETED event the watch
+ * has yet to deliver. */
+static int deletions_due(const struct workers *w)
+{
+	for (int i = 0; !w->watch_failed && i < w->npods; i++)
+		if (w->pods[i]->deletion_due)
+			return 1;
+	return 0;
+}
+
 int workers_drained(const struct workers *w, const struct launch_verdict *v)
 {
 	return (w->synced || !w->watch || w->ctx->o->logs == LOGS_NONE) && w->catch_up != 1 &&
-	       !workers_streaming(w) && !workers_unseen(w, v);
+	       !deletions_due(w) && !workers_streaming(w) && !workers_unseen(w, v);
 }
 
 unsigned long workers_progress(const struct workers *w)

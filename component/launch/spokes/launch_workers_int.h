@@ -24,7 +24,8 @@ struct launch_pod {
 	char term_reason[64];	/* Error, OOMKilled, Completed */
 	int gone;		/* pod DELETED */
 	unsigned long long rv;	/* resourceVersion of the state last taken, 0 unknown */
-	unsigned listed;	/* w->list_gen when the verdict's list held it */
+	int listed;		/* the verdict's list held it */
+	int deletion_due;	/* that list did not: its DELETED event is on its way */
 	char stuck[64];		/* waiting reason that never resolves, or "" */
 	char *stuck_msg;	/* its message while stuck, else NULL (heap: most
 				 * pods never are, and 1,000 of 512 B add up) */
@@ -66,7 +67,6 @@ struct workers {
 	int catch_up;		/* 0 not asked, 1 under way, 2 done or given up */
 	struct kube_call *list_call;
 	unsigned long long list_rv;	/* its resourceVersion: events older are stale */
-	unsigned list_gen;	/* marks the pods it held (launch_pod.listed) */
 	int draining;		/* the verdict is in (workers_settle was called) */
 	int logs_forbidden;	/* a follow was answered 403 (the review did not say) */
 	unsigned long progress;	/* workers_progress(): finished workers' lines and log ends */
