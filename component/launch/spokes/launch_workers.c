@@ -465,7 +465,10 @@ static void on_list_page(void *ud, struct kube_response *rs, const struct err *e
 		}
 	}
 	/* a list that failed leaves what the watch showed: the drain goes on
-	 * with it, as it did before there was a list */
+	 * with it, as it did before there was a list; the pods of the pages
+	 * it did not get are the watch's to show, however late */
+	if (e)
+		w->list_rv = 0;
 	w->catch_up = 2;
 	w->rep->pods_changed(w->hub);
 }
