@@ -348,6 +348,19 @@ static void ring_is_bounded_and_keeps_whole_lines(void **state)
 	diag_free(d);
 }
 
+/* The job failed on its backoff limit: worker `index` is named, with `code`. */
+static void backoff_names(struct diag *d, int index, int code)
+{
+	struct diag_failure f;
+
+	assert_int_equal(diag_result(d, "Job j has failed because it has reached the specified "
+				     "backoff limit", &f), 1);
+	assert_int_equal(f.category, DIAG_BACKOFF);
+	assert_int_equal(f.index, index);
+	assert_int_equal(f.exit_code, code);
+	diag_failure_free(&f);
+}
+
 static void deadline_backoff_and_success(void **state)
 {
 	struct diag *d = diag_new(20);
@@ -374,12 +387,7 @@ static void deadline_backoff_and_success(void **state)
 	    "{\"terminated\":{\"exitCode\":2,\"reason\":\"Error\",\"finishedAt\":"
 	    "\"2026-11-26T12:00:01Z\"}}", NULL);
 	pod(d, 1, "{\"running\":{}}", NULL);
-	assert_int_equal(diag_result(d, "Job j has failed because it has reached the specified "
-				     "backoff limit", &f), 1);
-	assert_int_equal(f.category, DIAG_BACKOFF);
-	assert_int_equal(f.index, 1);
-	assert_int_equal(f.exit_code, 2);
-	diag_failure_free(&f);
+	backoff_names(d, 1, 2);
 	assert_int_equal(diag_result(d, NULL, &f), 0);	/* not failed now, nothing else says so */
 	diag_failure_free(&f);
 	diag_free(d);
@@ -392,12 +400,7 @@ static void deadline_backoff_and_success(void **state)
 		pod(d, 1, "{\"running\":{}},\"lastState\":{\"terminated\":{\"exitCode\":2,"
 		    "\"reason\":\"Error\",\"finishedAt\":\"2026-11-26T12:00:01Z\"}}", NULL);
 	pod(d, 0, "{\"running\":{}}", NULL);
-	assert_int_equal(diag_result(d, "Job j has failed because it has reached the specified "
-				     "backoff limit", &f), 1);
-	assert_int_equal(f.category, DIAG_BACKOFF);
-	assert_int_equal(f.index, 1);
-	assert_int_equal(f.exit_code, 2);
-	diag_failure_free(&f);
+	backoff_names(d, 1, 2);
 	diag_free(d);
 
 	d = diag_new(20);
