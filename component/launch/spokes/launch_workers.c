@@ -168,7 +168,7 @@ static void diagnose(struct workers *w, const struct launch_pod *p, const cJSON 
  * A pod's resourceVersion as a number, 0 when it is not one. The API calls
  * it opaque; etcd-backed servers give one object's versions increasing
  * (its mod revision), and it is compared here only to keep a late watch
- * event from undoing the verdict's list (catch_up): with 0, nothing is
+ * event from undoing the verdict's list (catch_up_due): with 0, nothing is
  * compared and every event is taken as before.
  */
 static unsigned long long rv_of(const cJSON *obj)
@@ -205,8 +205,10 @@ static int pod_stale(const struct workers *w, const struct launch_pod *p, const 
 	return p ? rv < p->rv : !listed && rv < w->list_rv;
 }
 
-/* A pod as the watch delivered it, or as the verdict's list held it (listed). */
-static void pod_update(struct workers *w, const cJSON *pod, int listed)
+/* A pod as the watch delivered it, or as the verdict's list held it
+ * (listed). Returns our entry for it (NULL: the pod has no uid or name, or
+ * it is a stale event of a pod we do not have). */
+static struct launch_pod *pod_update(struct workers *w, const cJSON *pod, int listed)
 {
 	const char *uid = jtree_get_string(pod, "metadata.uid", NULL);
 	const char *name = jtree_get_string(pod, "metadata.name", NULL);
@@ -216,10 +218,10 @@ static void pod_update(struct workers *w, const cJSON *pod, int listed)
 	const cJSON *cs, *state;
 
 	if (!uid || !name)
-		return;
+		return NULL;
 	p = pod_find(w, uid);
 	if (pod_stale(w, p, pod, listed))
-		return;
+		return p;
 	buf_adds(&label, "metadata.labels");
 	jtree_path_add_key(&label, w->ctx->api->pod_index_label);	/* a label has dots: escaped */
 	idx = jtree_get_string(pod, label.data, NULL);
@@ -245,6 +247,7 @@ static void pod_update(struct workers *w, const cJSON *pod, int listed)
 	pod_stuck_state(p, pod, cs);
 	diagnose(w, p, pod);
 	workers_follow(p);
+	return p;
 }
 
 static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
@@ -393,7 +396,7 @@ static int workers_unseen(const struct workers *w, const struct launch_verdict *
  */
 static int survivors_only(const struct workers *w, const struct launch_verdict *v)
 {
-	if (w->catch_up == 1 || workers_unseen(w, v))
+	if (w->list_call || workers_unseen(w, v))
 		return 0;
 	return v->counted || failure_seen(w);
 }
@@ -447,9 +450,7 @@ static void on_list_page(void *ud, struct kube_response *rs, const struct err *e
 	if (!e && !w->list_rv)
 		w->list_rv = rv_of(rs->json);
 	cJSON_ArrayForEach(pod, items) {
-		struct launch_pod *p;
-		pod_update(w, pod, 1);
-		p = pod_find(w, jtree_get_string(pod, "metadata.uid", ""));
+		struct launch_pod *p = pod_update(w, pod, 1);
 		if (p)
 			p->listed = 1;
 	}
@@ -469,7 +470,6 @@ static void on_list_page(void *ud, struct kube_response *rs, const struct err *e
 	 * it did not get are the watch's to show, however late */
 	if (e)
 		w->list_rv = 0;
-	w->catch_up = 2;
 	w->rep->pods_changed(w->hub);
 }
 
@@ -491,8 +491,8 @@ static void list_page(struct workers *w, const char *cont)
  * survivors of a failure may be left. */
 void workers_settle(struct workers *w, const struct launch_verdict *v)
 {
-	if (!w->catch_up && v->terminal && catch_up_due(w, v)) {
-		w->catch_up = 1;
+	if (!w->list_asked && v->terminal && catch_up_due(w, v)) {
+		w->list_asked = 1;
 		list_page(w, NULL);
 	}
 	workers_follows_settle(w, launch_verdict_failed(v) && survivors_only(w, v));
@@ -510,7 +510,7 @@ static int deletions_due(const struct workers *w)
 
 int workers_drained(const struct workers *w, const struct launch_verdict *v)
 {
-	return (w->synced || !w->watch || w->ctx->o->logs == LOGS_NONE) && w->catch_up != 1 &&
+	return (w->synced || !w->watch || w->ctx->o->logs == LOGS_NONE) && !w->list_call &&
 	       !deletions_due(w) && !workers_streaming(w) && !workers_unseen(w, v);
 }
 

@@ -63,9 +63,9 @@ struct workers {
 	unsigned long seq;	/* queued_seq's clock */
 	int synced;		/* the pod watch delivered its first list */
 	int watch_failed;	/* the pod watch ended for good */
-	/* the pods' list at the verdict (launch_workers.c, catch_up) */
-	int catch_up;		/* 0 not asked, 1 under way, 2 done or given up */
-	struct kube_call *list_call;
+	/* the pods' list at the verdict (launch_workers.c, catch_up_due) */
+	int list_asked;
+	struct kube_call *list_call;	/* its page in flight: the drain waits */
 	unsigned long long list_rv;	/* its resourceVersion: events older are stale */
 	int draining;		/* the verdict is in (workers_settle was called) */
 	int logs_forbidden;	/* a follow was answered 403 (the review did not say) */
