@@ -171,7 +171,7 @@ static void resp_free(struct kube_response *rs)
 
 struct view {
 	struct buf log;		/* "A key rv\n" per event */
-	struct buf keys;	/* known keys, each "\n<key>\n" */
+	struct buf keys;	/* known keys, each "<key>\n" (found whole: key_at) */
 	unsigned trouble;	/* RETRYING/FAILED/POLLING reports */
 };
 
@@ -182,30 +182,48 @@ static const char *meta(const cJSON *obj, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* Where the known key `key` (len bytes, no '\n') starts in v->keys, or NULL.
+ * Entries are compared whole: a substring search would take the seam of two
+ * entries for a key ("a\nb\n" holds "\n\n", the framing of uid ""). */
+static char *key_at(struct view *v, const char *key, size_t len)
+{
+	char *p = v->keys.data, *end = v->keys.data + v->keys.len;
+	while (p && p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		if ((size_t)(nl - p) == len && !memcmp(p, key, len))
+			return p;
+		p = nl + 1;
+	}
+	return NULL;
+}
+
 static void on_event(void *ud, enum kube_event_type type, const cJSON *obj)
 {
 	struct view *v = ud;
 	FUZZ_CHECK(cJSON_IsObject(obj), "an event without an object");
 	struct buf key = BUF_INIT;
 	if (meta(obj, "uid"))
-		buf_addf(&key, "\n%s\n", meta(obj, "uid"));
+		buf_adds(&key, meta(obj, "uid"));
 	else
-		buf_addf(&key, "\n%s/%s\n", meta(obj, "namespace") ? meta(obj, "namespace") : "",
+		buf_addf(&key, "%s/%s", meta(obj, "namespace") ? meta(obj, "namespace") : "",
 			 meta(obj, "name") ? meta(obj, "name") : "");
 	/* keys holding '\n' cannot be told apart here: skip the view check */
-	int plain = memchr(key.data + 1, '\n', key.len - 2) == NULL;
-	char *at = plain && v->keys.len ? strstr(v->keys.data, key.data) : NULL;
+	int plain = memchr(key.data, '\n', key.len) == NULL;
+	char *at = plain ? key_at(v, key.data, key.len) : NULL;
 	if (type == KUBE_ADDED) {
 		FUZZ_CHECK(!plain || !at, "ADDED for an object the caller knows");
-		if (plain)
+		if (plain) {
 			buf_add(&v->keys, key.data, key.len);
+			buf_addch(&v->keys, '\n');
+		}
 	} else if (type == KUBE_MODIFIED) {
 		FUZZ_CHECK(!plain || at, "MODIFIED for an object the caller does not know");
 	} else if (at) {
-		memmove(at, at + key.len, v->keys.len - (size_t)(at - v->keys.data) - key.len);
-		buf_truncate(&v->keys, v->keys.len - key.len);
+		size_t n = key.len + 1;
+		memmove(at, at + n, v->keys.len - (size_t)(at - v->keys.data) - n);
+		buf_truncate(&v->keys, v->keys.len - n);
 	}
-	buf_addf(&v->log, "%c %s %s\n", "AMD"[type], key.data + 1,
+	buf_addf(&v->log, "%c %s %s\n", "AMD"[type], key.data,
 		 meta(obj, "resourceVersion") ? meta(obj, "resourceVersion") : "-");
 	buf_free(&key);
 }
