@@ -11,7 +11,7 @@
 #   CPU            user + system of each launcher (wait4 of GNU time running it), median, max
 #   peak RSS       of each launcher (GNU time %M), median
 #   bytes, requests  what each launcher received and sent: its summary's "API traffic" row
-#                  (counted by the kube client, lib/kube_client.h kube_client_traffic())
+#                  (counted by the kube client, lib/kube/kube_client.h kube_client_traffic())
 #   server requests the apiserver's requests from user agents jaxjob/..., divided by N: the
 #                  audit log (real) or the request log (double)
 # each with its ratio to N = 1. Jobs: WORKERS=2 workers, LINES=15 lines over DURATION=15 s.

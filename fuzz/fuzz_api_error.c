@@ -1,5 +1,5 @@
 /*
- * fuzz_api_error.c - libFuzzer target for lib/kube_status.c: turning what an
+ * fuzz_api_error.c - libFuzzer target for lib/kube/kube_status.c: turning what an
  * API server (or a proxy in front of it) answers into struct err, and the
  * Retry-After / backoff arithmetic.
  *
@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "fuzz_common.h"
-#include "kube_status.h"
+#include "kube/kube_status.h"
 
 static const char *const ctypes[] = { "application/json", "text/plain; charset=utf-8", NULL,
 				      "application/json;charset=utf-8" };

@@ -1,6 +1,6 @@
 /*
  * fuzz_kubeconfig.c - libFuzzer target for kubeconfig handling
- * (lib/kube_config.c) and ExecCredential parsing (lib/kube_auth.c).
+ * (lib/kube/kube_config.c) and ExecCredential parsing (lib/kube/kube_auth.c).
  *
  * Input: byte 0 selects the mode, the rest is text.
  *   even: a kubeconfig (YAML): merged into an empty view twice (the second
@@ -15,9 +15,9 @@
  */
 #include <time.h>
 
-#include "kube_auth.h"
-#include "kube_config.h"
-#include "kube_time.h"
+#include "kube/kube_auth.h"
+#include "kube/kube_config.h"
+#include "kube/kube_time.h"
 #include "yj.h"
 #include "fuzz_common.h"
 

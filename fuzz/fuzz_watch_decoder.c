@@ -1,7 +1,7 @@
 /*
  * fuzz_watch_decoder.c - libFuzzer target for the watch stream decoder:
- * lib/kube_watch.c (event lines, ERROR/410 handling, re-list and
- * reconciliation, bookmarks) on top of lib/kube_lines.c (lines from
+ * lib/kube/kube_watch.c (event lines, ERROR/410 handling, re-list and
+ * reconciliation, bookmarks) on top of lib/kube/kube_lines.c (lines from
  * arbitrary chunks), driven through a FAKE transport defined below.
  *
  * The real watch is linked (not copied); what it calls of the client and
@@ -32,10 +32,10 @@
  *     CR before LF dropped).
  */
 #include "fuzz_common.h"
-#include "kube_int.h"
-#include "kube_lines.h"
-#include "kube_loop.h"
-#include "kube_watch.h"
+#include "kube/kube_int.h"
+#include "kube/kube_lines.h"
+#include "kube/kube_loop.h"
+#include "kube/kube_watch.h"
 
 /* ---- the fake transport ------------------------------------------------ */
 

@@ -40,7 +40,7 @@
 #include "buf.h"
 #include "err.h"
 #include "jobapi_handler.h"
-#include "kube_client.h"
+#include "kube/kube_client.h"
 
 
 /* Is `reason` one of `api`'s creation failure event reasons? */

@@ -18,7 +18,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "kube_client.h"
+#include "kube/kube_client.h"
 
 struct kube_client;
 

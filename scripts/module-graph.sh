@@ -11,8 +11,8 @@
 #    file's name without its extension: foo.c and foo.h are one module. A
 #    private header foo_int.h and the files its "Included by:" line names are
 #    one module too, foo (they share its private state: the launch hub's
-#    files, the workers spoke's, the kube client's around lib/kube_int.h,
-#    whose module is "kube" with lib/kube.h); without that line, foo_int.h is
+#    files, the workers spoke's, the kube client's around lib/kube/kube_int.h,
+#    whose module is "kube" with lib/kube/kube.h); without that line, foo_int.h is
 #    foo's when foo.c exists. "foo.c includes bar.h" is the arrow foo -> bar.
 #    The same "Included by:" line is a rule too: a private header included by
 #    a file it does not name, or a private header without the line, is one
@@ -95,7 +95,7 @@ case $objects in
 esac
 cd "$root" || exit 2
 set --
-for f in lib/*.[ch] component/*.[ch] component/launch/*/*.[ch] argocd-plugin/*.[ch] health-checks/*.[ch]; do
+for f in lib/*.[ch] lib/*/*.[ch] component/*.[ch] component/launch/*/*.[ch] argocd-plugin/*.[ch] health-checks/*.[ch]; do
 	[ -f "$f" ] && set -- "$@" "$f"
 done
 [ $# -gt 0 ] || { echo "module-graph: error: no sources under $root" >&2; exit 2; }
@@ -225,7 +225,7 @@ function cycle_of(s,   head, tail, q, v, i, w, from, path, where, hops, seen) {
 	return path " (" where ")"
 }
 # ---- the module graph (--objects) ------------------------------------------
-# dir/stem of a path: lib/kube_client.c -> lib/kube_client
+# dir/stem of a path: lib/kube/kube_client.c -> lib/kube/kube_client
 # The circles the last search found (found[1..nfound]), against the list of
 # known ones `kn` (members -> reason) and those listed without a reason `nr`:
 # an unlisted circle, a listed one without a reason and a listed one no longer

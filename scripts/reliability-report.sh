@@ -94,7 +94,7 @@ for t in sorted(set(this) | set(allr)):
 md.append(f'| **total** | **{tot[0]:,}** | **{tot[1]}** | **{tot[2]:,}** | **{tot[3]}** | |\n')
 md.append('Crashes found while writing the targets, each kept as a regression input in '
           '`fuzz/regress/` and replayed on every run (details in `fuzz/README.md`): a Status with an '
-          'empty `message` gave an empty `error: ` line (lib/kube_status.c, fixed); three harness '
+          'empty `message` gave an empty `error: ` line (lib/kube/kube_status.c, fixed); three harness '
           'findings (cJSON_Compare cost on deep trees, chunking oracle after a stream abort, '
           'integers above 2^53 round-tripping within 1 ulp).\n')
 

@@ -1,5 +1,5 @@
 /*
- * driver.c - scripted scenarios of the Kubernetes client (lib/kube_*)
+ * driver.c - scripted scenarios of the Kubernetes client (lib/kube/)
  * against the project's test API server (tests/kube-apiserver), one TAP
  * line per scenario.
  *
@@ -20,7 +20,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "kube.h"
+#include "kube/kube.h"
 #include "version.h"
 
 static const char *dir;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Kubernetes client (lib/kube_*) against the test API server: requests,
+# The Kubernetes client (lib/kube/) against the test API server: requests,
 # Status errors, retries with faults injected, TLS and auth, watches through
 # dropped streams / 410 / forbidden watch, log follow, signals. The scenarios
 # live in tests/kube-client-driver/driver.c (one TAP line each); this script

@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "buf.h"
-#include "kube_auth.h"
-#include "kube_config.h"
+#include "kube/kube_auth.h"
+#include "kube/kube_config.h"
 
 static char tmp[256];
 

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "buf.h"
-#include "kube_lines.h"
+#include "kube/kube_lines.h"
 
 /* Collected lines, joined as "line|t\n" so whole runs compare as strings. */
 struct sink {

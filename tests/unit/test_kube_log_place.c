@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kube_log_place.h"
+#include "kube/kube_log_place.h"
 
 #define T1 "2026-11-25T23:00:01.000000001Z "
 #define T2 "2026-11-25T23:00:02.5Z "	/* a real kubelet trims the zeros */

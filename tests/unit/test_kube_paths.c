@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "kube_client.h"
+#include "kube/kube_client.h"
 
 static void paths_for_custom_core_and_cluster_resources(void **state)
 {

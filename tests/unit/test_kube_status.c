@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "kube_client.h"
-#include "kube_status.h"
+#include "kube/kube_client.h"
+#include "kube/kube_status.h"
 
 #define JAXJOBS "/apis/kubeflow.org/v1/namespaces/team-a/jaxjobs"
 #define SERVER "https://127.0.0.1:6443"

@@ -1,5 +1,5 @@
 /*
- * test_kube_time.c - the one RFC 3339 reader (lib/kube_time.h): the forms
+ * test_kube_time.c - the one RFC 3339 reader (lib/kube/kube_time.h): the forms
  * the API and the kubelet write, the edges of each field, and what it
  * refuses rather than misreads.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kube_time.h"
+#include "kube/kube_time.h"
 
 static double at(const char *s)
 {

@@ -26,9 +26,9 @@
 #include <cmocka.h>
 
 #include "buf.h"
-#include "kube_client.h"
-#include "kube_loop.h"
-#include "kube_watch.h"
+#include "kube/kube_client.h"
+#include "kube/kube_loop.h"
+#include "kube/kube_watch.h"
 
 #define OBJ(name, rv) "{\"kind\":\"JAXJob\",\"metadata\":{\"name\":\"" name \
 	"\",\"namespace\":\"t\",\"uid\":\"uid-" name "\",\"resourceVersion\":\"" rv "\"}}"

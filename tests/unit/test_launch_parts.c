@@ -14,7 +14,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "kube_log_place.h"
+#include "kube/kube_log_place.h"
 #include "component/launch/outputs/launch_failure.h"
 #include "component/launch/cli/launch_identity.h"
 #include "component/launch/spokes/launch_logs.h"

@@ -14,7 +14,7 @@
 #include "digest.h"
 #include "jobparams.h"
 #include "k8sname.h"
-#include "kube_clock.h"
+#include "kube/kube_clock.h"
 
 static const char *env_nonempty(const char *name)
 {

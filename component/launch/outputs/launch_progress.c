@@ -9,7 +9,7 @@
 
 #include "buf.h"
 #include "jtree.h"
-#include "kube_clock.h"
+#include "kube/kube_clock.h"
 
 double launch_now(void)
 {

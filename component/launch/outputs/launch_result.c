@@ -10,7 +10,7 @@
 
 #include "jobapi.h"
 #include "jtree.h"
-#include "kube_time.h"
+#include "kube/kube_time.h"
 
 int launch_workers_of(const cJSON *job, struct launch_workers *w)
 {
@@ -38,7 +38,7 @@ const char *launch_result_ns(const struct launch_result *r)
 	return n ? n : r->ns;
 }
 
-/* A time of the job's status (lib/kube_time.h), -1 when absent or malformed. */
+/* A time of the job's status (lib/kube/kube_time.h), -1 when absent or malformed. */
 static double status_time(const struct launch_result *r, const char *path)
 {
 	const char *s = jtree_get_string(r->job, path, NULL);

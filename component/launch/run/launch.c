@@ -22,7 +22,7 @@
 #include "jtree.h"
 #include "jobparams.h"
 #include "jobparams_required.h"
-#include "kube.h"
+#include "kube/kube.h"
 #include "launch_opts.h"
 #include "launch_outcome.h"
 #include "launch_progress.h"

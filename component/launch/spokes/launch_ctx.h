@@ -18,7 +18,7 @@
 
 #include "diagnose.h"
 #include "jobapi.h"
-#include "kube.h"
+#include "kube/kube.h"
 #include "launch_identity.h"
 #include "launch_metrics.h"
 #include "launch_opts.h"

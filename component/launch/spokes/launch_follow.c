@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "kube_clock.h"
+#include "kube/kube_clock.h"
 #include "launch_workers_int.h"
 
 /* The pause before a re-follow: REFOLLOW_DELAY_S after a drop or after a

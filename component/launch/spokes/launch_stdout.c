@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kube.h"
+#include "kube/kube.h"
 #include "launch_progress.h"
 
 void launch_stdout_init(struct launch_stdout *o, int fd)

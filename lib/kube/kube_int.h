@@ -1,5 +1,5 @@
 /*
- * kube_int.h - internals shared by lib/kube_*.c only (front-ends never
+ * kube_int.h - internals shared by the files of lib/kube/ only (front-ends never
  * include it): the client struct, one HTTP transfer on the multi handle,
  * and streaming calls.
  *
