@@ -32,6 +32,14 @@ static const struct command {
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* The exit statuses of the dispatcher itself (each role has its own, named
+ * where the role decides them: launch_exit.h, render.c, health_cmd.h);
+ * a usage error is bad input, 2, as in every role. */
+enum jaxjob_exit {
+	JAXJOB_EXIT_OK = 0,
+	JAXJOB_EXIT_USAGE = 2,
+};
+
 static const struct command *find_command(const char *name)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++)
@@ -60,7 +68,7 @@ static int unknown_command(const char *cmd)
 	}
 	suggest_unknown(&e, cmd[0] == '-' ? "option" : "command", cmd, sg.best, "jaxjob help");
 	fprintf(stderr, "error: %s\n", e.msg);
-	return 2;
+	return JAXJOB_EXIT_USAGE;
 }
 
 static void usage(FILE *f)
@@ -107,12 +115,12 @@ int main(int argc, char **argv)
 	cJSON_InitHooks(&hooks);
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return JAXJOB_EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
 		printf("jaxjob %s (commit %s)\n", JAXJOB_VERSION, JAXJOB_COMMIT);
-		return 0;
+		return JAXJOB_EXIT_OK;
 	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		if (argc > 2 && strcmp(cmd, "help") == 0) {
@@ -122,7 +130,7 @@ int main(int argc, char **argv)
 			return c ? c->fn(2, sub) : unknown_command(argv[2]);
 		}
 		usage(stdout);
-		return 0;
+		return JAXJOB_EXIT_OK;
 	}
 	c = find_command(cmd);
 	if (c && c->holds_signals)

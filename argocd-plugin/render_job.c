@@ -304,8 +304,13 @@ static int keep_as_text(struct render_job *j, struct err *e)
 {
 	struct buf y = BUF_INIT;
 	const char *ns = jaxjob_namespace(j->manifest);
-	if (yj_emit(j->manifest, YJ_SORT_KEYS, &y, e))
+	if (yj_emit(j->manifest, YJ_SORT_KEYS, &y, e)) {
+		/* a refusal (a string that is not UTF-8: a job file's name,
+		 * stamped as jaxjob.dev/source-path) appends nothing, but `y`
+		 * has grown while it was written: ours to free, as always */
+		buf_free(&y);
 		return -1;
+	}
 	j->ns = ns ? xstrdup(ns) : NULL;
 	j->yaml = buf_detach(&y, NULL);
 	cJSON_Delete(j->manifest);

@@ -233,15 +233,16 @@ int cmd_health(int argc, char **argv)
 	struct objlist l = { NULL, 0, 0 };
 	cJSON *docs = NULL, *d;
 	const char *src;
-	int rc = 2, idx = 0;
+	enum health_exit rc = HEALTH_EXIT_BAD_INPUT;
+	int idx = 0;
 
 	switch (parse_args(argc, argv, &o, &e)) {
 	case 1:
 		fputs(usage_text, stdout);
-		return 0;
+		return HEALTH_EXIT_HEALTHY;
 	case -1:
 		fprintf(stderr, "error: %s\n", e.msg);
-		return 2;
+		return HEALTH_EXIT_BAD_INPUT;
 	}
 	src = strcmp(o.file, "-") ? o.file : "standard input";
 	if (buf_read_input(&in, o.file, YJ_MAX_INPUT, &e) < 0 ||
@@ -254,7 +255,7 @@ int cmd_health(int argc, char **argv)
 	/* a verdict nobody could read is no verdict (a closed pipe, a full disk) */
 	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
 		err_set(&e, ERR_IO, "cannot write the verdicts to stdout: %s", strerror(errno));
-		rc = 2;
+		rc = HEALTH_EXIT_BAD_INPUT;
 		goto fail;
 	}
 	if (!l.n)
@@ -270,15 +271,15 @@ done:
 	return rc;
 }
 
-int health_exit_code(enum health_status worst)
+enum health_exit health_exit_code(enum health_status worst)
 {
 	switch (worst) {
-	case HEALTH_HEALTHY: return 0;
-	case HEALTH_DEGRADED: return 1;
-	case HEALTH_PROGRESSING: return 3;
-	case HEALTH_SUSPENDED: return 4;
-	case HEALTH_UNKNOWN: return 5;
-	case HEALTH_MISSING: return 6;
+	case HEALTH_HEALTHY: return HEALTH_EXIT_HEALTHY;
+	case HEALTH_DEGRADED: return HEALTH_EXIT_DEGRADED;
+	case HEALTH_PROGRESSING: return HEALTH_EXIT_PROGRESSING;
+	case HEALTH_SUSPENDED: return HEALTH_EXIT_SUSPENDED;
+	case HEALTH_UNKNOWN: return HEALTH_EXIT_UNKNOWN;
+	case HEALTH_MISSING: return HEALTH_EXIT_MISSING;
 	}
-	return 5;
+	return HEALTH_EXIT_UNKNOWN;
 }

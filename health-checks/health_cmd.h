@@ -9,10 +9,21 @@
 #include "health.h"
 
 /*
- * Exit code of `jaxjob health` for the worst status seen (documented in
- * health-checks/README.md): 0 Healthy, 1 Degraded, 3 Progressing,
- * 4 Suspended, 5 Unknown, 6 Missing (no objects). 2 is bad input.
+ * The exit statuses of `jaxjob health` (documented in
+ * health-checks/README.md), named here alone: the worst status seen, or
+ * bad input. health_exit_code() is the one mapping from a status.
  */
-int health_exit_code(enum health_status worst);
+enum health_exit {
+	HEALTH_EXIT_HEALTHY = 0,
+	HEALTH_EXIT_DEGRADED = 1,
+	HEALTH_EXIT_BAD_INPUT = 2,	/* the command line, the input, or stdout unwritable */
+	HEALTH_EXIT_PROGRESSING = 3,
+	HEALTH_EXIT_SUSPENDED = 4,
+	HEALTH_EXIT_UNKNOWN = 5,
+	HEALTH_EXIT_MISSING = 6,	/* no objects */
+};
+
+/* The exit status for the worst status seen. */
+enum health_exit health_exit_code(enum health_status worst);
 
 #endif

@@ -93,6 +93,34 @@ A=$(fresh_repo emptyfile)
 printf '# nothing yet\n' >"$A/wip.jaxjob.yaml"
 bad 'a job file without a document is an error' 'wip.jaxjob.yaml: no job in this file' "$A"
 
+# More jobs than render takes (RENDER_MAX_JOBS, 10,000) is a refusal of the
+# input like any other: exit 2 and nothing on stdout, for the stream and for
+# the parameters (issue 39: a user saw exit 1 with 2 bytes on stdout).
+L=$W/over-limit
+mkdir -p "$L/jobs"
+/usr/bin/python3 - "$L/jobs" <<'PY'
+import sys
+for i in range(10001):
+    with open("%s/job-%05d.jaxjob.yaml" % (sys.argv[1], i), "w") as f:
+        f.write("name: job-%05d\nimage: ghcr.io/example/jax:1\n" % i)
+PY
+cmp_render "$L" ARGOCD_APP_NAMESPACE=ns --
+one_error && grep -qxF 'error: more than 10000 jobs; split the application' "$T/err"
+report '10,001 job files: exit 2, nothing on stdout, the limit named' $?
+cmp_render "$L" ARGOCD_APP_NAMESPACE=ns -- --params
+one_error && grep -qxF 'error: more than 10000 jobs; split the application' "$T/err"
+report '10,001 job files, --params: exit 2, nothing on stdout' $?
+rm -rf "$L"
+
+# A job file's name becomes its jaxjob.dev/source-path annotation, so a name
+# that is not UTF-8 is bad input: exit 2, the key named, and (sanitizer
+# build) nothing leaked on the way out: LeakSanitizer's report is more
+# stderr lines and exit 1 (issue 39: 128 bytes of the emitted YAML).
+A=$(fresh_repo badname)
+printf 'name: odd\nimage: ghcr.io/example/jax:1\n' >"$A/$(printf 'x\xff\xfe').jaxjob.yaml"
+bad 'a job file whose name is not UTF-8 is one clean error' \
+	'jaxjob.dev/source-path" is not valid UTF-8' "$A"
+
 # --- job content -----------------------------------------------------------------
 A=$(fresh_repo typo)
 echo 'gpus-per-wrker: 2' >>"$A/vision/resnet50.jaxjob.yaml"

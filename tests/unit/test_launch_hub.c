@@ -795,7 +795,7 @@ static void queued_too_long(void **state)
 	assert_int_equal(end_of(&r), END_QUEUE_TIMEOUT);
 	decide(r.h, &out);
 	assert_int_equal(out.row, LAUNCH_OUTCOME_QUEUE_TIMEOUT);
-	assert_int_equal(out.exit_code, EXIT_QUEUE_TIMEOUT);
+	assert_int_equal(out.exit_code, LAUNCH_EXIT_QUEUE_TIMEOUT);
 	assert_string_equal(out.reason, "QueueTimeout");
 	assert_int_equal(launch_outcome_exit(1, &out), 0);	/* --outcome outputs */
 	run_free(&r);
@@ -816,10 +816,10 @@ static void the_table_decides(void **state)
 	decide(r.h, &out);
 	assert_int_equal(out.row, LAUNCH_OUTCOME_TIMEOUT);
 	assert_string_equal(out.state, "Timeout");
-	assert_int_equal(out.exit_code, EXIT_TIMEOUT);
+	assert_int_equal(out.exit_code, LAUNCH_EXIT_TIMEOUT);
 	assert_string_equal(out.reason, "Timeout");
 	assert_string_equal(out.message, "--timeout of 100s reached while the job was Running");
-	assert_int_equal(launch_outcome_exit(0, &out), EXIT_TIMEOUT);
+	assert_int_equal(launch_outcome_exit(0, &out), LAUNCH_EXIT_TIMEOUT);
 	assert_int_equal(launch_outcome_exit(1, &out), 0);
 	run_free(&r);
 
@@ -829,7 +829,7 @@ static void the_table_decides(void **state)
 	launch_hub_cause(r.h, &c);
 	launch_outcome_decide(&c, "worker-1 was OOMKilled", &out);
 	assert_int_equal(out.row, LAUNCH_OUTCOME_FAILED);
-	assert_int_equal(out.exit_code, EXIT_JOB_FAILED);
+	assert_int_equal(out.exit_code, LAUNCH_EXIT_JOB_FAILED);
 	assert_true(!strncmp(out.message, "worker-1 was OOMKilled", 22));	/* the cause first */
 	run_free(&r);
 
@@ -838,7 +838,7 @@ static void the_table_decides(void **state)
 	launch_hub_cause(r.h, &c);
 	c.unread = 1;
 	launch_outcome_decide(&c, "worker-0 exited with code 1", &out);
-	assert_int_equal(out.exit_code, EXIT_CANCELLED);
+	assert_int_equal(out.exit_code, LAUNCH_EXIT_CANCELLED);
 	assert_string_equal(out.message, "cancelled by signal 15 while the job was Running (as "
 			    "last seen; its state could not be read since, so it was left as is); "
 			    "a worker had already failed: worker-0 exited with code 1");
@@ -857,20 +857,20 @@ static void steps_report_errors(void **state)
 	launch_cause_of_err(&c, LAUNCH_OUTCOME_BAD_INPUT, &e);
 	launch_outcome_decide(&c, "never shown", &out);
 	reached[out.row]++;
-	assert_int_equal(out.exit_code, EXIT_BAD_INPUT);
+	assert_int_equal(out.exit_code, LAUNCH_EXIT_BAD_INPUT);
 	assert_string_equal(out.state, "Error");
 	assert_string_equal(out.reason, "BadInput");
 	assert_string_equal(out.message, "--identity: no task");
 	assert_true(launch_outcome_def(out.row)->error_line);
-	assert_int_equal(launch_outcome_exit(1, &out), EXIT_BAD_INPUT);	/* not an ending */
+	assert_int_equal(launch_outcome_exit(1, &out), LAUNCH_EXIT_BAD_INPUT);	/* not an ending */
 
 	err_set(&e, ERR_NOTFOUND, "namespaces \"x\" not found");
 	launch_cause_of_err(&c, LAUNCH_OUTCOME_API_ERROR, &e);
 	launch_outcome_decide(&c, NULL, &out);
 	reached[out.row]++;
-	assert_int_equal(out.exit_code, EXIT_API_ERROR);
+	assert_int_equal(out.exit_code, LAUNCH_EXIT_API_ERROR);
 	assert_string_equal(out.reason, err_code_name(ERR_NOTFOUND));
-	assert_int_equal(launch_outcome_exit(1, &out), EXIT_API_ERROR);
+	assert_int_equal(launch_outcome_exit(1, &out), LAUNCH_EXIT_API_ERROR);
 
 	launch_cause_set(&c, LAUNCH_OUTCOME_DRY_RUN, NULL, "accepted by the server (dryRun=All)");
 	launch_outcome_decide(&c, NULL, &out);

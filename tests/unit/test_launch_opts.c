@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "component/launch/outputs/launch_metrics.h"
 #include "component/launch/cli/launch_opts.h"
+#include "component/launch/outputs/launch_outcome.h"
+#include "lib/buf.h"
 
 /* Parse a NULL-terminated argument list (without "launch"). */
 static int parse(struct launch_opts *o, struct err *e, ...)
@@ -358,6 +361,90 @@ static void bad_metric_entries_name_their_line(void **state)
 	}
 }
 
+/* What `launch` prints for `args` (--help or --help=json), read back. */
+static char *help_output(const char *arg)
+{
+	struct launch_opts o;
+	struct err e = ERR_INIT;
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	fflush(stdout);
+	int saved = dup(1);
+	dup2(fileno(f), 1);
+	int rc = parse(&o, &e, arg, NULL);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	assert_int_equal(rc, 1);
+	launch_opts_free(&o);
+	long n = ftell(f);
+	char *text = calloc(1, (size_t)n + 1);
+	rewind(f);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return text;
+}
+
+/* Does `s` state an exit code: "exit N" or "exit status N" with N not 0
+ * (the one fixed code a flag may name: --outcome outputs exits 0)? */
+static const char *states_exit_code(const char *s)
+{
+	for (const char *p = s; (p = strstr(p, "exit ")); p++) {
+		const char *q = p + 5;
+		if (!strncmp(q, "status ", 7))
+			q += 7;
+		if (*q >= '1' && *q <= '9')
+			return p;
+	}
+	return NULL;
+}
+
+static void help_exit_codes_are_the_outcome_table(void **state)
+{
+	(void)state;
+	char *help = help_output("--help");
+	const char *tail = strstr(help, "\nexit status:\n");
+	assert_non_null(tail);
+	/* the list is the table's, every row under its code, and ends the help */
+	struct buf want = BUF_INIT;
+	launch_outcome_exit_help(&want);
+	assert_string_equal(tail + strlen("\nexit status:\n"), want.data);
+	for (int r = 0; r < LAUNCH_OUTCOME_ROWS; r++) {
+		const struct launch_outcome_def *d = launch_outcome_def(r);
+		char line[256];
+		snprintf(line, sizeof(line), "  %d  %s\n", d->exit_code, d->meaning);
+		if (!strstr(want.data, line))
+			fail_msg("row %s: no line \"%s\" in --help", d->name, line);
+	}
+	/* nothing before the list states a code of its own (as the --outcome
+	 * flag's words did: they drifted from the table) */
+	char *prose = strndup(help, (size_t)(tail - help));
+	const char *said = states_exit_code(prose);
+	if (said)
+		fail_msg("--help states an exit code outside the table's list: \"%.40s\"", said);
+	/* a state the help names ("state Timeout") is a row's */
+	for (const char *p = help; (p = strstr(p, "state ")); p++) {
+		const char *w = p + 6;
+		size_t n = strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+		if (p == help || p[-1] != ' ' || !n || w[0] < 'A' || w[0] > 'Z')
+			continue;
+		int known = 0;
+		for (int r = 0; r < LAUNCH_OUTCOME_ROWS; r++)
+			known |= strlen(launch_outcome_def(r)->state) == n &&
+				 !strncmp(launch_outcome_def(r)->state, w, n);
+		if (!known)
+			fail_msg("--help names a state no row has: \"%.*s\"", (int)n, w);
+	}
+	char *json = help_output("--help=json");
+	said = states_exit_code(json);
+	if (said)
+		fail_msg("--help=json states an exit code: \"%.40s\"", said);
+	free(json);
+	free(prose);
+	buf_free(&want);
+	free(help);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +460,7 @@ int main(void)
 		cmocka_unit_test(metric_step_takes_a_json_list),
 		cmocka_unit_test(metric_takes_several_patterns_one_per_line),
 		cmocka_unit_test(bad_metric_entries_name_their_line),
+		cmocka_unit_test(help_exit_codes_are_the_outcome_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,11 +54,11 @@ const struct run_flag launch_run_flags[] = {
 	  "do not verify the API server's certificate (never the default)" },
 
 	{ "timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(timeout_s), NULL,
-	  "give up after DURATION of run (90s, 30m, 2h, 1h30m or seconds; 0 = never): exit 3; "
-	  "time queued by Kueue does not count" },
+	  "give up after DURATION of run (90s, 30m, 2h, 1h30m or seconds; 0 = never): state "
+	  "Timeout; time queued by Kueue does not count" },
 	{ "queue-timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(queue_timeout_s), NULL,
 	  "give up when Kueue has held the job queued (suspended, not admitted) for DURATION in "
-	  "all: exit 8, state QueueTimeout; --on-cancel delete deletes it, suspend and leave leave "
+	  "all: state QueueTimeout; --on-cancel delete deletes it, suspend and leave leave "
 	  "it queued (default 0 = wait for ever)" },
 	{ "queue-progress-every", "DURATION", "waiting and cleanup", RF_DURATION, OFF(queue_every_s),
 	  NULL, "while Kueue holds the job, say \"queued 12m in NS/QUEUE: reason\" this often "
@@ -67,7 +67,7 @@ const struct run_flag launch_run_flags[] = {
 	{ "queue-hopeless-after", "DURATION", "waiting and cleanup", RF_DURATION,
 	  OFF(queue_hopeless_s), NULL,
 	  "end the step when Kueue says it cannot admit the job (ExceedsMaxQuota, "
-	  "NoMatchingFlavor; older Kueue: \"> maximum capacity\") for all of DURATION: exit 8, "
+	  "NoMatchingFlavor; older Kueue: \"> maximum capacity\") for all of DURATION: "
 	  "state QueueInadmissible, cleaned up per --on-cancel (default 1m; 0 = wait anyway)" },
 	{ "logs", "WHICH", "waiting and cleanup", RF_ENUM, OFF(logs), logs_names,
 	  "worker logs to stream: all, first (worker 0), none (default all). At most 64 logs "
@@ -91,7 +91,7 @@ const struct run_flag launch_run_flags[] = {
 	{ "on-cancel", "ACTION", "waiting and cleanup", RF_ENUM, OFF(on_cancel), cancel_names,
 	  "on timeout or SIGTERM/SIGINT: delete the job, suspend it, or leave it (default delete)" },
 	{ "fail-fast-after", "DURATION", "waiting and cleanup", RF_DURATION, OFF(fail_fast_s), NULL,
-	  "fail when the job cannot start (image pull error, unschedulable) for this long: exit 7 (default 5m; 0 = never)" },
+	  "fail when the job cannot start (image pull error, unschedulable) for this long: state Stuck (default 5m; 0 = never)" },
 	{ "delete-timeout", "DURATION", "waiting and cleanup", RF_DURATION, OFF(delete_wait_s), NULL,
 	  "how long the cleanup may take: the look at the job, the delete or suspend (retried) and the wait for its confirmation (default 20s: it fits in the pod's 30 s termination grace period)" },
 	{ "log-drain", "DURATION", "waiting and cleanup", RF_DURATION, OFF(log_drain_s), NULL,
@@ -118,10 +118,10 @@ const struct run_flag launch_run_flags[] = {
 	  "same for every retry (instead of --name; needs a run: --run-id, --identity or "
 	  "the environment)" },
 	{ "outcome", "HOW", "waiting and cleanup", RF_ENUM, OFF(outcome), outcome_names,
-	  "how the step reports a job that ended: exit-code (exit 1 failed, 3 timeout, 5 "
-	  "cancelled, 6 deleted, 7 stuck, 8 Kueue will not run it: queue timeout or inadmissible) or outputs (exit 0, the outcome only in the outputs "
-	  "state/reason/exit_code, so the pipeline can branch on it; API errors and bad input "
-	  "still exit 4 and 2) (default exit-code)" },
+	  "how the step reports a job that ended: exit-code (the exit status says how, "
+	  "listed at the end of --help) or outputs (exit 0, the outcome only in the outputs "
+	  "state/reason/exit_code, so the pipeline can branch on it; bad input and API errors, "
+	  "where no job ran and ended, keep their exit status) (default exit-code)" },
 	{ "adopt", "BOOL", "waiting and cleanup", RF_BOOL, OFF(adopt), NULL,
 	  "re-attach to the job this step created in an earlier attempt (default true)" },
 	{ "quiet", NULL, "waiting and cleanup", RF_BOOL, OFF(quiet), NULL,

@@ -12,6 +12,7 @@
 #include "jobparams.h"
 #include "jobparams_required.h"
 #include "launch_opts_int.h"
+#include "launch_outcome.h"
 #include "tmpl.h"
 
 #define HELP_COL 34
@@ -83,9 +84,7 @@ void launch_help_print(void)
 		 "\n"
 		 "Build a JAXJob from the options and a template, create it, stream its workers'\n"
 		 "logs, wait until it finishes, write the outputs, and exit with a code that says\n"
-		 "how it ended (0 succeeded, 1 failed, 2 bad input, 3 timeout, 4 API error,\n"
-		 "5 cancelled, 6 deleted by someone else, 7 stuck, 8 Kueue will not run it: queue\n"
-		 "timeout or inadmissible).\n"
+		 "how it ended (exit status, at the end).\n"
 		 "--dry-run prints the job.\n"
 		 "\n"
 		 "Every option takes --opt VALUE or --opt=VALUE. An empty VALUE unsets a job\n"
@@ -130,7 +129,9 @@ void launch_help_print(void)
 	buf_adds(&h, "\n  -n NS                           same as --namespace (job and cluster)\n"
 		     "  -o FORMAT                       same as --output\n"
 		     "  -- command args...              the container command (like --command)\n"
-		     "  -h, --help                      this help\n");
+		     "  -h, --help                      this help\n"
+		     "\nexit status:\n");
+	launch_outcome_exit_help(&h);
 	fwrite(h.data, 1, h.len, stdout);
 	buf_free(&h);
 }

@@ -12,15 +12,15 @@
 #define JAXJOB_LAUNCH_EXIT_H
 
 enum launch_exit {
-	EXIT_SUCCEEDED = 0,
-	EXIT_JOB_FAILED = 1,
-	EXIT_BAD_INPUT = 2,
-	EXIT_TIMEOUT = 3,
-	EXIT_API_ERROR = 4,
-	EXIT_CANCELLED = 5,
-	EXIT_JOB_LOST = 6,
-	EXIT_STUCK = 7,
-	EXIT_QUEUE_TIMEOUT = 8,	/* Kueue will not run it: queued past --queue-timeout
+	LAUNCH_EXIT_SUCCEEDED = 0,
+	LAUNCH_EXIT_JOB_FAILED = 1,
+	LAUNCH_EXIT_BAD_INPUT = 2,
+	LAUNCH_EXIT_TIMEOUT = 3,
+	LAUNCH_EXIT_API_ERROR = 4,
+	LAUNCH_EXIT_CANCELLED = 5,
+	LAUNCH_EXIT_JOB_LOST = 6,
+	LAUNCH_EXIT_STUCK = 7,
+	LAUNCH_EXIT_QUEUE_TIMEOUT = 8,	/* Kueue will not run it: queued past --queue-timeout
 				 * (QueueTimeout), or a request it cannot admit
 				 * for all of --queue-hopeless-after (QueueInadmissible) */
 };

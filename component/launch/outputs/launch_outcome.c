@@ -75,9 +75,22 @@ int launch_outcome_exit(int in_outputs, const struct launch_outcome_end *out)
 {
 	const struct launch_outcome_def *d = launch_outcome_def(out->row);
 
-	if (!in_outputs || !d->ended || d->exit_code == EXIT_SUCCEEDED)
+	if (!in_outputs || !d->ended || d->exit_code == LAUNCH_EXIT_SUCCEEDED)
 		return d->exit_code;
 	fprintf(stderr, "jaxjob: --outcome outputs: the step exits 0; the outcome "
 		"(exit code %d) is in the outputs state, reason and exit_code\n", d->exit_code);
-	return EXIT_SUCCEEDED;
+	return LAUNCH_EXIT_SUCCEEDED;
+}
+
+void launch_outcome_exit_help(struct buf *b)
+{
+	int top = 0;
+
+	for (int r = 0; r < LAUNCH_OUTCOME_ROWS; r++)
+		if (table[r].exit_code > top)
+			top = table[r].exit_code;
+	for (int code = 0; code <= top; code++)
+		for (int r = 0; r < LAUNCH_OUTCOME_ROWS; r++)
+			if (table[r].exit_code == code)
+				buf_addf(b, "  %d  %s\n", code, table[r].meaning);
 }

@@ -17,9 +17,10 @@
  * goes there and in the README's exit-code section too), whether the job
  * ran and ended so (--outcome outputs then exits 0), where the failure
  * diagnosis goes in the message, whether it is said as an `error:` line,
- * the reason when the step gives none, and what it means (docs). Then the
- * step that sees it reports that row; tests/unit/test_launch_hub.c fails
- * until some case reaches it.
+ * the reason when the step gives none, and what it means (`--help` lists
+ * each exit code with its rows' meanings, launch_outcome_exit_help(); the
+ * docs' table says the same). Then the step that sees it reports that row;
+ * tests/unit/test_launch_hub.c fails until some case reaches it.
  */
 #ifndef JAXJOB_LAUNCH_OUTCOME_H
 #define JAXJOB_LAUNCH_OUTCOME_H
@@ -40,17 +41,17 @@ enum launch_outcome_diag {
  * where the diagnosis goes (OUTCOME_DIAG_<...>), said as an error: line,
  * the reason when the step gives none, what it means. */
 #define LAUNCH_OUTCOMES(X) \
-	X(SUCCEEDED,     "Succeeded",    EXIT_SUCCEEDED,     1, NONE,  0, "",    "the job succeeded") \
-	X(FAILED,        "Failed",       EXIT_JOB_FAILED,    1, FIRST, 0, "",    "the job failed") \
-	X(BAD_INPUT,     "Error",        EXIT_BAD_INPUT,     0, NONE,  1, "BadInput", "bad input") \
-	X(TIMEOUT,       "Timeout",      EXIT_TIMEOUT,       1, AFTER, 0, "Timeout", "--timeout reached") \
-	X(API_ERROR,     "Error",        EXIT_API_ERROR,     0, AFTER, 1, "",    "the API refused or failed") \
-	X(CANCELLED,     "Cancelled",    EXIT_CANCELLED,     1, AFTER, 0, "Cancelled", "SIGTERM or SIGINT") \
-	X(DELETED,       "Deleted",      EXIT_JOB_LOST,      1, AFTER, 0, "Deleted", "deleted by someone else") \
-	X(STUCK,         "Stuck",        EXIT_STUCK,         1, KEEP,  0, "",    "stuck past --fail-fast") \
-	X(QUEUE_TIMEOUT, "QueueTimeout", EXIT_QUEUE_TIMEOUT, 1, AFTER, 0, "QueueTimeout", "queued too long") \
-	X(QUEUE_INADMISSIBLE, "QueueInadmissible", EXIT_QUEUE_TIMEOUT, 1, AFTER, 0, "QueueInadmissible", "Kueue cannot admit it") \
-	X(DRY_RUN,       "DryRun",       EXIT_SUCCEEDED,     0, NONE,  0, "",    "--server-dry-run accepted")
+	X(SUCCEEDED, "Succeeded", LAUNCH_EXIT_SUCCEEDED, 1, NONE, 0, "", "the job succeeded") \
+	X(FAILED, "Failed", LAUNCH_EXIT_JOB_FAILED, 1, FIRST, 0, "", "the job failed") \
+	X(BAD_INPUT, "Error", LAUNCH_EXIT_BAD_INPUT, 0, NONE, 1, "BadInput", "bad input: nothing was created") \
+	X(TIMEOUT, "Timeout", LAUNCH_EXIT_TIMEOUT, 1, AFTER, 0, "Timeout", "--timeout reached (queue time not counted)") \
+	X(API_ERROR, "Error", LAUNCH_EXIT_API_ERROR, 0, AFTER, 1, "", "the API server refused, failed or could not be reached") \
+	X(CANCELLED, "Cancelled", LAUNCH_EXIT_CANCELLED, 1, AFTER, 0, "Cancelled", "cancelled by SIGTERM or SIGINT") \
+	X(DELETED, "Deleted", LAUNCH_EXIT_JOB_LOST, 1, AFTER, 0, "Deleted", "the job was deleted by someone else") \
+	X(STUCK, "Stuck", LAUNCH_EXIT_STUCK, 1, KEEP, 0, "", "stuck past --fail-fast, or rejected for good") \
+	X(QUEUE_TIMEOUT, "QueueTimeout", LAUNCH_EXIT_QUEUE_TIMEOUT, 1, AFTER, 0, "QueueTimeout", "queued by Kueue past --queue-timeout") \
+	X(QUEUE_INADMISSIBLE, "QueueInadmissible", LAUNCH_EXIT_QUEUE_TIMEOUT, 1, AFTER, 0, "QueueInadmissible", "Kueue says it cannot admit the job, for all of --queue-hopeless-after") \
+	X(DRY_RUN, "DryRun", LAUNCH_EXIT_SUCCEEDED, 0, NONE, 0, "", "--server-dry-run: accepted by the server")
 
 #define LAUNCH_OUTCOME_ENUM(name, ...) LAUNCH_OUTCOME_##name,
 enum launch_outcome_row { LAUNCH_OUTCOMES(LAUNCH_OUTCOME_ENUM) LAUNCH_OUTCOME_ROWS };
@@ -113,5 +114,13 @@ void launch_outcome_decide(const struct launch_cause *c, const char *headline,
  * the engine's retry still sees them.
  */
 int launch_outcome_exit(int in_outputs, const struct launch_outcome_end *out);
+
+/*
+ * The exit statuses for `--help`, from the table: one line per row,
+ * "  N  meaning", by exit code (rows of one code in table order), appended
+ * to `b`. The help and the flags state no exit code of their own.
+ */
+struct buf;
+void launch_outcome_exit_help(struct buf *b);
 
 #endif
