@@ -32,9 +32,43 @@ KCP_TOOL=${KCP_TOOL:-${JAXJOB_SHARED:+$JAXJOB_SHARED/tools/kube-control-plane}}
 KCP_PY=${KCP_PY:-/usr/bin/python3}
 KCP_WHY=
 
+# The backend: the real stack (stack/up.sh: Kubernetes, the training operator, Kueue, Trainer
+# v2, built from the registries into $JAXJOB_CACHE by `make stack`) when KCP_BACKEND=stack (make
+# check-real sets it) or, unset, when its cache is built; else the 1.24 plane of ../shared.
+KCP_TOP=$(cd "$KCP_HERE/../.." && pwd)
+kcp_stack_built() { # 0 when every binary stack/up.sh starts is in the cache; else KCP_WHY says
+	local f miss=
+	# shellcheck disable=SC1091
+	. "$KCP_TOP/stack/lib.sh" || return 1
+	for f in "$STACK_ETCD_DIR/bin/etcd" "$STACK_KUBE_DIR/bin/kube-apiserver" \
+		"$STACK_KUBE_DIR/bin/kube-controller-manager" "$STACK_KUBE_DIR/bin/kube-scheduler" \
+		"$STACK_KUBE_DIR/bin/kubectl" "$STACK_TO_DIR/bin/training-operator" "$STACK_KUEUE_DIR/bin/kueue"; do
+		[ -x "$f" ] || miss="$miss ${f#"$JAXJOB_CACHE"/}"
+	done
+	[ -d "$STACK_CRDS_DIR" ] || miss="$miss ${STACK_CRDS_DIR#"$JAXJOB_CACHE"/}"
+	[ -z "$miss" ] && return 0
+	KCP_WHY="the real stack is not built in $JAXJOB_CACHE (missing:$miss): run make stack (cold: ~40 min on 2 cores, then cached)"
+	return 1
+}
+# make check-real sets JAXJOB_REAL=1: the real stack, which must then be built (a failure, not a
+# skip, when it is not). Otherwise the 1.24 plane of ../shared where it is, else a skip naming
+# make check-real.
+if [ -z "${KCP_BACKEND:-}" ]; then
+	if [ -n "${JAXJOB_REAL:-}" ]; then KCP_BACKEND=stack; else KCP_BACKEND=kcp124; fi
+fi
+
 kcp_check() {
+	local c
+	if [ "$KCP_BACKEND" = stack ]; then
+		kcp_stack_built || return 2
+		for c in openssl curl; do
+			command -v "$c" >/dev/null 2>&1 || { KCP_WHY="needed for the real stack but missing: $c (scripts/install-deps.sh installs it)"; return 2; }
+		done
+		[ -x "$KCP_PY" ] || { KCP_WHY="needed for the real stack but missing: $KCP_PY"; return 2; }
+		return 0
+	fi
 	if [ -z "$KCP_TOOL" ] || [ ! -d "$KCP_TOOL" ]; then
-		KCP_WHY="../shared/tools/kube-control-plane is absent (a user's clone)"
+		KCP_WHY="runs on the real stack in make check-real (it builds the stack once, cached in ${JAXJOB_CACHE:-~/.cache/jaxjob})"
 		return 1
 	fi
 	local miss=
@@ -63,6 +97,7 @@ print(" ".join(str(s.getsockname()[1]) for s in ss))'
 }
 
 kcp_up() {
+	[ "$KCP_BACKEND" = stack ] && { kcp_up_stack "$@"; return; }
 	local dir=$1 p
 	mkdir -p "$dir" || return 1
 	KCP_DIR=$(cd "$dir" && pwd)
@@ -118,6 +153,36 @@ kcp_up() {
 	kcp_start_operator
 }
 
+# the real stack: stack/up.sh brings up every part (control plane, kubelet double, training
+# operator, Trainer v2 + JobSet, Kueue); its env file exports what up.sh's of the 1.24 plane did
+kcp_up_stack() {
+	local dir=$1
+	mkdir -p "$dir" || return 1
+	KCP_DIR=$(cd "$dir" && pwd)
+	export KCP_DIR
+	KCP_UP=1
+	# (run-all already counts this suite's control plane: the slot is the runner's)
+	if ! STACK_CP_SLOT=held STACK_PKI_CACHE=${JAXJOB_TMP:+$JAXJOB_TMP/stack-pki-cache} \
+		"$KCP_TOP/stack/up.sh" "$KCP_DIR" >"$KCP_DIR/up.log" 2>&1; then
+		echo "kcp_up: stack/up.sh failed:" >&2
+		tail -n 25 "$KCP_DIR/up.log" >&2
+		kcp_register_secrets
+		return 1
+	fi
+	# shellcheck disable=SC1091
+	. "$KCP_DIR/env"
+	export PYTHON=$KCP_PY
+	kcp_register_secrets
+	sed 's/namespace: default/namespace: team-a/' "$KCP_DIR/admin-token.kubeconfig" >"$KCP_DIR/kubeconfig"
+	chmod 600 "$KCP_DIR/kubeconfig"
+	KCP_KUBECONFIG=$KCP_DIR/kubeconfig
+	kcp_watchdog $$
+	kcp_ctl POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}' >/dev/null || {
+		echo "kcp_up: cluster setup (namespace team-a) failed" >&2
+		return 1
+	}
+}
+
 kcp_watchdog() { # PID: when PID is gone, kill what $KCP_DIR/pids names
 	local pid=$1
 	setsid bash -c '
@@ -128,6 +193,10 @@ kcp_watchdog() { # PID: when PID is gone, kill what $KCP_DIR/pids names
 }
 
 kcp_start_operator() {
+	if [ "$KCP_BACKEND" = stack ]; then
+		STACK_CP_SLOT=held "$KCP_TOP/stack/up.sh" "$KCP_DIR" operator >>"$KCP_DIR/up.log" 2>&1
+		return
+	fi
 	rm -f "$KCP_DIR/operator.ready"
 	setsid "$KCP_PY" "$KCP_HERE/operator.py" --env "$KCP_DIR/env" --ready-file "$KCP_DIR/operator.ready" \
 		>>"$KCP_DIR/logs/operator.log" 2>&1 </dev/null &
@@ -148,6 +217,10 @@ kcp_down() { # [--graceful]: by default SIGKILL (a test's cluster is thrown away
 	[ -n "${KCP_UP:-}" ] || return 0
 	KCP_UP=
 	local f pid
+	if [ "${1:-}" = --graceful ] && [ "$KCP_BACKEND" = stack ]; then
+		"$KCP_TOP/stack/down.sh" "$KCP_DIR" >>"$KCP_DIR/down.log" 2>&1
+		return 0
+	fi
 	if [ "${1:-}" = --graceful ]; then
 		kcp_stop_operator
 		KCP_DIR=$KCP_DIR "$KCP_TOOL/down.sh" >>"$KCP_DIR/down.log" 2>&1
@@ -164,6 +237,7 @@ kcp_down() { # [--graceful]: by default SIGKILL (a test's cluster is thrown away
 }
 
 kcp_stop_operator() {
+	[ "$KCP_BACKEND" = stack ] && { "$KCP_TOP/stack/down.sh" "$KCP_DIR" training-operator >>"$KCP_DIR/down.log" 2>&1; return 0; }
 	local f=$KCP_DIR/pids/operator.pid pid
 	[ -f "$f" ] || return 0
 	pid=$(cat "$f")
@@ -217,6 +291,11 @@ kcp_kill_apiserver() {
 }
 
 kcp_start_apiserver() {
+	if [ "$KCP_BACKEND" = stack ]; then
+		STACK_CP_SLOT=held "$KCP_TOP/stack/up.sh" "$KCP_DIR" controlplane >>"$KCP_DIR/up.log" 2>&1 && return 0
+		kcp_await_apiserver 120
+		return
+	fi
 	"$KCP_TOOL/up.sh" apiserver >>"$KCP_DIR/up.log" 2>&1 && return 0
 	# up.sh waits 90 s for /readyz; a restarted apiserver re-reading a compacted etcd beside two
 	# busy loops and another control plane took longer
