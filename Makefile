@@ -244,6 +244,18 @@ check-long:
 stack:
 	stack/build.sh
 
+# The suites that need a real control plane (tests/realserver/kcp.sh), on the real stack:
+# built or reused from the cache (make stack), brought up per suite, brought down after.
+# `make check` runs them on ../shared's 1.24 plane where it is, else says to run this.
+REAL_SUITES := 56-kube-http2-real 65-real 66-real 67-real 68-real 94-stall.sh
+.PHONY: check-real
+check-real: deps
+	@mkdir -p build && date +%s.%N >build/.check-start
+	stack/build.sh
+	stack/venv.sh jax >/dev/null
+	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit
+	JAXJOB_REAL=1 JAXJOB_RUN_START=$$(cat build/.check-start) $(RUN_ALL) $(REAL_SUITES)
+
 # The timing-sensitive suites RUNS times (default 3) beside LOAD busy loops
 # (default 2), one report line per run (tests/stress.sh): finds the next
 # flaky test before CI does. STRESS=PATTERNS picks other suites.
