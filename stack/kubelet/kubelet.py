@@ -1084,7 +1084,7 @@ def main():
     ap.add_argument('--max-pods', type=int, default=110)
     ap.add_argument('--address', default=None, help='Node InternalIP, where the log endpoint listens (default: host IP)')
     ap.add_argument('--port', type=int, default=10250)
-    ap.add_argument('--pod-ip', default=None, help="pods' IP (default: --address)")
+    ap.add_argument('--pod-ip', default=None, help="pods' IP (default: this host's first non-loopback IPv4)")
     ap.add_argument('--tls-cert', required=True)
     ap.add_argument('--tls-key', required=True)
     ap.add_argument('--client-ca', required=True, help="CA of the apiserver's kubelet client certificate")
@@ -1099,8 +1099,8 @@ def main():
     a = ap.parse_args()
     a.node_names = [n for n in (a.node_names or '').split(',') if n] or \
         [f'{a.node_prefix}-{i}' for i in range(a.nodes)]
-    a.address = a.address or host_ip()
-    a.pod_ip = a.pod_ip or a.address
+    a.pod_ip = a.pod_ip or host_ip()
+    a.address = a.address or a.pod_ip
     a.jax_python = a.jax_python or default_jax_python()
     kl = Kubelet(a)
     if not a.no_isolation:
