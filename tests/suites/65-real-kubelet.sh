@@ -20,13 +20,24 @@ hold_slot() { # TEAM.md: at most two control planes on the machine
 	flock -n 9 || { exec 9>/tmp/cp-slot-2.lock; flock 9; }
 }
 
-if [ -x "$JAXJOB_TOP/stack/up.sh" ] && [ -x "$STACK_KUBE_DIR/bin/kube-apiserver" ] && [ -x "$STACK_ETCD_DIR/bin/etcd" ]; then
+# the backend as kcp.sh chooses it: the real stack under make check-real (JAXJOB_REAL=1), where
+# it must be built; else ../shared's 1.24 plane where it is; else one SKIP naming the command
+. "$JAXJOB_TOP/tests/realserver/kcp.sh"
+if [ "$KCP_BACKEND" = stack ]; then
 	MODE=stack
-elif [ -n "${JAXJOB_SHARED:-}" ] && [ -x "$JAXJOB_SHARED/tools/kube-control-plane/bin/kube-apiserver" ]; then
-	MODE=kcp
+	if [ ! -x "$STACK_KUBE_DIR/bin/kube-apiserver" ] || [ ! -x "$STACK_ETCD_DIR/bin/etcd" ] || [ ! -x "$JAXJOB_TOP/stack/up.sh" ]; then
+		not_ok "$DESC: the real stack is built"
+		echo "missing $STACK_KUBE_DIR/bin/kube-apiserver or $STACK_ETCD_DIR/bin/etcd: make stack builds them" >&2
+		exit 1
+	fi
 else
-	skip "$DESC" "the real stack is not built: make stack (stack/build.sh etcd kube) builds it"
-	exit 0
+	kcp_check
+	case $? in
+	0) MODE=kcp ;;
+	2) not_ok "$DESC: ../shared's control plane can run here"; echo "$KCP_WHY" >&2; exit 1 ;;
+	*) skip "$DESC" "the real stack is not built: make check-real builds it (make stack) and runs this suite on it"
+		exit 0 ;;
+	esac
 fi
 
 cleanup() {
@@ -56,7 +67,6 @@ if [ "$MODE" = stack ]; then
 	curl -sS --cacert "$KUBE_CA" --cert "$ADMIN_CRT" --key "$ADMIN_KEY" -X POST -H 'Content-Type: application/json' \
 		"$KUBE_SERVER/api/v1/namespaces" -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}' >/dev/null
 else
-	. "$JAXJOB_TOP/tests/realserver/kcp.sh"
 	if ! kcp_up "$T/kcp" 2>"$T/kcp-up.err"; then
 		not_ok "the 1.24 control plane comes up"
 		cat "$T/kcp-up.err" >&2
