@@ -37,7 +37,7 @@ PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$
 # Goals that build C need the packages; the others install them first or
 # need none. A plain `make` on a machine without them says what to run
 # instead of failing on a missing header.
-NO_PKG_GOALS := deps check check-quick check-long check-stress demo fresh-check clean deploy \
+NO_PKG_GOALS := deps test-deps check check-quick check-long check-stress demo fresh-check clean deploy \
 	deploy-check health-snippet image image-docker rootfs sbom set-image
 ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v $(firstword $(CC)) >/dev/null 2>&1 && echo ok),ok)
@@ -227,6 +227,7 @@ RUN_ALL = JAXJOB=$(CURDIR)/build/asan/jaxjob JAXJOB_BUILD=$(CURDIR)/build/asan \
 # 85-readme-examples runs, executes such lines.)
 check: deps
 	@mkdir -p build && date +%s.%N >build/.check-start
+	-@stack/test-deps.sh || echo "make check: test-deps incomplete (above); the suites that need them say so" >&2
 	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit
 	$(MAKE) -j$(BUILD_JOBS) all
 	JAXJOB_RUN_START=$$(cat build/.check-start) $(RUN_ALL)
@@ -236,6 +237,15 @@ check: deps
 .PHONY: check-long
 check-long:
 	JAXJOB_LONG=1 $(MAKE) check
+
+# What the suites need from the registries (stack/test-deps.sh; no Go build): the
+# upstream CRDs, examples and Argo's schema from the Go modules that ship them, the KFP
+# SDK venvs from PyPI, all into $JAXJOB_CACHE keyed by the pins of stack/versions.env.
+# make check and check-quick make them first (a registry that does not answer is a
+# warning there: the suites that need them then skip, naming this target).
+.PHONY: test-deps
+test-deps: deps
+	stack/test-deps.sh
 
 # The real stack of issue 38 (stack/README.md): build what is missing of it into
 # $JAXJOB_CACHE from the Go module proxy (etcd, Kubernetes, training operator, Kueue,
@@ -272,6 +282,7 @@ check-stress: deps
 QUICK_SUITES := 10-unit 11-fixed-sleeps 20-launch-dry-run 21-trainjob-dry-run 40-health-cli 40-health-vectors \
 	70-render-errors 70-render.sh 71-render-trainjob 86-errors
 check-quick: deps
+	-@stack/test-deps.sh testdata || echo "make check-quick: test data not fetched (above); the suites that need it say so" >&2
 	$(MAKE) -j$(BUILD_JOBS) SAN=1 all unit
 	$(RUN_ALL) $(QUICK_SUITES)
 

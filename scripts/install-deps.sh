@@ -15,7 +15,8 @@ pkgs=(
 	time			# /usr/bin/time: peak memory of hostile inputs (74-hostile-inputs)
 	libnghttp2-dev zlib1g-dev cmake dpkg-dev strace	# build-slim-deps.sh and the image binary (static nghttp2, zlib); strace counts connections (56-kube-http2-real)
 	etcd-server etcd-client curl	# the real control plane of the 6[5-9]-real-* suites (../shared/tools/kube-control-plane)
-	python3-protobuf python3-kubernetes	# ../shared/tools/kfp-sdk (tests/suites/62-kfp-argo.sh)
+	python3-kubernetes	# the peer Python client of bench/launch.sh
+	python3-venv	# the KFP SDK venvs of make test-deps (stack/venv.sh: /usr/bin/python3 -m venv)
 	umoci skopeo runc	# make image without a daemon (scripts/mkimage.sh), run by runc (82-image-runc)
 )
 missing=()
@@ -32,6 +33,12 @@ fi
 # with its npm is installed already (e.g. from another repository).
 if ! command -v npm >/dev/null 2>&1; then
 	missing+=(npm)
+fi
+# go for `make test-deps` (only `go mod download` from the module proxy: any Go >= 1.19, so
+# Debian's golang-go unless a Go is installed already; the real stack's build needs the
+# newer Go of stack/versions.env, which stack/build.sh names).
+if ! command -v go >/dev/null 2>&1; then
+	missing+=(golang-go)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
 	exit 0

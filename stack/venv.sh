@@ -1,6 +1,9 @@
 #!/bin/bash
 # stack/venv.sh NAME... — make the cached Python virtualenv(s) NAME if missing.
 #   jax   -> $JAXJOB_CACHE/venv-jax-$JAX_VERSION  (jax + jaxlib CPU wheels from PyPI)
+#   kfp   -> $JAXJOB_CACHE/venv-kfp-$KFP_COMPILE_VERSION  (the KFP SDK the compile tests pin)
+#   kfp-newest -> $JAXJOB_CACHE/venv-kfp-$KFP_NEWEST  (the newest KFP SDK, compiled too)
+#   (kfp, kfp-kubernetes, kfp-pipeline-spec, kfp-server-api of one release, protobuf $KFP_PROTOBUF)
 # Base interpreter: /usr/bin/python3 (Debian), never a pyenv shim. Each venv is built in a
 # side directory and renamed into place, so a half-built one is never taken as done.
 # Prints the venv's path on stdout (one line per NAME); progress goes to stderr.
@@ -11,13 +14,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${JAXJOB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jaxjob}
 py=/usr/bin/python3
 
-[ $# -ge 1 ] || { echo "usage: stack/venv.sh NAME... (names: jax)" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: stack/venv.sh NAME... (names: jax kfp kfp-newest)" >&2; exit 2; }
 
 venv_spec() {   # NAME -> sets dir and reqs
 	case $1 in
 	jax) dir=$cache/venv-jax-$JAX_VERSION
 	     reqs="jax==$JAX_VERSION jaxlib==$JAXLIB_VERSION" ;;
-	*) echo "stack/venv.sh: unknown venv name '$1' (known: jax)" >&2; exit 2 ;;
+	kfp | kfp-newest)
+	     local v=$KFP_COMPILE_VERSION
+	     [ "$1" = kfp ] || v=$KFP_NEWEST
+	     dir=$cache/venv-kfp-$v-pb$KFP_PROTOBUF
+	     reqs="kfp==$v kfp-kubernetes==$v kfp-pipeline-spec==$v kfp-server-api==$v protobuf==$KFP_PROTOBUF" ;;
+	*) echo "stack/venv.sh: unknown venv name '$1' (known: jax kfp kfp-newest)" >&2; exit 2 ;;
 	esac
 }
 

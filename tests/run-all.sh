@@ -38,7 +38,11 @@
 #   JAXJOB_BUILD  its build directory (unit test binaries in $JAXJOB_BUILD/tests)
 #   JAXJOB_TOP    the repository top
 #   JAXJOB_SHARED ../shared when present, else empty (JAXJOB_NO_SHARED=1
-#                 pretends it is absent, as in a user's clone)
+#                 pretends it is absent, as in a user's clone); only the 1.24
+#                 control plane (tests/realserver/kcp.sh) is still taken from it
+#   JAXJOB_TESTDATA, JAXJOB_KFP_PYTHON, JAXJOB_KFP_NEWEST_PYTHON, JAXJOB_DEPS_WHY
+#                 the test dependencies from the registries (`make test-deps`;
+#                 tests/lib/deps.sh), empty where not made yet
 #   JAXJOB_TMP    a scratch directory shared by the run, removed afterwards;
 #                 a suite keeps its files under a name of its own in it
 #   TMPDIR        $JAXJOB_TMP/tmp.SUITE, the suite's own
@@ -60,6 +64,7 @@ if [ -z "${JAXJOB_NO_SHARED:-}" ] && [ -d "$top/../shared/reference" ]; then
 else
 	export JAXJOB_SHARED=
 fi
+. "$top/tests/lib/deps.sh"
 export JAXJOB_TMP=$(mktemp -d "${TMPDIR:-/tmp}/jaxjob-tests.XXXXXX")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

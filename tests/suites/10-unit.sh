@@ -23,9 +23,10 @@ for src in "$JAXJOB_TOP"/tests/unit/test_*.c; do
 	rc=$?
 	# cmocka prints "ok N - test"; name each line after its binary. A
 	# skip() comes out as "not ok N # SKIP test" (cmocka 1.1): report it as
-	# the skip it is. The tests that skip read ../shared.
-	if [ -z "$JAXJOB_SHARED" ]; then
-		why='needs ../shared (reference files), absent here'
+	# the skip it is. The tests that skip read the upstream files that
+	# `make test-deps` fetches ($JAXJOB_TESTDATA).
+	if [ -z "$JAXJOB_TESTDATA" ]; then
+		why="needs the upstream test data, $JAXJOB_DEPS_WHY"
 	else
 		why='skipped by the test'
 	fi

@@ -5,7 +5,7 @@
 # parameter a TrainJob cannot express refused with its reason, the TrainJob
 # CRD rules and the JobSet pod-name limit checked before any cluster, and
 # every manifest produced here valid against the upstream TrainJob CRD schema
-# (tests/tools/crd_validate.py, SKIP without ../shared) and trainjob_validate
+# (tests/tools/crd_validate.py, SKIP until `make test-deps` fetched the CRD) and trainjob_validate
 # (tests/unit/test_trainjob.c).
 #
 # Manifests are kept in $JAXJOB_TMP/trainjob-manifests/ (not manifests/,
@@ -178,12 +178,12 @@ expect 'the KFP pipeline passes its api parameter to the component' \
 mapfile -t manifests < <(ls "$M"/*.yaml)
 expect "all ${#manifests[@]} manifests pass trainjob_validate" \
 	'list=$(IFS=:; echo "${manifests[*]}") && JAXJOB_TRAINJOB_FILES=$list "$JAXJOB_BUILD/tests/test_trainjob"'
-if [ -z "${JAXJOB_SHARED:-}" ]; then
-	skip 'manifests validate against the TrainJob CRD schema' 'needs ../shared (the CRD)'
-	skip 'the schema check enforces the CRD CEL name rules' 'needs ../shared'
+if [ -z "${JAXJOB_TESTDATA:-}" ]; then
+	skip 'manifests validate against the TrainJob CRD schema' "needs the TrainJob CRD, $JAXJOB_DEPS_WHY"
+	skip 'the schema check enforces the CRD CEL name rules' "needs the TrainJob CRD, $JAXJOB_DEPS_WHY"
 	exit 0
 fi
-crd=$JAXJOB_SHARED/reference/crds/trainer.kubeflow.org_trainjobs.yaml
+crd=$JAXJOB_TESTDATA/crds/trainer.kubeflow.org_trainjobs.yaml
 validate() { python3 "$JAXJOB_TOP/tests/tools/crd_validate.py" "$crd" "$@"; }
 expect "all ${#manifests[@]} manifests validate against the upstream TrainJob CRD schema" 'validate "${manifests[@]}"'
 cat >"$T/bad.yaml" <<'YAML'
@@ -207,5 +207,5 @@ for want in ('RFC 1035', 'ManagedBy must be', 'runPolicy'):
     assert want in msgs, (want, msgs)
 PY"
 expect 'the TrainJob status samples validate against the CRD schema and trainjob_validate' \
-	"validate '$JAXJOB_SHARED'/reference/status-samples/trainjob-*.yaml >/dev/null &&
-	 JAXJOB_SHARED='$JAXJOB_SHARED' '$JAXJOB_BUILD/tests/test_trainjob' 2>&1 | grep -q 'OK.*status_samples_validate'"
+	"validate '$JAXJOB_TOP'/tests/status-samples/trainjob-*.yaml >/dev/null &&
+	 (cd '$JAXJOB_TOP' && '$JAXJOB_BUILD/tests/test_trainjob') 2>&1 | grep -q 'OK.*status_samples_validate'"

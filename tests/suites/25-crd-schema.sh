@@ -10,10 +10,11 @@
 top=$JAXJOB_TOP
 M=$T/manifests
 mkdir -p "$M"
-# Without ../shared (a user's clone) there is no CRD: the schema checks skip,
-# saying so, and jaxjob_validate and the examples still run.
-if [ -n "${JAXJOB_SHARED:-}" ]; then
-crd=$JAXJOB_SHARED/reference/crds/kubeflow.org_jaxjobs.yaml
+# The CRD and the upstream examples come from the training operator's Go module
+# (`make test-deps`); until fetched the schema checks skip, saying so, and
+# jaxjob_validate and the examples still run.
+if [ -n "${JAXJOB_TESTDATA:-}" ]; then
+crd=$JAXJOB_TESTDATA/crds/kubeflow.org_jaxjobs.yaml
 validate() { python3 "$top/tests/tools/crd_validate.py" "$crd" "$@"; }
 
 # the validator itself must reject what the API server rejects
@@ -47,7 +48,7 @@ for want in ('is not of type', 'does not match', \"'name' is a required property
     assert want in msgs, (want, msgs)
 PY"
 else
-	skip 'the schema check rejects what the API server rejects' 'needs ../shared (the JAXJob CRD), absent here'
+	skip 'the schema check rejects what the API server rejects' "needs the JAXJob CRD, $JAXJOB_DEPS_WHY"
 fi
 
 # manifests: those 20-launch-dry-run.sh kept, plus our own runs
@@ -68,17 +69,17 @@ expect 'launch renders the issue command, all parameters, JSON output, a user te
 mapfile -t manifests < <(ls "$M"/*.yaml "$JAXJOB_TMP"/manifests/*.yaml 2>/dev/null; ls "$top"/examples/launch/*.yaml)
 expect "all ${#manifests[@]} produced manifests and examples pass jaxjob_validate, and round-trip through YAML and JSON" \
 	'list=$(IFS=:; echo "${manifests[*]}") && JAXJOB_VALIDATE_FILES=$list "$JAXJOB_BUILD/tests/test_jaxjob"'
-if [ -n "${JAXJOB_SHARED:-}" ]; then
+if [ -n "${JAXJOB_TESTDATA:-}" ]; then
 expect "and validate against the CRD schema" \
 	'validate "${manifests[@]}"'
 expect 'upstream examples validate against the CRD schema' \
-	"validate \$(find '$JAXJOB_SHARED/reference/upstream-examples' -name '*.yaml')"
+	"validate \$(find '$JAXJOB_TESTDATA/upstream-examples' -name '*.yaml')"
 expect 'upstream examples pass jaxjob_validate and round-trip through yj' \
-	"CMOCKA_MESSAGE_OUTPUT=TAP JAXJOB_SHARED='$JAXJOB_SHARED' '$JAXJOB_BUILD/tests/test_jaxjob' >'$T/u.out' 2>&1 &&
+	"CMOCKA_MESSAGE_OUTPUT=TAP '$JAXJOB_BUILD/tests/test_jaxjob' >'$T/u.out' 2>&1 &&
 	 grep -Eq '^ok [0-9]+ - upstream_examples_validate_and_round_trip$' '$T/u.out'"
 else
-	skip 'produced manifests and examples validate against the CRD schema' 'needs ../shared (the JAXJob CRD), absent here'
-	skip 'upstream examples validate and round-trip' 'needs ../shared (the upstream examples), absent here'
+	skip 'produced manifests and examples validate against the CRD schema' "needs the JAXJob CRD, $JAXJOB_DEPS_WHY"
+	skip 'upstream examples validate and round-trip' "needs the upstream examples, $JAXJOB_DEPS_WHY"
 fi
 
 # examples/launch: each script renders exactly its committed manifest

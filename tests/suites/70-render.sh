@@ -160,12 +160,12 @@ grep -q '^  name: vit-large$' "$T/out" && grep -q 'replicas: 9' "$T/out"
 report 'nameSuffix: none keeps the plain name through a spec change' $?
 
 # --- every rendered manifest validates against the CRD ----------------------
-if [ -z "$JAXJOB_SHARED" ]; then
-	skip 'rendered manifests validate against the JAXJob CRD' 'no ../shared'
+if [ -z "$JAXJOB_TESTDATA" ]; then
+	skip 'rendered manifests validate against the JAXJob CRD' "needs the JAXJob CRD, $JAXJOB_DEPS_WHY"
 else
 	cat "$W/base.yaml" "$W/params.yaml" "$W/h5.yaml" >"$W/all.yaml"
 	python3 "$JAXJOB_TOP/tests/tools/crd_validate.py" \
-		"$JAXJOB_SHARED/reference/crds/kubeflow.org_jaxjobs.yaml" "$W/all.yaml" >"$T/out" 2>"$T/err"
+		"$JAXJOB_TESTDATA/crds/kubeflow.org_jaxjobs.yaml" "$W/all.yaml" >"$T/out" 2>"$T/err"
 	rc=$?
 	[ "$rc" -eq 0 ] && [ "$(grep -c '^ok ' "$T/out")" -eq 18 ]
 	report 'every rendered manifest (18) validates against the JAXJob CRD schema, strictly' $?

@@ -93,10 +93,10 @@ assert not any(n.endswith(".api") for n in names), "api is a render key, not a p
 report '--params announces the TrainJob jobs parameters (runtime included, api not)' $?
 
 # --- the CRD ------------------------------------------------------------------------------
-if [ -z "${JAXJOB_SHARED:-}" ]; then
-	skip 'rendered TrainJobs validate against the TrainJob CRD schema' 'needs ../shared'
+if [ -z "${JAXJOB_TESTDATA:-}" ]; then
+	skip 'rendered TrainJobs validate against the TrainJob CRD schema' "needs the TrainJob CRD, $JAXJOB_DEPS_WHY"
 	exit 0
 fi
 python3 "$JAXJOB_TOP/tests/tools/crd_validate.py" \
-	"$JAXJOB_SHARED/reference/crds/trainer.kubeflow.org_trainjobs.yaml" "$W/base.yaml" >"$T/v.out"
+	"$JAXJOB_TESTDATA/crds/trainer.kubeflow.org_trainjobs.yaml" "$W/base.yaml" >"$T/v.out"
 report 'every rendered TrainJob (4) validates against the upstream TrainJob CRD schema and CEL rules' $?

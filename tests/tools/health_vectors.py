@@ -3,8 +3,9 @@
 
 Reads every health_test.yaml under health-checks/ (Argo CD's
 resource_customizations format: tests[].inputPath + healthStatus{status,
-message}) and, when the shared reference is present, the real status samples
-listed in health-checks/reference-samples.yaml. Every vector goes through
+message}) and the status samples listed in health-checks/reference-samples.yaml:
+ours in tests/status-samples, and the real objects upstream docs print, from
+TESTDATA (`make test-deps`; skipped, saying so, until fetched). Every vector goes through
 
   * the Lua script next to its health_test.yaml, under lua5.1 in the argocd-cm
     sandbox (tests/tools/lua_sandbox_runner.lua: no string/math/io/os), and
@@ -21,7 +22,7 @@ object) under the same sandbox.
 lua5.1 has no YAML parser: this script loads the YAML (PyYAML, timestamps left
 as strings) and hands lua5.1 a Lua table literal.
 
-usage: health_vectors.py TOP JAXJOB [SHARED]
+usage: health_vectors.py TOP JAXJOB [TESTDATA]
 """
 import json
 import os
@@ -137,7 +138,17 @@ def find(top, name):
     return sorted(found)
 
 
-def health_vectors(top, shared, tap):
+def sample_path(top, testdata, name):
+    """A status sample: ours (tests/status-samples, derived from the operators' code) or
+    one of the real objects upstream docs print ($JAXJOB_TESTDATA, `make test-deps`)."""
+    for d in (os.path.join(top, "tests/status-samples"),
+              os.path.join(testdata, "status-samples") if testdata else None):
+        if d and os.path.isfile(os.path.join(d, name)):
+            return os.path.join(d, name)
+    return None
+
+
+def health_vectors(top, testdata, tap):
     """All health vectors: (name, script, input file, expected)."""
     vectors = []
     for test_file in find(top, "health_test.yaml"):
@@ -160,14 +171,16 @@ def health_vectors(top, shared, tap):
                   "unused: %s" % ", ".join(orphans))
     samples = load_yaml(os.path.join(top, "health-checks/reference-samples.yaml"))
     for s in samples["samples"]:
-        name = "shared %s" % s["sample"]
-        if not shared:
-            tap.skip(name, "../shared is absent")
+        name = "sample %s" % s["sample"]
+        path = sample_path(top, testdata, s["sample"])
+        if not path:
+            tap.skip(name, "a real object from upstream docs, " + os.environ.get(
+                "JAXJOB_DEPS_WHY", "run `make test-deps`"))
             continue
         hs = s["healthStatus"]
         vectors.append({"name": name,
                         "script": os.path.join("health-checks", s["check"], "health.lua"),
-                        "file": os.path.join(shared, "reference/status-samples", s["sample"]),
+                        "file": path,
                         "expected": (hs["status"], hs.get("message", ""))})
     return vectors
 
@@ -184,8 +197,8 @@ def c_judge(jaxjob, path):
         return None, "bad output %r: %s" % (p.stdout[:200], e)
 
 
-def run_health(top, jaxjob, shared, tap, tmp):
-    vectors = health_vectors(top, shared, tap)
+def run_health(top, jaxjob, testdata, tap, tmp):
+    vectors = health_vectors(top, testdata, tap)
     for v in vectors:
         v["obj"] = load_yaml(v["file"])
     lua, coverage = run_lua(top, "health", vectors, tmp)
@@ -325,12 +338,12 @@ def static_lint(top, tap):
 
 def main():
     top, jaxjob = sys.argv[1], sys.argv[2]
-    shared = sys.argv[3] if len(sys.argv) > 3 else ""
+    testdata = sys.argv[3] if len(sys.argv) > 3 else ""
     tap = Tap()
     with tempfile.TemporaryDirectory() as tmp:
         sandbox_selftest(top, tap, tmp)
         static_lint(top, tap)
-        run_health(top, jaxjob, shared, tap, tmp)
+        run_health(top, jaxjob, testdata, tap, tmp)
         run_actions(top, tap, tmp)
     return 1 if tap.failed else 0
 

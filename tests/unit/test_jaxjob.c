@@ -1,7 +1,7 @@
 /*
  * test_jaxjob.c - the JAXJob model: jaxjob_validate() rule by rule, the
  * accessors, and real manifests:
- *  - the upstream examples in $JAXJOB_SHARED/reference/upstream-examples must
+ *  - the upstream examples in $JAXJOB_TESTDATA/upstream-examples must
  *    validate and round-trip through yj (YAML and canonical JSON) unchanged;
  *  - every file listed in $JAXJOB_VALIDATE_FILES (':'-separated; set by
  *    tests/suites/25-crd-schema.sh for the manifests the CLI produced and
@@ -216,15 +216,15 @@ static void check_file(const char *path, int roundtrip)
 static void upstream_examples_validate_and_round_trip(void **state)
 {
 	(void)state;
-	const char *shared = getenv("JAXJOB_SHARED");
-	if (!shared || !*shared)
+	const char *data = getenv("JAXJOB_TESTDATA");
+	if (!data || !*data)
 		skip();
 	static const char *const depth[] = { "/*.yaml", "/*/*.yaml", "/*/*/*.yaml", "/*/*/*/*.yaml" };
 	glob_t g;
 	memset(&g, 0, sizeof(g));
 	for (size_t i = 0; i < 4; i++) {
 		char pat[4096];
-		snprintf(pat, sizeof(pat), "%s/reference/upstream-examples%s", shared, depth[i]);
+		snprintf(pat, sizeof(pat), "%s/upstream-examples%s", data, depth[i]);
 		glob(pat, i ? GLOB_APPEND : 0, NULL, &g);
 	}
 	assert_true(g.gl_pathc >= 2);

@@ -1049,15 +1049,16 @@ static int round_trip_file(const char *path, const struct stat *st, int type,
 static void reference_files_round_trip(void **state)
 {
 	(void)state;
-	const char *shared = getenv("JAXJOB_SHARED");
-	if (!shared || !*shared)
+	/* the upstream files `make test-deps` fetches, and our own status samples */
+	const char *data = getenv("JAXJOB_TESTDATA");
+	if (!data || !*data)
 		skip();
 	static const char *const dirs[] = {
-		"reference/upstream-examples", "reference/status-samples", "reference/crds",
+		"/upstream-examples", "/status-samples", "/crds", "tests/status-samples",
 	};
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s/%s", shared, dirs[i]);
+		snprintf(dir, sizeof(dir), "%s%s", dirs[i][0] == '/' ? data : "", dirs[i]);
 		int before = ref_files;
 		assert_int_equal(nftw(dir, round_trip_file, 16, FTW_PHYS), 0);
 		assert_true(ref_files > before);
