@@ -150,6 +150,7 @@ class Ctr:
         self.logs = {}            # instance (restart count) -> crilog.LogFile
         self.exit = None          # (code, reason) of the instance that just ended, for the pod loop
         self.oom = False
+        self.killed = False       # stopped by the kubelet (deletion): not a failure of the worker
         self.started_at = None
         self.next_start = 0.0     # monotonic time of the next (re)start
         self.backoff = 0.0        # crash-loop back-off of the next restart (0: none yet)
@@ -387,6 +388,8 @@ class PodWorker:
             argv = ['unshare', '--mount', '--uts', '--propagation', 'private', '/bin/sh', '-c',
                     'mount --bind "$1" /etc/hosts && hostname "$2" && shift 2 && exec "$@"', 'sh',
                     self.hosts, self.hostname()] + argv
+        if SETPRIV:     # the container dies with its pod worker, even when the kubelet is SIGKILLed
+            argv = [SETPRIV, '--pdeathsig', 'KILL'] + argv
         inst = c.restarts
         lf = crilog.LogFile(os.path.join(self.dir, c.name, f'{inst}.log'))
         c.logs[inst] = lf
@@ -397,7 +400,7 @@ class PodWorker:
         except OSError as e:
             lf.finish()
             raise ConfigError(f'failed to start container "{c.name}": {e}') from e
-        c.proc, c.oom, c.exit = p, False, None
+        c.proc, c.oom, c.exit, c.killed = p, False, None, False
         c.cid = 'jaxjob://' + os.urandom(32).hex()
         c.started_at = now_iso()
         c.state = {'running': {'startedAt': c.started_at}}
@@ -562,7 +565,7 @@ class PodWorker:
                 'containerID': c.cid}
         c.state = {'terminated': term}
         c.proc = None
-        if code != 0 and c is self.main():
+        if code != 0 and c is self.main() and not c.killed:
             key = self.attempt_key()
             self.kl.attempts[key] = self.kl.attempts.get(key, 0) + 1
         return term
@@ -646,6 +649,7 @@ class PodWorker:
         live = [c for c in self.inits + self.ctrs if self.alive(c)]
         for c in live:
             self.event('Normal', 'Killing', f'Stopping container {c.name}', c)
+            c.killed = True
             self.kill(c, signal.SIGTERM)
         self.await_exit(grace if not self.gone else 0)
         for c in live:
@@ -680,6 +684,7 @@ class PodWorker:
         return self.wait_deleted()
 
 
+SETPRIV = shutil.which('setpriv')
 BASE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 
 

@@ -40,8 +40,10 @@ else
 	esac
 fi
 
+kl_gone() { ! kill -0 "$KPID" 2>/dev/null; }
 cleanup() {
-	[ -n "${KPID:-}" ] && kill -KILL "$KPID" 2>/dev/null
+	# SIGTERM: the kubelet stops its containers, then goes
+	[ -n "${KPID:-}" ] && kill -TERM "$KPID" 2>/dev/null && wait_until -t 10 kl_gone
 	if [ "$MODE" = stack ]; then
 		[ -d "$T/stack" ] && "$JAXJOB_TOP/stack/down.sh" "$T/stack" >/dev/null 2>&1
 	else
@@ -85,6 +87,7 @@ else
 		--address 127.0.0.1 --port "$kport" --tls-cert "$P/kl-serving.crt" --tls-key "$P/kl-serving.key" \
 		--client-ca "$P/ca.crt" --ready-file "$T/kubelet.ready" --backoff-initial 1 >"$KLOG" 2>&1 </dev/null &
 	KPID=$!
+	disown "$KPID"
 	echo "$KPID" >"$KCP_DIR/pids/kubelet-double.pid"	# kcp's watchdog kills it if this shell is killed
 	if ! wait_until -t 60 test -e "$T/kubelet.ready"; then
 		not_ok "the kubelet double comes up"
