@@ -242,6 +242,8 @@ class PodWorker:
         else:
             conds += [self.cond('Ready', 'True'), self.cond('ContainersReady', 'True')]
         conds.append(self.cond('PodScheduled', 'True'))
+        if self.reason == 'Evicted':    # PodDisruptionConditions (GA in 1.31): the kubelet's eviction
+            conds.append(self.cond('DisruptionTarget', 'True', 'TerminationByKubelet', self.message))
         s = {'phase': self.phase, 'conditions': conds, 'hostIP': self.kl.host_ip, 'hostIPs': [{'ip': self.kl.host_ip}],
              'podIP': self.kl.pod_ip, 'podIPs': [{'ip': self.kl.pod_ip}], 'startTime': self.start_time,
              'qosClass': qos_class(self.pod), 'containerStatuses': [self.ctr_status(c) for c in self.ctrs]}

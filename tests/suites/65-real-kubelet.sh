@@ -236,6 +236,7 @@ expect 'the kubelet finished the deletion: an Event Killing for each, the pods r
 
 # ---- OOMKilled hook ----------------------------------------------------------------------------------
 sim_pod oom Never "$(env1 SIM_FAILURE oom),$(env1 SIM_EXIT 137),$(env1 SIM_LINES 2),$(env1 SIM_DURATION 1)"
+sim_pod ev Never "$(env1 SIM_FAILURE evict),$(env1 SIM_EXIT 1),$(env1 SIM_LINES 1),$(env1 SIM_DURATION 1)"
 host_pod oomh Never '"echo eating; while :; do sleep 0.1; done"'
 wait_until -t 60 is_phase oomh Running
 uid=$(pod oomh 'o["metadata"]["uid"]')
@@ -244,6 +245,10 @@ wait_until -t 60 is_phase oom Failed && wait_until -t 60 is_phase oomh Failed
 expect 'OOMKilled: SIM_FAILURE=oom and the hook file <pod dir>/<container>.oom end the container exit 137, reason OOMKilled' '
 	[ "$(pod oom "o[\"status\"][\"containerStatuses\"][0][\"state\"][\"terminated\"][\"reason\"], o[\"status\"][\"containerStatuses\"][0][\"state\"][\"terminated\"][\"exitCode\"]")" = "OOMKilled 137" ] &&
 	[ "$(pod oomh "o[\"status\"][\"containerStatuses\"][0][\"state\"][\"terminated\"][\"reason\"]")" = OOMKilled ]'
+
+wait_until -t 60 is_phase ev Failed
+expect 'eviction (SIM_FAILURE=evict, the <pod dir>/evict hook): Failed, reason Evicted, DisruptionTarget TerminationByKubelet' '
+	[ "$(pod ev "o[\"status\"].get(\"reason\"), \",\".join(c[\"reason\"] for c in o[\"status\"][\"conditions\"] if c[\"type\"]==\"DisruptionTarget\")")" = "Evicted TerminationByKubelet" ]'
 
 # ---- real JAX across two pods ----------------------------------------------------------------------------
 if [ ! -x "$JAXPY" ]; then
