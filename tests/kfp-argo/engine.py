@@ -4,9 +4,9 @@ Argo Workflows' controller and wait container, for one `jaxjob launch` step, so
 that tests/suites/62-kfp-argo.sh runs the step's command line exactly as the
 engine would build it and reads its outputs exactly as the engine would.
 
-Each rule is the engine's, restated (no upstream code here); the citations are
-to ../shared/tools/kfp-sdk/README.md ("How KFP v2 runs a container component",
-kubeflow/pipelines at 7b70c7b) and ../shared/reference/argo-workflows/README.md:
+Each rule is the engine's, restated (no upstream code here); the file:line
+citations are to kubeflow/pipelines at 7b70c7b and argoproj/argo-workflows at
+v4.1.2 (tag commit 16a52d67), as gathered in the team's notes:
 
 KFP, from the compiled IR (what the SDK wrote, not component.yaml):
   - driver: a task input given as a constant is replaced when the constant IS

@@ -1,5 +1,5 @@
 """typed_pipeline.py - the compile matrix of component/component.yaml with the
-real KFP SDK (run with ../shared/tools/kfp-sdk/env.sh's $KFP_PYTHON):
+real KFP SDK (run with the Python of a kfp venv, $JAXJOB_KFP_PYTHON: make test-deps):
 
     typed_pipeline.py COMPONENT IR.yaml           compile the pipeline below
     typed_pipeline.py --check COMPONENT IR.yaml   assert its IR (prints what it checked)

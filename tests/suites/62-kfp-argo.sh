@@ -1,49 +1,71 @@
 #!/usr/bin/env bash
 # The step as Kubeflow Pipelines v2 and Argo Workflows really run it:
 #  - every Python pipeline under examples/ compiles with the real KFP SDK
-#    (../shared/tools/kfp-sdk) and its IR says what component/README.md says:
+#    (kfp KFP_COMPILE_VERSION from PyPI, and the newest, KFP_NEWEST, too) and
+#    its IR says what component/README.md says:
 #    the identity inputs are whole-value placeholders, the outcome branch
 #    exists, retries and caching as documented;
-#  - every Argo manifest under examples/ validates strictly
-#    (../shared/reference/argo-workflows/validate.py);
+#  - every Argo manifest under examples/ validates strictly against Argo's
+#    own schema (tests/kfp-argo/argo_validate.py);
 #  - the step's command line, built from the IR as KFP's driver and launcher
 #    build it (tests/kfp-argo/engine.py), runs against the test API server,
 #    for success and failure, and its outputs parse under KFP's rules; the
 #    same for Argo's template substitution and output parameters;
 #  - a retry of the same task (same identity inputs, new pod) re-attaches; a
 #    new run creates its own job.
-# Without ../shared the SDK and the validator are missing: those tests skip
-# with that one reason. With ../shared, a missing Debian package is a failure.
+# The SDK venvs and the schema are `make test-deps` (stack/test-deps.sh); until
+# made, the tests that need them skip, naming it.
 . "$JAXJOB_TOP/tests/suites/60-launch.lib"
 cd "$JAXJOB_TOP" || exit 1
 ENGINE="python3 $JAXJOB_TOP/tests/kfp-argo/engine.py"
 WT=examples/argo/workflowtemplate.yaml
-NOSHARED='no ../shared (the KFP SDK and the Argo schema live there)'
+NOSDK="needs the KFP SDK (kfp $JAXJOB_KFP_VERSION), $JAXJOB_DEPS_WHY"
+NOSCHEMA="needs Argo Workflows' schema, $JAXJOB_DEPS_WHY"
 unset ARGO_WORKFLOW_UID ARGO_WORKFLOW_NAME KFP_RUN_ID
 
 # ---- compile with the real SDK ------------------------------------------------
-sdk() { # the offline SDK, as its README says to run it
-	(. "$JAXJOB_SHARED/tools/kfp-sdk/env.sh" && "$KFP_PYTHON" -W error::DeprecationWarning "$@")
+KFP_PY=$JAXJOB_KFP_PYTHON
+sdk() { # the SDK's venv ($KFP_PY: the pinned one unless said), deprecations are errors
+	"$KFP_PY" -W error::DeprecationWarning "$@"
 }
 mapfile -t PIPELINES < <(ls examples/kfp/*.py)
-if [ -n "$JAXJOB_SHARED" ]; then
-	expect 'the KFP SDK imports (Debian packages of ../shared/tools/kfp-sdk/deps.txt installed)' \
-		"sdk -c 'from kfp import compiler, components, dsl, kubernetes' || { echo 'install: apt-get install \$(cat $JAXJOB_SHARED/tools/kfp-sdk/deps.txt)'; exit 1; }"
+if [ -n "$JAXJOB_KFP_PYTHON" ]; then
+	expect "the KFP SDK imports (kfp $JAXJOB_KFP_VERSION, with kfp.kubernetes)" \
+		"sdk -c 'import kfp; from kfp import compiler, components, dsl, kubernetes; assert kfp.__version__ == \"$JAXJOB_KFP_VERSION\", kfp.__version__'"
 	for p in "${PIPELINES[@]}"; do
 		b=$(basename "$p" .py)
-		expect "$p compiles with the KFP SDK (kfp 2.15.2)" "sdk $p -o $T/$b.ir.yaml && test -s $T/$b.ir.yaml"
+		expect "$p compiles with the KFP SDK (kfp $JAXJOB_KFP_VERSION)" "sdk $p -o $T/$b.ir.yaml && test -s $T/$b.ir.yaml"
 	done
 	expect 'the pipeline to copy in component/README.md compiles too, and its IR passes the same checks' \
 		"mkdir -p $T/readme && cd $T/readme && cp -r $JAXJOB_TOP/component . &&
 		 $ENGINE snippet $JAXJOB_TOP/component/README.md 'Kubeflow Pipelines v2' python >p.py &&
 		 sdk p.py && $ENGINE ir-check mnist.yaml jaxjob-launch"
-	expect 'component.yaml loads and compiles alone (verify.py)' \
-		"sdk $JAXJOB_SHARED/tools/kfp-sdk/verify.py component/component.yaml | grep -q '^ok: '"
+	expect 'component.yaml loads and compiles alone (tests/kfp-argo/verify.py)' \
+		"sdk tests/kfp-argo/verify.py component/component.yaml | grep -q '^ok: '"
 else
-	skip 'the KFP SDK imports' "$NOSHARED"
-	for p in "${PIPELINES[@]}"; do skip "$p compiles with the KFP SDK" "$NOSHARED"; done
-	skip 'the pipeline to copy in component/README.md compiles too' "$NOSHARED"
-	skip 'component.yaml loads and compiles alone' "$NOSHARED"
+	skip 'the KFP SDK imports' "$NOSDK"
+	for p in "${PIPELINES[@]}"; do skip "$p compiles with the KFP SDK" "$NOSDK"; done
+	skip 'the pipeline to copy in component/README.md compiles too' "$NOSDK"
+	skip 'component.yaml loads and compiles alone' "$NOSDK"
+fi
+# the newest SDK compiles the same pipelines, and its IR passes the same checks
+if [ -n "$JAXJOB_KFP_NEWEST_PYTHON" ]; then
+	V=$JAXJOB_KFP_NEWEST_VERSION
+	mkdir -p "$T/newest"
+	for p in "${PIPELINES[@]}"; do
+		b=$(basename "$p" .py)
+		expect "$p compiles with the newest KFP SDK too (kfp $V)" \
+			"KFP_PY=$JAXJOB_KFP_NEWEST_PYTHON sdk $p -o $T/newest/$b.ir.yaml && test -s $T/newest/$b.ir.yaml"
+	done
+	expect "... pipeline.py's IR from kfp $V passes the same IR check (placeholders whole-value, outcome, retries, no cache)" \
+		"$ENGINE ir-check $T/newest/pipeline.ir.yaml jaxjob-launch"
+	expect "... and the compile matrix (every input typed as an author passes it) with kfp $V, its IR checked the same" \
+		"KFP_PY=$JAXJOB_KFP_NEWEST_PYTHON sdk tests/kfp-argo/typed_pipeline.py component/component.yaml $T/newest/typed.ir.yaml &&
+		 KFP_PY=$JAXJOB_KFP_NEWEST_PYTHON sdk tests/kfp-argo/typed_pipeline.py --check component/component.yaml $T/newest/typed.ir.yaml"
+	expect "... component.yaml loads and compiles alone with kfp $V (verify.py)" \
+		"KFP_PY=$JAXJOB_KFP_NEWEST_PYTHON sdk tests/kfp-argo/verify.py component/component.yaml | grep -q '^ok: '"
+else
+	skip 'the examples compile with the newest KFP SDK too' "needs the newest KFP SDK (kfp $JAXJOB_KFP_NEWEST_VERSION), $JAXJOB_DEPS_WHY"
 fi
 # chk FILE EXPR: a Python assertion on a JSON file (d; o = its outputs); field FILE KEY
 chk() { python3 -c 'import json, re, sys; d = json.load(open(sys.argv[1])); o = d.get("outputs", d); assert eval("(" + sys.argv[2] + ")"), (sys.argv[2], d)' "$1" "$2"; }
@@ -54,7 +76,7 @@ TY=$T/typed.ir.yaml
 have_ir() { [ -s "$IR" ]; }
 
 # ---- the compile matrix: every input typed as an author passes it ---------------
-if [ -n "$JAXJOB_SHARED" ]; then
+if [ -n "$JAXJOB_KFP_PYTHON" ]; then
 	expect 'compile matrix: a native Python value of its type for every input compiles (issue 22'\''s call: workers=4, gpus_per_worker=1, labels={...}, command=[...], volumes=[...], queue=...)' \
 		"sdk tests/kfp-argo/typed_pipeline.py component/component.yaml $TY"
 	expect '... its IR: each input of its KFP type, optional without a default in an IfPresent (image required), duration a double, exit_code an integer, JSON outputs structs, no output named as an input' \
@@ -76,7 +98,7 @@ if [ -n "$JAXJOB_SHARED" ]; then
  and p['containers'][0]['volumeMounts'] == [{'name': 'data', 'mountPath': '/data', 'readOnly': True}]
  and p['containers'][0]['env'] == [{'name': 'A', 'value': '1'}] and p['containers'][0]['resources']['limits']['amd.com/gpu'] == 1\""
 else
-	skip 'compile matrix: every input typed as an author passes it' "$NOSHARED"
+	skip 'compile matrix: every input typed as an author passes it' "$NOSDK"
 fi
 
 # ---- the IR -------------------------------------------------------------------
@@ -130,21 +152,22 @@ else
 	for d in 'pipeline.py IR: identity inputs are whole-value placeholders' '... the outcome branch' \
 		'... the ExitHandler' '... the retry policy' 'no task sets a service account' \
 		'container_component.py IR' 'a name built with an f-string is caught by the IR check'; do
-		skip "$d" "$NOSHARED"
+		skip "$d" "$NOSDK"
 	done
 fi
 
 # ---- Argo manifests, strictly --------------------------------------------------
 mapfile -t ARGO < <(grep -l '^kind: \(Workflow\|WorkflowTemplate\|ClusterWorkflowTemplate\|CronWorkflow\)$' examples/argo/*.yaml)
-if [ -n "$JAXJOB_SHARED" ]; then
+if [ -n "$JAXJOB_TESTDATA" ]; then
+	export ARGO_SCHEMA=$JAXJOB_TESTDATA/argo-workflows/schema.json
+	AV="/usr/bin/python3 $JAXJOB_TOP/tests/kfp-argo/argo_validate.py"
 	for f in "${ARGO[@]}"; do
-		expect "$f validates strictly against Argo's schema (validate.py --strict)" \
-			"/usr/bin/python3 $JAXJOB_SHARED/reference/argo-workflows/validate.py --strict $f"
+		expect "$f validates strictly against Argo's schema (argo_validate.py --strict)" "$AV --strict $f"
 	done
 	expect '... and the strict validation catches a misspelt key (retryStrategy.limt)' "sed 's/^      limit: \"2\"/      limt: \"2\"/' $WT >$T/bad-wt.yaml && grep -q limt $T/bad-wt.yaml &&
-		! /usr/bin/python3 $JAXJOB_SHARED/reference/argo-workflows/validate.py --strict $T/bad-wt.yaml"
+		! $AV --strict $T/bad-wt.yaml"
 else
-	skip 'the Argo manifests validate strictly against the schema' "$NOSHARED"
+	skip 'the Argo manifests validate strictly against the schema' "$NOSCHEMA"
 fi
 expect 'the WorkflowTemplate: report runs on Succeeded and Failed, report-error on Error' \
 	"test \"\$($ENGINE argo-depends $WT train Succeeded)\" = report &&
@@ -356,7 +379,7 @@ assert [r.get(\"code\") for r in posts] == [201, 409], posts'"
 	expect '... and so does another iteration (task id) of the same run' \
 		"test \$(cat $T/r4.rc) = 0 && test \"\$(field $T/r4.json job_name)\" != \"\$(field $T/r2.json job_name)\""
 else
-	skip 'KFP: the step as the launcher runs it, against the test API server' "$NOSHARED"
+	skip 'KFP: the step as the launcher runs it, against the test API server' "$NOSDK"
 fi
 
 # ---- the step as Argo runs it -----------------------------------------------------

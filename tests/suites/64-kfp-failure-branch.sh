@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A KFP pipeline branches on why the training failed (issue 23): examples/kfp/failure_branch.py
-# compiles with the real KFP SDK (../shared/tools/kfp-sdk); its step runs as KFP's driver and
+# compiles with the real KFP SDK (the pinned one and the newest, `make test-deps`); its step runs as KFP's driver and
 # launcher would run it (tests/kfp-argo/engine.py: argv from the IR, outputs collected under
 # KFP's parsing rules) against the Kubernetes API test server, and the branch the IR's
 # dsl.If/Elif/Else conditions pick from the collected failure_category is the right one:
@@ -10,13 +10,13 @@
 cd "$JAXJOB_TOP" || exit 1
 ENGINE="/usr/bin/python3 $JAXJOB_TOP/tests/kfp-argo/engine.py"
 unset ARGO_WORKFLOW_UID ARGO_WORKFLOW_NAME KFP_RUN_ID
-if [ -z "${JAXJOB_SHARED:-}" ]; then
-	skip 'a KFP pipeline that branches on failure_category' 'no ../shared (the KFP SDK lives there)'
+if [ -z "${JAXJOB_KFP_PYTHON:-}" ]; then
+	skip 'a KFP pipeline that branches on failure_category' "needs the KFP SDK (kfp $JAXJOB_KFP_VERSION), $JAXJOB_DEPS_WHY"
 	exit 0
 fi
 IR=$T/failure_branch.ir.yaml
-expect 'examples/kfp/failure_branch.py compiles with the KFP SDK' \
-	"(. '$JAXJOB_SHARED/tools/kfp-sdk/env.sh' && \"\$KFP_PYTHON\" -W error::DeprecationWarning examples/kfp/failure_branch.py -o '$IR') && test -s '$IR'"
+expect "examples/kfp/failure_branch.py compiles with the KFP SDK (kfp $JAXJOB_KFP_VERSION)" \
+	"'$JAXJOB_KFP_PYTHON' -W error::DeprecationWarning examples/kfp/failure_branch.py -o '$IR' && test -s '$IR'"
 [ -s "$IR" ] || exit 0
 expect '... its IR declares failure (STRUCT) and failure_category (STRING) outputs of the step' "/usr/bin/python3 - '$IR' <<'PY'
 import sys, yaml
@@ -24,6 +24,24 @@ ir = yaml.safe_load(open(sys.argv[1]))
 out = ir['components']['comp-jaxjob-launch']['outputDefinitions']['parameters']
 assert out['failure']['parameterType'] == 'STRUCT' and out['failure_category']['parameterType'] == 'STRING', out
 PY"
+if [ -n "${JAXJOB_KFP_NEWEST_PYTHON:-}" ]; then
+	expect "... the newest KFP SDK (kfp $JAXJOB_KFP_NEWEST_VERSION) compiles it to the same outputs and the same branch conditions" \
+		"'$JAXJOB_KFP_NEWEST_PYTHON' -W error::DeprecationWarning examples/kfp/failure_branch.py -o '$T/newest.ir.yaml' &&
+		 /usr/bin/python3 - '$IR' '$T/newest.ir.yaml' <<'PY'
+import sys, yaml
+def shape(path):
+    ir = yaml.safe_load(open(path))
+    conds = sorted(str(t.get('triggerPolicy', {}).get('condition'))
+                   for c in ir['components'].values() for t in c.get('dag', {}).get('tasks', {}).values())
+    conds += sorted(str(t.get('triggerPolicy', {}).get('condition')) for t in ir['root']['dag']['tasks'].values())
+    return ir['components']['comp-jaxjob-launch']['outputDefinitions']['parameters'], conds
+a, b = shape(sys.argv[1]), shape(sys.argv[2])
+assert a == b, (a, b)
+assert any('failure_category' in c for c in a[1]), a[1]
+PY"
+else
+	skip 'the newest KFP SDK compiles it too' "needs the newest KFP SDK (kfp $JAXJOB_KFP_NEWEST_VERSION), $JAXJOB_DEPS_WHY"
+fi
 
 ks_start
 export KUBECONFIG=$KS/kubeconfig
