@@ -18,7 +18,7 @@
 #                   with clang too: tests/suites/13-clang-build.sh)
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile
-# edit: lib/*.c is the core (build/libjaxjob.a, nothing else in it, so the
+# edit: lib/*.c and lib/*/*.c are the core (build/libjaxjob.a, nothing else in it, so the
 # linker refuses a lib file that calls into a front-end), component/
 # argocd-plugin/ health-checks/ are the front-ends (linked into the binary
 # only), tests/unit/test_*.c are cmocka suites linked with the core alone; a
@@ -432,7 +432,7 @@ deploy-check:
 	python3 deploy/generate.py --check
 
 # --- built-in templates ------------------------------------------------------
-# templates/*.yaml are compiled into the binary (lib/tmpl.h tmpl_builtin()),
+# templates/*.yaml are compiled into the binary (lib/job/tmpl.h tmpl_builtin()),
 # so the default template travels with build/jaxjob. The generated C file
 # lives in the build tree and joins libjaxjob.a.
 TMPL_YAML := $(sort $(wildcard templates/*.yaml))
@@ -502,8 +502,8 @@ FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_BIN     := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_ALL))
 FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRC) $(APP_SRC)) \
 	$(FUZZ_BUILD)/obj/gen/templates_builtin.o
-FUZZ_WATCH_SRC := $(addprefix lib/,buf.c digest.c err.c jtree.c kube/kube_lines.c kube/kube_status.c \
-	kube/kube_watch.c yj_scalar.c)
+FUZZ_WATCH_SRC := $(addprefix lib/,buf.c digest.c err.c yj/jtree.c kube/kube_lines.c kube/kube_status.c \
+	kube/kube_watch.c yj/yj_scalar.c)
 FUZZ_WATCH_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_WATCH_SRC))
 .PHONY: fuzz-build
 

@@ -5,7 +5,7 @@
  * on stdout). In the repo-server sidecar GIT_ASKPASS is "argocd" with
  * ARGOCD_BINARY_NAME=argocd-git-ask-pass, and the program reaches the
  * repo-server through ARGOCD_ASK_PASS_SOCK with ARGOCD_GIT_ASKPASS_NONCE
- * (inherited from our environment). The core (lib/gitsrc.h) only calls
+ * (inherited from our environment). The core (lib/git/gitsrc.h) only calls
  * render_git_creds.ask; all of this knowledge stays in the plugin.
  */
 #include <errno.h>

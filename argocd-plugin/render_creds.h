@@ -4,7 +4,7 @@
 #ifndef JAXJOB_RENDER_CREDS_H
 #define JAXJOB_RENDER_CREDS_H
 
-#include "gitsrc.h"
+#include "git/gitsrc.h"
 
 /* Repository credentials from GIT_ASKPASS, as Argo CD provides them to a
  * plugin (render_creds.c); handed to gitsrc_open_revision(). */

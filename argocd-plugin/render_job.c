@@ -3,8 +3,8 @@
  * sorted set.
  *
  * Concise jobs go through the same path as `jaxjob launch`: jobparams
- * values -> template (lib/tmpl.h, the built-in template of the job's API -
- * templates/jaxjob.yaml or templates/trainjob.yaml, lib/jobapi.h - or a
+ * values -> template (lib/job/tmpl.h, the built-in template of the job's API -
+ * templates/jaxjob.yaml or templates/trainjob.yaml, lib/job/jobapi.h - or a
  * template kept in the repository) -> every set parameter must have reached
  * the template (with a built-in template, a parameter the API has no field
  * for is refused first, with the reason) -> the API's validation. Plain
@@ -32,14 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jaxjob.h"
-#include "jobapi.h"
-#include "jobparams.h"
-#include "jtree.h"
+#include "job/jaxjob.h"
+#include "job/jobapi.h"
+#include "job/jobparams.h"
+#include "yj/jtree.h"
 #include "render_job.h"
-#include "jobbuild.h"
-#include "tmpl.h"
-#include "yj.h"
+#include "job/jobbuild.h"
+#include "job/tmpl.h"
+#include "yj/yj.h"
 
 struct tmpl_cache {
 	cJSON *trees;		/* path ("\n" + API name = built-in) -> parsed template */
@@ -157,7 +157,7 @@ static void set_string(cJSON *obj, const char *key, const char *value)
 /*
  * The operator derives longer names from the job's: the Service
  * `<name>-worker-<i>` of a JAXJob, the JobSet pod `<name>-node-0-<i>-xxxxx`
- * of a TrainJob (lib/jobapi.h). The validators check that too, but only we
+ * of a TrainJob (lib/job/jobapi.h). The validators check that too, but only we
  * know the name grew by the suffix, so only we can say how long `name` may be.
  */
 static int hashed_name_too_long(const struct render_job *j, struct err *e)
@@ -247,7 +247,7 @@ static int check_duplicates(struct render_set *s, struct err *e)
 	return 0;
 }
 
-/* What the build's callbacks need (lib/jobbuild.h). */
+/* What the build's callbacks need (lib/job/jobbuild.h). */
 struct render_build {
 	struct render_job *j;
 	struct tmpl_cache *c;

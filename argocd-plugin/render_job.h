@@ -7,7 +7,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "gitsrc.h"
+#include "git/gitsrc.h"
 #include "render_set.h"
 
 /*

@@ -28,11 +28,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "jobparams.h"
+#include "job/jobparams.h"
 #include "render_params.h"
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "suggest.h"
-#include "yj.h"
+#include "yj/yj.h"
 
 #define ENV_PREFIX "ARGOCD_ENV_"
 

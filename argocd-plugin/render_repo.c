@@ -5,7 +5,7 @@
  *   <any dir>/jaxjob-defaults.yaml   defaults for the jobs in that directory
  *                                    and below (root first, nearest last)
  *
- * A document is either a concise job (the keys of lib/jobparams.h, plus
+ * A document is either a concise job (the keys of lib/job/jobparams.h, plus
  * `template:`, `nameSuffix:` and `api:` jaxjob|trainjob) or a plain JAXJob or
  * TrainJob manifest (it has `kind`), passed through after validation. Defaults are merged under the job with
  * JSON merge-patch rules: mappings (labels, node-selector) merge key by key,
@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jcheck.h"
-#include "jtree.h"
+#include "yj/jcheck.h"
+#include "yj/jtree.h"
 #include "render_repo.h"
-#include "yj.h"
+#include "yj/yj.h"
 
 struct loader {
 	struct gitsrc *src;

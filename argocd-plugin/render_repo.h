@@ -8,7 +8,7 @@
 #define JAXJOB_RENDER_REPO_H
 
 #include "err.h"
-#include "gitsrc.h"
+#include "git/gitsrc.h"
 #include "render_set.h"
 
 /*

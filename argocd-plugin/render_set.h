@@ -20,14 +20,14 @@
 
 #include "buf.h"
 #include "err.h"
-#include "jobapi.h"
+#include "job/jobapi.h"
 
 /* The names of the repository format. */
 #define RENDER_JOB_SUFFIX ".jaxjob.yaml"
 #define RENDER_DEFAULTS_FILE "jaxjob-defaults.yaml"
 #define RENDER_KEY_TEMPLATE "template"
 #define RENDER_KEY_NAME_SUFFIX "nameSuffix"
-#define RENDER_KEY_API "api"		/* jaxjob (default) | trainjob, lib/jobapi.h */
+#define RENDER_KEY_API "api"		/* jaxjob (default) | trainjob, lib/job/jobapi.h */
 #define RENDER_MAX_FILE (1024u * 1024)	/* bytes per job, defaults or template file */
 #define RENDER_MAX_JOBS 10000
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/diagnose.sh [BINARY] - what the failure diagnosis (lib/diagnose.h, issue 23) costs on
+# bench/diagnose.sh [BINARY] - what the failure diagnosis (lib/health/diagnose.h, issue 23) costs on
 # the success path, where it must be free:
 #
 #  1. per log line, in instructions (callgrind, deterministic): build/bench/diagnose-driver

@@ -1,5 +1,5 @@
 /*
- * bench/diagnose_driver.c - what the failure diagnosis (lib/diagnose.h) costs
+ * bench/diagnose_driver.c - what the failure diagnosis (lib/health/diagnose.h) costs
  * per log line and in memory, for callgrind and /proc:
  *
  *   diagnose-driver on|off LINES WORKERS
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose.h"
+#include "health/diagnose.h"
 
 static void status_line(const char *key)
 {

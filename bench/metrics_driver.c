@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 int main(int argc, char **argv)
 {

@@ -12,10 +12,10 @@
  * rendered stream parses back with one document per job.
  */
 #include "fuzz_common.h"
-#include "jobapi.h"
+#include "job/jobapi.h"
 #include "render_job.h"
 #include "render_params.h"
-#include "yj.h"
+#include "yj/yj.h"
 
 static const char *const env_names[] = {
 	"ARGOCD_ENV_WORKERS", "ARGOCD_ENV_IMAGE", "ARGOCD_ENV_GPUS_PER_WORKER",

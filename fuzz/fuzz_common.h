@@ -54,7 +54,7 @@ static inline void fuzz_check_err(const struct err *e, const char *what)
 #ifdef JAXJOB_YJ_H
 #include <math.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 
 /* Same shape, keys and strings; numbers equal up to a relative 4 ulp. */
 static inline int fuzz_same_walk(const cJSON *a, const cJSON *b)

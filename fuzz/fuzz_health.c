@@ -1,5 +1,5 @@
 /*
- * fuzz_health.c - libFuzzer target for the health judge (lib/health.c),
+ * fuzz_health.c - libFuzzer target for the health judge (lib/health/health.c),
  * the code Argo CD's view and `jaxjob launch`'s "is it finished?" rely on.
  *
  * Input: byte 0 picks where the rest (JSON) goes, so the fuzzer spends its
@@ -13,7 +13,7 @@
  * verdict when judged again into a reused result.
  */
 #include "fuzz_common.h"
-#include "health.h"
+#include "health/health.h"
 #include "health_cmd.h"
 
 static const char *const wrappers[] = {

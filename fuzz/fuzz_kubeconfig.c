@@ -18,7 +18,7 @@
 #include "kube/kube_auth.h"
 #include "kube/kube_config.h"
 #include "kube/kube_time.h"
-#include "yj.h"
+#include "yj/yj.h"
 #include "fuzz_common.h"
 
 #define MIN_SECRET 8	/* shorter strings occur in messages by chance */

@@ -1,6 +1,6 @@
 /*
  * fuzz_metrics.c - libFuzzer target for the training-metrics path: every
- * worker log line goes through lib/metrics_scan.c and lib/metrics.c, so
+ * worker log line goes through lib/metrics/metrics_scan.c and lib/metrics/metrics.c, so
  * they take arbitrary text (a training script prints what it likes).
  *
  * Input: byte 0 selects the source mode (bits 0-1: first/any/all) and
@@ -17,8 +17,8 @@
 #include <math.h>
 
 #include "fuzz_common.h"
-#include "metrics.h"
-#include "svgchart.h"
+#include "metrics/metrics.h"
+#include "metrics/svgchart.h"
 
 /* Bit for bit: NaN is NaN. */
 static int same_double(double a, double b)

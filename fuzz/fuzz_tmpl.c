@@ -1,8 +1,8 @@
 /*
  * fuzz_tmpl.c - libFuzzer target for templates and job parameters:
- * lib/tmpl.c (placeholders substituted in the parsed tree), lib/jobparams.c
+ * lib/job/tmpl.c (placeholders substituted in the parsed tree), lib/job/jobparams.c
  * (the parameter vocabulary, text forms, derived values) and
- * lib/jaxjob.c and lib/trainjob.c (validation of the result).
+ * lib/job/jaxjob.c and lib/job/trainjob.c (validation of the result).
  *
  * Input: byte 0 selects the mode.
  *   bit 0 = 1: a template of the input's own: template YAML, a NUL byte,
@@ -17,12 +17,12 @@
  * never crash on it.
  */
 #include "fuzz_common.h"
-#include "jaxjob.h"
-#include "jobapi.h"
-#include "jobparams.h"
-#include "tmpl.h"
-#include "trainjob.h"
-#include "yj.h"
+#include "job/jaxjob.h"
+#include "job/jobapi.h"
+#include "job/jobparams.h"
+#include "job/tmpl.h"
+#include "job/trainjob.h"
+#include "yj/yj.h"
 
 static void emit_and_check(const cJSON *tree)
 {
@@ -104,7 +104,7 @@ static int load_params(const char *p, size_t len, int text, cJSON *params, struc
 	return rc;
 }
 
-/* The built-in template of either API (lib/jobapi.h), as launch uses it. */
+/* The built-in template of either API (lib/job/jobapi.h), as launch uses it. */
 static void builtin_template(const char *p, size_t len, int text, const struct jobapi *api)
 {
 	cJSON *tree = NULL, *params = cJSON_CreateObject(), *out = NULL;

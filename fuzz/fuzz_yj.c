@@ -11,8 +11,8 @@
  */
 #include <math.h>
 
-#include "jtree.h"
-#include "yj.h"
+#include "yj/jtree.h"
+#include "yj/yj.h"
 #include "fuzz_common.h"
 
 static int has_nonfinite(const cJSON *n)

@@ -24,10 +24,10 @@
 #include "../commands.h"
 #include "buf.h"
 #include "err.h"
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "parseopt.h"
-#include "yj.h"
-#include "health.h"
+#include "yj/yj.h"
+#include "health/health.h"
 #include "health_cmd.h"
 
 static const char usage_text[] =

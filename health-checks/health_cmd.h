@@ -1,12 +1,12 @@
 /*
- * health_cmd.h - what `jaxjob health` adds to the judge (lib/health.h): its
+ * health_cmd.h - what `jaxjob health` adds to the judge (lib/health/health.h): its
  * exit codes. The judge is core logic shared with `jaxjob launch`; the exit
  * codes are this command's contract with scripts, so they live here.
  */
 #ifndef JAXJOB_HEALTH_CMD_H
 #define JAXJOB_HEALTH_CMD_H
 
-#include "health.h"
+#include "health/health.h"
 
 /*
  * The exit statuses of `jaxjob health` (documented in

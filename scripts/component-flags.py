@@ -2,7 +2,7 @@
 """component-flags.py - hold component/component.yaml (the Kubeflow Pipelines
 component) and examples/argo/workflowtemplate.yaml against the flag table of
 `jaxjob launch`, the one that writes --help (component/launch/cli/launch_flags.c and
-lib/jobparams.c, dumped by `jaxjob launch --help=json`).
+lib/job/jobparams.c, dumped by `jaxjob launch --help=json`).
 
     scripts/component-flags.py [--jaxjob BIN]            rewrite the inputs (make component)
     scripts/component-flags.py --check [--jaxjob BIN]    only check (make component-check)

@@ -71,6 +71,14 @@ KNOWN_GRAPH='
 '
 FOLDERS='run:4 hub:3 spokes:2 cli:2 outputs:1'
 BACK_MAX=2
+# lib/ is read by folder too, a family per folder (docs/architecture.md):
+# job 4 (the job model: APIs, parameters, templates, the build path) above
+# kube 3 (the client) and health 3 (the judge, the diagnosis), above yj 2
+# (YAML/JSON), git 2 and metrics 2, above lib's own files, "lib" 1 (buffers,
+# errors, maps, names: the ground). No arrow between lib's folders may run
+# back up (same rank or higher): LIB_BACK_MAX is 0.
+LIB_FOLDERS='job:4 kube:3 health:3 yj:2 git:2 metrics:2 lib:1'
+LIB_BACK_MAX=0
 
 known_file= known_graph_file= objects= report=
 while [ $# -gt 0 ]; do
@@ -128,7 +136,7 @@ if [ -n "$objects" ]; then
 	set -- "$kgfile" "$@" "$nmfile"
 fi
 printf '%s\n' "$KNOWN" | awk -v nmfile="$nmfile" -v kgfile="$kgfile" -v objdir="$objects" -v folders="$FOLDERS" \
-	-v backmax="$BACK_MAX" -v report="$report" '
+	-v backmax="$BACK_MAX" -v libfolders="$LIB_FOLDERS" -v libbackmax="$LIB_BACK_MAX" -v report="$report" '
 
 function base(path,   b) {
 	b = path
@@ -282,6 +290,17 @@ function folder_of(m,   f) {
 	sub(/\/.*/, "", f)
 	return f
 }
+# the lib folder of a module: lib/FOLDER/... -> FOLDER, lib/file -> "lib"; else ""
+function lib_folder_of(m,   f) {
+	if (m !~ /^lib\//)
+		return ""
+	f = m
+	sub(/^lib\//, "", f)
+	if (f !~ /\//)
+		return "lib"
+	sub(/\/.*/, "", f)
+	return f
+}
 function addwhy(v, w, kind, what) {
 	if (!((v, w) in isarrow)) {
 		isarrow[v, w] = 1
@@ -342,6 +361,8 @@ function part(sc, name,   i, n, a, top, f, k, line) {
 	line = "module-graph: " name ": " n " modules on " top " floors, " a " arrows"
 	if (sc == "component/")
 		line = line ", " nback " running back up between the launch folders" (nback ? " (" backlist ")" : "")
+	if (sc == "lib/")
+		line = line ", " nlback " running back up between the lib folders" (nlback ? " (" lbacklist ")" : "")
 	print line
 	if (!report)
 		return
@@ -456,12 +477,57 @@ function graph(   i, e, v, w, m, key, c, hops, r, fv, fw, p, np, fr, nf) {
 			print "  " backkeys[i] ":" back[backkeys[i]] > "/dev/stderr"
 		bad = 1
 	}
+	lib_folders()
 	part("component/", "component/")
 	part("lib/", "lib/")
 	part("", "the whole tree")
-	if (report)
+	if (report) {
 		for (i = 1; i <= nback; i++)
 			print "  back up " backkeys[i] ":" back[backkeys[i]]
+		for (i = 1; i <= nlback; i++)
+			print "  back up lib " lbackkeys[i] ":" lback[lbackkeys[i]]
+	}
+}
+# the folders of lib and their ranks (LIB_FOLDERS): an arrow from one folder to
+# another of the same or a higher rank runs back up; more than libbackmax
+# folder pairs fail, and so does a folder without a rank
+function lib_folders(   i, nf, p, fr, fv, fw, v, w, key) {
+	nf = split(libfolders, p, " ")
+	for (i = 1; i <= nf; i++) {
+		split(p[i], fr, ":")
+		lrank[fr[1]] = fr[2] + 0
+	}
+	for (i = 1; i <= nmod; i++) {
+		fv = lib_folder_of(mods[i])
+		if (fv != "" && !(fv in lrank) && !(fv in lnorank)) {
+			lnorank[fv] = 1
+			print "module-graph: error: lib/" fv "/ has no rank among the lib folders: add it to LIB_FOLDERS (scripts/module-graph.sh) and docs/architecture.md" > "/dev/stderr"
+			bad = 1
+		}
+	}
+	nlback = 0
+	lbacklist = ""
+	for (i = 1; i <= narrow; i++) {
+		v = arrowv[i]
+		w = arroww[i]
+		fv = lib_folder_of(v)
+		fw = lib_folder_of(w)
+		if (fv == "" || fw == "" || fv == fw || !(fv in lrank) || !(fw in lrank) || lrank[fw] < lrank[fv])
+			continue
+		key = fv " -> " fw
+		if (!(key in lback)) {
+			nlback++
+			lbacklist = lbacklist (lbacklist == "" ? "" : ", ") key
+			lbackkeys[nlback] = key
+		}
+		lback[key] = lback[key] "\n    " site[v, w]
+	}
+	if (nlback > libbackmax) {
+		print "module-graph: error: " nlback " arrows run back up between the lib folders (at most " libbackmax "): " lbacklist "; move the file or the names to the folder where they belong (docs/architecture.md)" > "/dev/stderr"
+		for (i = 1; i <= nlback; i++)
+			print "  " lbackkeys[i] ":" lback[lbackkeys[i]] > "/dev/stderr"
+		bad = 1
+	}
 }
 FILENAME == "-" {
 	sub(/#.*/, "")

@@ -26,10 +26,10 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "kube_clock.h"
 #include "kube_time.h"
-#include "yj.h"
+#include "yj/yj.h"
 
 extern char **environ;
 

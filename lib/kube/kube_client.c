@@ -17,8 +17,8 @@
 
 #include "kube_clock.h"
 #include "kube_status.h"
-#include "jtree.h"
-#include "yj.h"
+#include "yj/jtree.h"
+#include "yj/yj.h"
 
 #define DEFAULT_RETRY_S 30.0
 

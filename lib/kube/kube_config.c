@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <openssl/evp.h>
 
-#include "jtree.h"
-#include "yj.h"
+#include "yj/jtree.h"
+#include "yj/yj.h"
 
 #define DIR_KEY "x-jaxjob-dir"
 

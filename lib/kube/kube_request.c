@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jtree.h"
-#include "yj.h"
+#include "yj/jtree.h"
+#include "yj/yj.h"
 
 const struct kube_resource KUBE_JAXJOB = { "kubeflow.org", "v1", "jaxjobs", "JAXJob", 1 };
 const struct kube_resource KUBE_TRAINJOB = { "trainer.kubeflow.org", "v1alpha1", "trainjobs",

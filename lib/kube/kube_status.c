@@ -105,7 +105,7 @@ static int describe_api(const char *path, const char *server, struct buf *out)
 		sscanf(rest + 1, "%127[^/?]", plural);
 	if (!server)
 		server = "the API server";
-	/* the operators of the two job APIs jaxjob speaks (lib/jobapi.h) */
+	/* the operators of the two job APIs jaxjob speaks (lib/job/jobapi.h) */
 	const char *op = !strcmp(group, "trainer.kubeflow.org") ?
 		"Kubeflow Trainer v2 for trainjobs" : "the Kubeflow training operator for jaxjobs";
 	if (*plural)

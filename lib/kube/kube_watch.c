@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "kube_int.h"
 #include "kube_lines.h"
 #include "kube_status.h"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# 73-crd-corpus.sh - what the client-side CRD check (lib/crdschema.c,
-# lib/jcheck.c) accepts, the real API server accepts; what it refuses, the
+# 73-crd-corpus.sh - what the client-side CRD check (lib/job/crdschema.c,
+# lib/yj/jcheck.c) accepts, the real API server accepts; what it refuses, the
 # server refuses on the same field (tests/crd-corpus/cases.yaml, run by
 # tests/tools/crd_corpus.py). Also: every object the example apps render is
 # created by the server (server-side dry-run). The client half runs
@@ -24,8 +24,8 @@ fi
 
 "$PY" "$JAXJOB_TOP/scripts/gen-crdschema.py" "$JAXJOB_SHARED"/reference/crds/kubeflow.org_jaxjobs.yaml \
 	"$JAXJOB_SHARED"/reference/crds/trainer.kubeflow.org_trainjobs.yaml >"$W/data.c" &&
-	cmp -s "$W/data.c" "$JAXJOB_TOP/lib/crdschema_data.c"
-report 'lib/crdschema_data.c is what scripts/gen-crdschema.py gives from ../shared/reference/crds' $?
+	cmp -s "$W/data.c" "$JAXJOB_TOP/lib/job/crdschema_data.c"
+report 'lib/job/crdschema_data.c is what scripts/gen-crdschema.py gives from ../shared/reference/crds' $?
 
 KCP=$JAXJOB_SHARED/tools/kube-control-plane
 export KCP_DIR=$W/kcp

@@ -3,7 +3,7 @@
 # (issue 26): a number spelled 0x1F, 0o17, 0644, 1_000, +1, .5, 1E3 or
 # .inf stays that text where it becomes text (env values, labels,
 # annotations) and is the value Kubernetes' reader gives where the field is
-# a number (lib/yj_scalar.c); YAML tags are decoded (!!binary) or refused
+# a number (lib/yj/yj_scalar.c); YAML tags are decoded (!!binary) or refused
 # with where they are; .inf/.nan are quoted as written in messages; a NUL
 # in a string does not stop health (it is judged as the Lua judges it); and
 # --dry-run with --server-dry-run is refused naming both.

@@ -1,6 +1,6 @@
 /*
- * test_crdschema.c - the compiled-in CRD schemas (lib/crdschema.c and the
- * tables scripts/gen-crdschema.py writes into lib/crdschema_data.c): the
+ * test_crdschema.c - the compiled-in CRD schemas (lib/job/crdschema.c and the
+ * tables scripts/gen-crdschema.py writes into lib/job/crdschema_data.c): the
  * tables keep the promises the walk relies on, and a few checks that need
  * a table feature each (binary search of fields, a list-map key's default,
  * a pattern, a CEL rule) still give the API server's verdict.
@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "crdschema.h"
-#include "crdschema_data.h"
+#include "job/crdschema.h"
+#include "job/crdschema_data.h"
 #include "err.h"
-#include "yj.h"
+#include "yj/yj.h"
 
 /* Every node reachable from `s`: fields sorted (strcmp, no duplicates), indices in range. */
 static void check_node(const struct crdschema_node *s, int depth)

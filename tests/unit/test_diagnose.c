@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "diagnose.h"
+#include "health/diagnose.h"
 
 /* A worker pod: `state` is the JSON of containerStatuses[0].state. */
 static void pod(struct diag *d, int i, const char *state, const char *extra_status)

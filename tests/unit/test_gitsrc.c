@@ -11,7 +11,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "gitsrc.h"
+#include "git/gitsrc.h"
 
 static char repo_dir[256];
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "health.h"
+#include "health/health.h"
 #include "health-checks/health_cmd.h"
 
 static cJSON *parse(const char *json)

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "jaxjob.h"
-#include "jobapi.h"
-#include "jtree.h"
-#include "yj.h"
+#include "job/jaxjob.h"
+#include "job/jobapi.h"
+#include "yj/jtree.h"
+#include "yj/yj.h"
 
 static const char minimal[] =
 	"{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"JAXJob\","

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "jobapi.h"
-#include "jobbuild.h"
-#include "jobparams.h"
-#include "jtree.h"
+#include "job/jobapi.h"
+#include "job/jobbuild.h"
+#include "job/jobparams.h"
+#include "yj/jtree.h"
 
 static int set(cJSON *params, const char *name, const char *text)
 {

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "jobparams.h"
-#include "jtree.h"
+#include "job/jobparams.h"
+#include "yj/jtree.h"
 #include "k8sname.h"
 #include "quantity.h"
-#include "tmpl.h"
+#include "job/tmpl.h"
 
 static void assert_json(const cJSON *got, const char *want)
 {

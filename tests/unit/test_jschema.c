@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "jschema.h"
+#include "yj/jschema.h"
 
 static const char *const colours[] = { "red", "blue", NULL };
 

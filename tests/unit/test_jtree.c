@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "jtree.h"
-#include "yj.h"
+#include "yj/jtree.h"
+#include "yj/yj.h"
 
 static cJSON *json(const char *text)
 {

@@ -32,7 +32,7 @@
 #include "component/launch/spokes/launch_trainer.h"
 #include "component/launch/spokes/launch_jobwatch.h"
 #include "component/launch/spokes/launch_workers.h"
-#include "health.h"
+#include "health/health.h"
 
 /* ---- the script ----------------------------------------------------------- */
 

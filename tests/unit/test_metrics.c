@@ -11,10 +11,10 @@
 #include <cmocka.h>
 
 #include "buf.h"
-#include "lttb.h"
-#include "metrics.h"
-#include "metrics_scan.h"
-#include "svgchart.h"
+#include "metrics/lttb.h"
+#include "metrics/metrics.h"
+#include "metrics/metrics_scan.h"
+#include "metrics/svgchart.h"
 
 /* The recognised content of a line as "step=S/T epoch=E/T k=v ...". */
 static void scan_str(const char *line, const char *const *keys, char *out, size_t cap)

@@ -10,8 +10,8 @@
 
 #include "argocd-plugin/render_params.h"
 #include "argocd-plugin/render_repo.h"
-#include "jobapi.h"
-#include "yj.h"
+#include "job/jobapi.h"
+#include "yj/yj.h"
 
 /* Two concise jobs and a plain one, built in memory (no repository). */
 static void make_set(struct render_set *s)

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "jtree.h"
-#include "tmpl.h"
+#include "yj/jtree.h"
+#include "job/tmpl.h"
 
 /* Render YAML `text` with JSON `values`; returns the tree or NULL (err in *e). */
 static cJSON *render(const char *text, const char *values, struct err *e, cJSON *used)

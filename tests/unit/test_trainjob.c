@@ -2,7 +2,7 @@
  * test_trainjob.c - the TrainJob model and the per-API descriptors:
  *  - trainjob_validate() rule by rule (each CRD rule and the JobSet
  *    pod-name limit), the accessors, trainjob_tidy();
- *  - lib/jobapi.h: lookup by name and by object, refused parameters in both
+ *  - lib/job/jobapi.h: lookup by name and by object, refused parameters in both
  *    directions, pod selectors, suspend patches, name budgets, built-in
  *    templates;
  *  - the TrainJob status samples in tests/status-samples
@@ -20,11 +20,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "jobapi.h"
-#include "jobparams.h"
-#include "jtree.h"
-#include "trainjob.h"
-#include "yj.h"
+#include "job/jobapi.h"
+#include "job/jobparams.h"
+#include "yj/jtree.h"
+#include "job/trainjob.h"
+#include "yj/yj.h"
 
 /* jaxjob-api.md §8.6 */
 static const char minimal[] =

@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "yj.h"
-#include "jtree.h"
+#include "yj/yj.h"
+#include "yj/jtree.h"
 
 /* ---- helpers ---- */
 

@@ -1,6 +1,6 @@
 /*
  * launch_help.c - `jaxjob launch --help` and `--help=json`, written from the
- * two tables: lib/jobparams.h's parameters (with what the built-in templates
+ * two tables: lib/job/jobparams.h's parameters (with what the built-in templates
  * require) and run_flags[] (launch_flags.c). The JSON is what
  * scripts/component-flags.py holds the pipeline component against.
  */
@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "buf.h"
-#include "jobparams.h"
-#include "jobparams_required.h"
+#include "job/jobparams.h"
+#include "job/jobparams_required.h"
 #include "launch_opts_int.h"
 #include "launch_outcome.h"
-#include "tmpl.h"
+#include "job/tmpl.h"
 
 #define HELP_COL 34
 #define HELP_WIDTH 80

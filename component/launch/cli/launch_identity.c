@@ -12,7 +12,7 @@
 
 #include "buf.h"
 #include "digest.h"
-#include "jobparams.h"
+#include "job/jobparams.h"
 #include "k8sname.h"
 #include "kube/kube_clock.h"
 

@@ -1,7 +1,7 @@
 /*
  * launch_opts.c - the command line of `jaxjob launch` (see launch_opts.h).
  *
- * Two tables drive everything: lib/jobparams.h's parameter table gives the
+ * Two tables drive everything: lib/job/jobparams.h's parameter table gives the
  * job flags (so a new parameter is a flag, a job-file key and a help line at
  * once), and run_flags[] (launch_flags.c) gives the run settings; the other
  * parts are named in launch_opts_int.h. Both tables become the one
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose.h"
-#include "jobparams.h"
+#include "health/diagnose.h"
+#include "job/jobparams.h"
 #include "launch_opts_int.h"
 #include "parseopt.h"
 

@@ -4,7 +4,7 @@
  * Two halves:
  *  - the job parameters (what the JAXJob looks like): name, image, workers,
  *    resources, run policy, ... They are collected into `params`, a cJSON
- *    object keyed by the parameter names of lib/jobparams.h (the same
+ *    object keyed by the parameter names of lib/job/jobparams.h (the same
  *    vocabulary as render's job files and Argo CD parameters), and rendered
  *    through the template into the manifest;
  *  - the run settings (how launch talks to the cluster and when it stops):
@@ -63,7 +63,7 @@ struct launch_outputs {
 	const char *queue_position;	/* JSON: the place in the queue last seen, {} none */
 	const char *preemptions;	/* JSON: how often Kueue evicted it, and the last why */
 	const char *progress;		/* percent done: TrainJob status.trainerStatus, else the logs */
-	const char *failure;		/* JSON: why it failed (lib/diagnose.h), {} if it did not */
+	const char *failure;		/* JSON: why it failed (lib/health/diagnose.h), {} if it did not */
 	const char *failure_category;	/* oom, application, ...; empty if it did not fail */
 	/* training metrics (launch_metrics.h) */
 	const char *metrics;		/* JSON: per metric last/min/max, steps, rate */

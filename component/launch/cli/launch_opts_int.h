@@ -10,7 +10,7 @@
  *   launch_help.c           --help and --help=json, from the two tables
  *   launch_opts.c           the walk (lib/parseopt.h), defaults, the end
  *
- * The job parameters' flags come from lib/jobparams.h's table; these are the
+ * The job parameters' flags come from lib/job/jobparams.h's table; these are the
  * others.
  *
  * Included by: launch_opts.c launch_flags.c launch_values.c launch_metrics_flags.c launch_help.c

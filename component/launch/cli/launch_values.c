@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "buf.h"
-#include "diagnose.h"
-#include "jobparams.h"
+#include "health/diagnose.h"
+#include "job/jobparams.h"
 #include "launch_opts_int.h"
-#include "yj.h"
+#include "yj/yj.h"
 
 /* 90s, 30m, 2h, 1h30m, 1.5h, or plain seconds ("3600"); "0" = none. */
 static int parse_duration(const char *flag, const char *s, double *out, struct err *e)

@@ -1,6 +1,6 @@
 /*
  * launch_failure.c - why the job failed, in the step's outputs: the
- * diagnosis of lib/diagnose.h (fed by launch_workers.c's pods and lines and
+ * diagnosis of lib/health/diagnose.h (fed by launch_workers.c's pods and lines and
  * launch_jobwatch.c's events) turned into the `message` that leads with the
  * cause, the failure JSON and category outputs, and the "Why it failed"
  * section of the Markdown summary.
@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diagnose.h"
-#include "jtree.h"
+#include "health/diagnose.h"
+#include "yj/jtree.h"
 #include "launch_failure.h"
 
 #define FAILURE_MD_LINE 400

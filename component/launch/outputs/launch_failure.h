@@ -1,5 +1,5 @@
 /*
- * launch_failure.h - the diagnosis of a failed run (lib/diagnose.h) in the
+ * launch_failure.h - the diagnosis of a failed run (lib/health/diagnose.h) in the
  * step's outputs: the message leads with the cause, the failure JSON and
  * its category, the "Why it failed" section of the Markdown summary.
  *

@@ -11,7 +11,7 @@
 #include <cJSON.h>
 
 #include "launch_file.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 /* The scalars for a system.Metrics artifact: NAME (last), NAME.min, NAME.max. */
 static cJSON *scalars(const struct metrics *m)

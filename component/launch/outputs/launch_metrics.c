@@ -11,7 +11,7 @@
 #include <cJSON.h>
 
 #include "launch_progress.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 #define PROGRESS_VALUES 4	/* metrics on a progress line */
 

@@ -1,6 +1,6 @@
 /*
  * launch_metrics.h - training metrics during `jaxjob launch`: the --metrics*
- * flags made into a lib/metrics.h store, fed every worker log line once,
+ * flags made into a lib/metrics/metrics.h store, fed every worker log line once,
  * and a bounded-rate progress line on stderr.
  *
  * The hook into the log path is one call per complete line
@@ -38,7 +38,7 @@ enum launch_metrics_mode { LAUNCH_METRICS_AUTO, LAUNCH_METRICS_PATTERNS, LAUNCH_
 #define LAUNCH_METRIC_PATTERNS_MAX 32
 #define LAUNCH_METRIC_STEPS_MAX 8
 
-/* What --metrics* say (launch_metrics.h turns it into a lib/metrics.h store). */
+/* What --metrics* say (launch_metrics.h turns it into a lib/metrics/metrics.h store). */
 struct launch_metrics_opts {
 	enum launch_metrics_mode mode;	/* --metrics auto|patterns|none */
 	int from;			/* --metrics-from first|any|all (enum metrics_from) */

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "launch_metrics.h"
-#include "metrics.h"
-#include "svgchart.h"
+#include "metrics/metrics.h"
+#include "metrics/svgchart.h"
 
 /* The outcome's colour: good, bad, or neither while it runs (or unknown). */
 static int good_state(const char *state)

@@ -1,7 +1,7 @@
 /*
  * launch_metrics_chart.h - the training metrics as an SVG line chart
- * (lib/svgchart.h): one panel per metric, in the order of
- * launch_metrics_pick, each downsampled to `points` (LTTB, lib/lttb.h),
+ * (lib/metrics/svgchart.h): one panel per metric, in the order of
+ * launch_metrics_pick, each downsampled to `points` (LTTB, lib/metrics/lttb.h),
  * titled with the job and coloured by its outcome. Deterministic: the same
  * store gives the same bytes.
  */

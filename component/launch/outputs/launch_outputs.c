@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_file.h"
 #include "launch_kfp.h"
 #include "launch_metrics.h"
 #include "launch_metrics_chart.h"
-#include "metrics.h"
-#include "yj.h"
+#include "metrics/metrics.h"
+#include "yj/yj.h"
 
 #define REPORT_POINTS_MAX 300	/* the chart embedded in the Markdown stays small */
 

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "buf.h"
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "kube/kube_clock.h"
 
 double launch_now(void)

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "jobapi.h"
-#include "jtree.h"
+#include "job/jobapi.h"
+#include "yj/jtree.h"
 #include "kube/kube_time.h"
 
 int launch_workers_of(const cJSON *job, struct launch_workers *w)

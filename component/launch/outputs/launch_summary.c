@@ -5,11 +5,11 @@
 
 #include <stdio.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_failure.h"
 #include "launch_metrics.h"
 #include "launch_progress.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 #define METRICS_ROWS 20	/* the rest is in the metrics output */
 

@@ -3,8 +3,8 @@
  */
 #include <string.h>
 
-#include "health.h"
-#include "jtree.h"
+#include "health/health.h"
+#include "yj/jtree.h"
 #include "launch_progress.h"
 #include "launch_verdict.h"
 

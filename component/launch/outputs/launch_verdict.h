@@ -1,5 +1,5 @@
 /*
- * launch_verdict.h - what the health judge (lib/health.h) makes of one job
+ * launch_verdict.h - what the health judge (lib/health/health.h) makes of one job
  * object, asked once per object: the hub judges every object it takes
  * (launch_hub.c) and every part of the run reads this answer instead of
  * judging again.

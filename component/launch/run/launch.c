@@ -1,6 +1,6 @@
 /*
  * launch.c - `jaxjob launch`: flags -> params -> template -> JAXJob or
- * TrainJob (--api, lib/jobapi.h) -> merge patch -> validate -> print it
+ * TrainJob (--api, lib/job/jobapi.h) -> merge patch -> validate -> print it
  * (--dry-run) or run it (launch_run.c).
  *
  * Everything before launch_run() is pure - no files written, nothing on
@@ -17,22 +17,22 @@
 #include "../commands.h"
 #include "buf.h"
 #include "err.h"
-#include "jobapi.h"
-#include "jobbuild.h"
-#include "jtree.h"
-#include "jobparams.h"
-#include "jobparams_required.h"
+#include "job/jobapi.h"
+#include "job/jobbuild.h"
+#include "yj/jtree.h"
+#include "job/jobparams.h"
+#include "job/jobparams_required.h"
 #include "kube/kube.h"
 #include "launch_opts.h"
 #include "launch_outcome.h"
 #include "launch_progress.h"
 #include "launch_connect.h"
 #include "launch_run.h"
-#include "tmpl.h"
-#include "yj.h"
+#include "job/tmpl.h"
+#include "yj/yj.h"
 
 /*
- * --api auto (lib/jobapi.h, jobapi_discover), on the run's one client (the
+ * --api auto (lib/job/jobapi.h, jobapi_discover), on the run's one client (the
  * first contact, launch_connect.h). A failure here is the cluster's answer,
  * so it exits 4 like any API error; it comes before a manifest exists, so
  * no outputs are written.
@@ -97,7 +97,7 @@ static int load_template(void *ud, cJSON **tmpl, const char **source, struct err
 	return 0;
 }
 
-/* Render, patch and validate the job the options describe (lib/jobbuild.h). */
+/* Render, patch and validate the job the options describe (lib/job/jobbuild.h). */
 static int build_job(const struct launch_opts *o, const struct jobapi *api, cJSON **out,
 		     struct err *e)
 {

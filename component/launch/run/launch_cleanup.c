@@ -24,7 +24,7 @@
  * (cleaning, since the wait ended) is the hub's.
  *
  * Suspend is a JSON merge patch of the API's suspend flag (JAXJob
- * spec.runPolicy.suspend, TrainJob spec.suspend; lib/jobapi.h): the
+ * spec.runPolicy.suspend, TrainJob spec.suspend; lib/job/jobapi.h): the
  * operator deletes the pods and keeps the job, to be resumed later.
  *
  * Nothing here fails the run: the exit code says how the job ended; a
@@ -35,7 +35,7 @@
  */
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_cleanup.h"
 
 void launch_retry_until(const struct launch_ctx *ctx, double deadline)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_connect.h"
 
 void launch_rules_request(struct kube_request *rq, const char *ns)

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_create.h"
-#include "yj.h"
+#include "yj/yj.h"
 
 /* ---- create or re-attach ------------------------------------------------- */
 

@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_cleanup.h"
 #include "launch_ending.h"
 #include "launch_outcome.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_access.h"
 #include "launch_connect.h"
 #include "launch_create.h"
@@ -222,7 +222,7 @@ int launch_run(const struct launch_opts *o, const struct jobapi *api, const cJSO
 	if (ended) {	/* why it failed, first */
 		const struct launch_verdict *v = launch_hub_verdict(h);
 		/* the Failed condition's message, as the verdict read it (the phase
-		 * shown is Failed whenever that condition is True, lib/health.c) */
+		 * shown is Failed whenever that condition is True, lib/health/health.c) */
 		launch_failure_judge(ctx.diag, !strcmp(v->phase, "Failed") && v->message[0] ?
 				     v->message : NULL, end.cause.row, &failure,
 				     &r.failure_category, &headline);

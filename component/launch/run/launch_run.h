@@ -14,7 +14,7 @@
 
 #include <cJSON.h>
 
-#include "jobapi.h"
+#include "job/jobapi.h"
 #include "launch_opts.h"
 #include "launch_outcome.h"
 

@@ -16,8 +16,8 @@
 
 #include <cJSON.h>
 
-#include "diagnose.h"
-#include "jobapi.h"
+#include "health/diagnose.h"
+#include "job/jobapi.h"
 #include "kube/kube.h"
 #include "launch_identity.h"
 #include "launch_metrics.h"
@@ -52,7 +52,7 @@ struct launch_ctx {
 	/* the sinks: each has one owner (the flow), the wait writes into them */
 	struct launch_progress *prog;
 	struct launch_metrics *metrics;
-	struct diag *diag;		/* why it failed (lib/diagnose.h) */
+	struct diag *diag;		/* why it failed (lib/health/diagnose.h) */
 	struct launch_stdout *out;	/* the workers' lines, never blocking */
 };
 

@@ -7,7 +7,7 @@
  * The event watch selects the namespace's Warning events (type=Warning),
  * not involvedObject.name: a field selector cannot say "the job or its
  * pods", and the events about the worker pods (Evicted, Preempted,
- * FailedMount, FailedScheduling, ...) feed the diagnosis (lib/diagnose.h);
+ * FailedMount, FailedScheduling, ...) feed the diagnosis (lib/health/diagnose.h);
  * a second watch would cost one more connection per step. The price: the
  * namespace's other Warning events are read and dropped here (diag_event()
  * ignores pods that are not our workers); field selectors cannot OR ("the
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_jobwatch.h"
 
 struct jobwatch {

@@ -51,7 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_kueue.h"
 #include "launch_kueue_reasons.h"
 

@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_queue_position.h"
 
 #define QPOS_PAGE 100			/* items per page */

@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_progress.h"
 #include "launch_trainer.h"
 

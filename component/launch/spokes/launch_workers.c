@@ -46,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "launch_workers_int.h"
 
 static struct launch_pod *pod_find(struct workers *w, const char *uid)

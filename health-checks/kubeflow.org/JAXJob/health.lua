@@ -9,7 +9,7 @@
 -- the operator re-appends changed conditions at the end, keeps Running=False
 -- after the job ends and keeps Suspended=False after a resume.
 -- Precedence: Failed > Succeeded > Suspended > Restarting > Running > Created.
--- The C judge in lib/health.c implements the same table; both run
+-- The C judge in lib/health/health.c implements the same table; both run
 -- the vectors in health_test.yaml.
 local function get(t, k)
   if type(t) == "table" then

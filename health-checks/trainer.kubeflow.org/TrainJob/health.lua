@@ -10,7 +10,7 @@
 -- no Running condition, so "running" comes from status.jobsStatus[].active.
 -- Precedence: Failed > Complete > controller lagging behind the spec >
 -- Created=False with a failure reason > Suspended > in progress.
--- The C judge in lib/health.c implements the same table; both run
+-- The C judge in lib/health/health.c implements the same table; both run
 -- the vectors in health_test.yaml.
 local function get(t, k)
   if type(t) == "table" then

@@ -18,13 +18,13 @@
 
 #include "buf.h"
 #include "jobparams_items.h"
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "parseopt.h"
 #include "smap.h"
 #include "k8sname.h"
 #include "quantity.h"
 #include "tmpl.h"
-#include "yj.h"
+#include "yj/yj.h"
 
 #define I32MAX 2147483647LL
 #define JSON_INT_MAX 9007199254740991LL	/* 2^53-1: exact in a double */

@@ -22,7 +22,7 @@
  *    cpu/memory/gpus-per-worker/gpu-resource/extended-resources), and a null
  *    for every known name that has no value (so tmpl can tell "not set" from
  *    "typo");
- *  - the template decides where values go (lib/tmpl.h). Nothing here knows
+ *  - the template decides where values go (lib/job/tmpl.h). Nothing here knows
  *    JAXJob structure, so a TrainJob template uses the same vocabulary.
  *
  * Text forms (flags, render parameters):

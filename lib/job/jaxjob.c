@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "crdschema.h"
-#include "jcheck.h"
+#include "yj/jcheck.h"
 #include "jobapi_handler.h"
-#include "jschema.h"
+#include "yj/jschema.h"
 #include "k8sname.h"
 
 #define I32MAX JCHECK_I32MAX
@@ -240,7 +240,7 @@ int jaxjob_worker_counts(const cJSON *job, struct jobapi_workers *w)
 	return rs != NULL;
 }
 
-/* ---- the handler (struct jobapi, lib/jobapi.h) ------------------------------ */
+/* ---- the handler (struct jobapi, lib/job/jobapi.h) ------------------------------ */
 
 /* The operator's per-worker Service "{name}-worker-{N-1}" is the longest. */
 static int jaxjob_overhead(int workers)

@@ -3,7 +3,7 @@
  * JAXJob (kubeflow.org/v1) and Kubeflow Trainer v2's TrainJob
  * (trainer.kubeflow.org/v1alpha1) on the jax-distributed runtime.
  *
- * The same job parameters (lib/jobparams.h) become either object through
+ * The same job parameters (lib/job/jobparams.h) become either object through
  * the API's built-in template; everything that differs between the two is a
  * field of struct jobapi, so launch, render and their tests run one flow
  * over both instead of two copies of it:

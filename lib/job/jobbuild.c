@@ -4,7 +4,7 @@
 #include "jobbuild.h"
 
 #include "jobparams.h"
-#include "jtree.h"
+#include "yj/jtree.h"
 
 int job_build(const struct job_build *b, cJSON **out, struct err *e)
 {

@@ -1,7 +1,7 @@
 /*
  * crdschema.c - see crdschema.h.
  *
- * The schema is static tables built by the compiler (lib/crdschema_data.h):
+ * The schema is static tables built by the compiler (lib/job/crdschema_data.h):
  * render validates thousands of jobs per run, and parsing the schema's JSON
  * for each was most of its time (issue 26). The only process-wide state is
  * the schemas' regular expressions, compiled once on first use
@@ -28,10 +28,10 @@
 
 #include "buf.h"
 #include "crdschema_data.h"
-#include "jtree.h"
+#include "yj/jtree.h"
 #include "smap.h"
 #include "suggest.h"
-#include "yj.h"
+#include "yj/yj.h"
 
 #define SHOW_MAX 64	/* bytes of a value quoted in a message */
 

@@ -1,7 +1,7 @@
 /*
  * crdschema_data.h - the shape of the compiled-in CRD schemas: static tables
- * that scripts/gen-crdschema.py writes into lib/crdschema_data.c and
- * lib/crdschema.c walks. Private to those two files.
+ * that scripts/gen-crdschema.py writes into lib/job/crdschema_data.c and
+ * lib/job/crdschema.c walks. Private to those two files.
  *
  * Why tables and not the schema's JSON: validation runs once per job, and a
  * repository may hold thousands (render). Parsing 60 kB of JSON per job was
@@ -9,7 +9,7 @@
  * the compiler, shared by every call and every thread, and cost nothing to
  * set up. Identical subschemas (most `{"type": "string"}`) are one node.
  *
- * A node holds only what lib/crdschema.c checks: a keyword it does not read
+ * A node holds only what lib/job/crdschema.c checks: a keyword it does not read
  * (anyOf, x-kubernetes-map-type, x-kubernetes-embedded-resource, a format
  * other than int32/int64) is not carried; a keyword the generator does not
  * know stops it, so a CRD update cannot lose a check silently.

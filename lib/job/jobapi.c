@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jcheck.h"
+#include "yj/jcheck.h"
 #include "tmpl.h"
 
 /* ---- functions ------------------------------------------------------------ */

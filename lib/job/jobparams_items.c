@@ -4,7 +4,7 @@
  * from a job file, so both paths accept exactly the same things.
  */
 #include "jobparams_items.h"
-#include "jtree.h"
+#include "yj/jtree.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "jtree.h"
+#include "yj/jtree.h"
 
 #define INDEX_MAX 100000	/* a replica index beyond this is not a worker we track */
 #define OOM_NODES_MAX 8

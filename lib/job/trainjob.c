@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "crdschema.h"
-#include "jcheck.h"
+#include "yj/jcheck.h"
 #include "jobapi_handler.h"
-#include "jschema.h"
+#include "yj/jschema.h"
 
 #define MAX_NAME 63
 #define JOBSET_POD_SUFFIX 6	/* "-abcde": the Job controller's random suffix */
@@ -304,7 +304,7 @@ static int check_runtime(struct kube_client *c, const cJSON *job, const char *ns
 		       " (Kubeflow Trainer v2.2 or later ships jax-distributed)");
 }
 
-/* ---- the handler (struct jobapi, lib/jobapi.h) ------------------------------ */
+/* ---- the handler (struct jobapi, lib/job/jobapi.h) ------------------------------ */
 
 static void trainjob_longest(const char *name, int nodes, struct buf *out)
 {

@@ -10,7 +10,7 @@
  */
 #include "tmpl.h"
 #include "smap.h"
-#include "jtree.h"
+#include "yj/jtree.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -20,7 +20,7 @@
 
 #include "buf.h"
 #include "suggest.h"
-#include "yj.h"
+#include "yj/yj.h"
 
 struct frame {
 	cJSON *node;	/* the mapping or sequence */
