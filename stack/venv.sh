@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${JAXJOB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jaxjob}
 py=/usr/bin/python3
 
-[ $# -ge 1 ] || { echo "usage: stack/venv.sh NAME... (names: jax kfp kfp-newest)" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: stack/venv.sh NAME... (names: jax kfp kfp-newest sdk)" >&2; exit 2; }
 
 venv_spec() {   # NAME -> sets dir and reqs
 	case $1 in
@@ -25,7 +25,11 @@ venv_spec() {   # NAME -> sets dir and reqs
 	     [ "$1" = kfp ] || v=$KFP_NEWEST
 	     dir=$cache/venv-kfp-$v-pb$KFP_PROTOBUF
 	     reqs="kfp==$v kfp-kubernetes==$v kfp-pipeline-spec==$v kfp-server-api==$v protobuf==$KFP_PROTOBUF" ;;
-	*) echo "stack/venv.sh: unknown venv name '$1' (known: jax kfp kfp-newest)" >&2; exit 2 ;;
+	sdk) # the Kubeflow SDKs users run, as peers in bench/ (issue 40): kubeflow-training's setup.py
+	     # pins kubernetes<36, so the Python client is the SDKs' own pin, not KUBERNETES_PY
+	     dir=$cache/venv-sdk-kt$KUBEFLOW_TRAINING_SDK-kf$KUBEFLOW_SDK-k$SDK_KUBERNETES_PY
+	     reqs="kubeflow-training==$KUBEFLOW_TRAINING_SDK kubeflow==$KUBEFLOW_SDK kubernetes==$SDK_KUBERNETES_PY" ;;
+	*) echo "stack/venv.sh: unknown venv name '$1' (known: jax kfp kfp-newest sdk)" >&2; exit 2 ;;
 	esac
 }
 
