@@ -182,12 +182,12 @@ $(BUILD)/obj/component/%.o: CFLAGS += $(LAUNCH_INC)
 UNIT_APP_test_health        := health-checks/health_cmd
 UNIT_APP_test_launch_opts   = launch_opts launch_flags launch_values \
 			      launch_metrics_flags launch_help $(UNIT_APP_test_launch_parts)
-UNIT_APP_test_launch_parts  := launch_identity launch_logs launch_stdout \
+UNIT_APP_test_launch_parts  := launch_identity launch_logs launch_stdout launch_loop \
 			       launch_outputs launch_progress launch_metrics \
 			       launch_result launch_file launch_summary \
 			       launch_kfp launch_metrics_chart \
 			       launch_failure launch_verdict launch_outcome
-UNIT_APP_test_launch_hub    := launch_hub launch_hub_clock launch_hub_end \
+UNIT_APP_test_launch_hub    := launch_hub launch_hub_clock launch_hub_end launch_loop \
 			       launch_verdict \
 			       launch_progress launch_result launch_outcome
 UNIT_APP_test_launch_kueue_reasons := launch_kueue_reasons

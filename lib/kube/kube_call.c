@@ -326,8 +326,9 @@ static struct kube_call *call_new(struct kube_client *c, const struct kube_reque
 	k->done = done;
 	k->ud = ud;
 	/* whole seconds for curl, rounded up: never shorter than asked */
-	k->timeout_s = c->request_timeout_s > 0 ? (long)c->request_timeout_s +
-		(c->request_timeout_s > (long)c->request_timeout_s) : KUBE_REQUEST_TIMEOUT_S;
+	double attempt_s = rq->timeout_s > 0 ? rq->timeout_s : c->request_timeout_s;
+	k->timeout_s = attempt_s > 0 ? (long)attempt_s + (attempt_s > (long)attempt_s) :
+		KUBE_REQUEST_TIMEOUT_S;
 	k->started = kube_now();
 	if (c->contact.since == 0)
 		c->contact.since = k->started;

@@ -194,6 +194,8 @@ struct kube_request {
 	const char *verb;		/* "create", "get", ... (static) */
 	struct buf what;		/* the object, for messages */
 	double retry_s;			/* 0 = the client's default, < 0 = no retries */
+	double timeout_s;		/* one attempt's bound; 0 = the client's
+					 * (kube_client_set_request_timeout) */
 	size_t body_max;		/* bytes of response body kept; 0 = KUBE_BODY_MAX
 					 * (64 MiB). A larger body fails the request (ERR_API,
 					 * "response larger than N bytes") without reading more:

@@ -426,6 +426,7 @@ struct run {
 	struct launch_opts o;
 	struct launch_progress prog;
 	struct launch_ctx ctx;
+	struct launch_loop loop;
 	struct launch_hub *h;
 	FILE *notes;
 };
@@ -444,6 +445,8 @@ static void run_script(struct run *r, const struct step *steps, int n)
 	launch_progress_init(&r->prog, r->notes, 0);
 	r->ctx.o = &r->o;
 	r->ctx.c = (struct kube_client *)&r->ctx;	/* never dereferenced: the loop is ours */
+	launch_loop_init(&r->loop, r->ctx.c);
+	r->ctx.loop = &r->loop;
 	r->ctx.api = &JOBAPI_JAXJOB;
 	r->ctx.res = JOBAPI_JAXJOB.res;
 	r->ctx.kind = "JAXJob";

@@ -53,7 +53,7 @@ static void hub_stop(struct launch_hub *h, enum launch_end why)
 		return;
 	if (h->why.end == END_NONE || (h->why.end == END_FINISHED && why == END_FINISHED))
 		h->why.end = why;
-	kube_loop_stop(h->ctx->c);
+	launch_loop_wake(h->ctx->loop);
 }
 
 /* Every job object the hub keeps is judged here, once. */
@@ -142,7 +142,7 @@ static void job_seen(void *hub, const cJSON *obj)
 static void cleanup_wake(struct launch_hub *h)
 {
 	if (h->in_delete_wait)
-		kube_loop_stop(h->ctx->c);
+		launch_loop_wake(h->ctx->loop);
 }
 
 /* The job watch saw our job's DELETED event. */
@@ -316,7 +316,7 @@ static void on_signal(void *ud, int signo)
 			h->why.end = END_SIGNAL;
 		/* ends the wait, or cancels the blocking create/get in flight
 		 * (ERR_CANCELLED); neither lingers to cancel the cleanup */
-		kube_loop_stop(ctx->c);
+		launch_loop_wake(ctx->loop);
 		kube_loop_cancel_call(ctx->c);
 		/* the run's end is decided: what follows before the wait (the
 		 * look after a cancelled create) protects the cluster */
@@ -334,7 +334,7 @@ static void on_signal(void *ud, int signo)
 	case RUN_DONE:
 		/* outcome decided: stop writing the last queued log lines
 		 * (launch_stdout_finish) and exit */
-		kube_loop_stop(ctx->c);
+		launch_loop_wake(ctx->loop);
 		break;
 	}
 }
@@ -404,6 +404,13 @@ static int start_spokes(struct launch_hub *h, const char *from, struct err *e)
 	       jobwatch_start_events(h->jw, from, e) || kueue_start(h->kueue, from, e);
 }
 
+/* What the wait waits for: an end. */
+static int hub_ended(const void *hub)
+{
+	const struct launch_hub *h = hub;
+	return h->why.end != END_NONE;
+}
+
 void launch_hub_wait(struct launch_hub *h, const char *from)
 {
 	struct err e = ERR_INIT;
@@ -417,9 +424,8 @@ void launch_hub_wait(struct launch_hub *h, const char *from)
 		hub_queue_check(h);	/* created suspended for its queue: queued from the start */
 		if (!h->why.queued)
 			hub_arm_deadline(h);
-		/* ended already (a hub stop outside kube_loop_run() is dropped) */
-		if (h->why.end == END_NONE && kube_loop_run(h->ctx->c, &e) == 0 &&
-		    h->why.end == END_NONE)
+		/* until an end is decided (one decided already needs no loop) */
+		if (launch_loop_until(h->ctx->loop, hub_ended, h, &e) == 1)
 			h->why.end = END_API;	/* nothing left that could end it */
 	}
 	if (e.code != ERR_OK) {

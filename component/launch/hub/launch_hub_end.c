@@ -135,7 +135,15 @@ static void on_delete_wait_over(void *ud)
 {
 	struct launch_hub *h = ud;
 	h->delete_timer = NULL;
-	kube_loop_stop(h->ctx->c);
+	launch_loop_wake(h->ctx->loop);
+}
+
+/* The wait for the deletion is over: confirmed, out of time, or the job
+ * watch that would say it failed for good. */
+static int deletion_over(const void *hub)
+{
+	const struct launch_hub *h = hub;
+	return h->delete_confirmed || !h->delete_timer || jobwatch_failed(h->jw);
 }
 
 int launch_hub_await_deletion(struct launch_hub *h, double deadline)
@@ -146,9 +154,7 @@ int launch_hub_await_deletion(struct launch_hub *h, double deadline)
 		return h->delete_confirmed;
 	h->delete_timer = kube_timer_add(h->ctx->c, deadline - kube_now(), on_delete_wait_over, h);
 	h->in_delete_wait = 1;
-	while (!h->delete_confirmed && h->delete_timer && !jobwatch_failed(h->jw) &&
-	       kube_loop_run(h->ctx->c, &e) == 0)
-		;
+	launch_loop_until(h->ctx->loop, deletion_over, h, &e);
 	h->in_delete_wait = 0;
 	kube_timer_cancel(h->delete_timer);
 	h->delete_timer = NULL;

@@ -64,7 +64,7 @@ static void review_done(void *ud, struct kube_response *rs, const struct err *e)
 	q->call = NULL;
 	q->answer = !e && cJSON_IsBool(allowed) ? cJSON_IsTrue(allowed) : -1;
 	if (--*q->pending == 0)
-		kube_loop_stop(q->ctx->c);
+		launch_loop_wake(q->ctx->loop);
 }
 
 static void review_start(const struct launch_ctx *ctx, struct review *q)
@@ -150,6 +150,31 @@ static int rules_allow(const cJSON *rules, const struct launch_ctx *ctx, const s
 }
 
 
+/* The wait for the rules review sent before the build: answered, or a
+ * signal ended the run. */
+struct early_wait {
+	const struct launch_early *early;
+	const struct launch_hub *h;
+};
+
+static int early_answered(const void *ud)
+{
+	const struct early_wait *w = ud;
+	return !w->early->review || launch_hub_ended(w->h);
+}
+
+/* The wait for the access reviews: all answered, or a signal. */
+struct reviews_wait {
+	const int *pending;
+	const struct launch_hub *h;
+};
+
+static int reviews_answered(const void *ud)
+{
+	const struct reviews_wait *w = ud;
+	return *w->pending <= 0 || launch_hub_ended(w->h);
+}
+
 /*
  * The rules review's answer: the one sent before the build when it asked
  * about this namespace (waited for here), else asked now. *json is the
@@ -170,8 +195,8 @@ static int rules_answer(const struct launch_ctx *ctx, const struct launch_hub *h
 		early = NULL;
 	}
 	if (early) {
-		while (early->review && !launch_hub_ended(h) && kube_loop_run(ctx->c, &e) == 0)
-			;
+		struct early_wait w = { early, h };
+		launch_loop_until(ctx->loop, early_answered, &w, &e);
 		err_clear(&e);
 		kube_cancel(early->review);	/* a signal: it must not outlive the wait */
 		early->review = NULL;
@@ -238,8 +263,8 @@ static int ask(const struct launch_ctx *ctx, const struct launch_hub *h, struct 
 		if (!ruled || qs[i].answer < 0)
 			review_start(ctx, &qs[i]);
 	}
-	while (pending > 0 && !launch_hub_ended(h) && kube_loop_run(ctx->c, &e) == 0)
-		;
+	struct reviews_wait w = { &pending, h };
+	launch_loop_until(ctx->loop, reviews_answered, &w, &e);
 	for (int i = 0; i < n; i++) {	/* cut short by a signal: none may outlive `qs` */
 		kube_cancel(qs[i].call);
 		qs[i].call = NULL;

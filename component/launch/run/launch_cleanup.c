@@ -38,15 +38,28 @@
 #include "yj/jtree.h"
 #include "launch_cleanup.h"
 
-void launch_retry_until(const struct launch_ctx *ctx, double deadline)
+int launch_call_until(const struct launch_ctx *ctx, struct kube_request *rq, double deadline,
+		      cJSON **out, struct err *e)
 {
+	struct kube_response rs;
 	double left = deadline - kube_now();
+	int rc;
 
 	/* the retries and each attempt: a server that accepts the DELETE's
 	 * connection and never answers must not hold the step past the
 	 * bound (curl's 60 s would outlast a pod's 30 s grace period) */
-	kube_client_set_retry(ctx->c, left > 1 ? left : 1);
-	kube_client_set_request_timeout(ctx->c, left > 1 ? left : 1);
+	rq->retry_s = left > 1 ? left : 1;
+	rq->timeout_s = rq->retry_s;
+	rc = kube_call(ctx->c, rq, &rs, e);
+	kube_request_free(rq);
+	if (out)
+		*out = NULL;
+	if (out && rc == 0) {
+		*out = rs.json;
+		rs.json = NULL;
+	}
+	kube_response_free(&rs);
+	return rc;
 }
 
 /* The object the decision was made on: its uid and resourceVersion. */
@@ -65,15 +78,15 @@ static int delete_job(struct launch_hub *h, const struct launch_ctx *ctx, double
 {
 	struct err e = ERR_INIT;
 	struct kube_precond pre = seen(h, ctx);
+	struct kube_request rq;
 	cJSON *answer = NULL;
 	int rc;
 
 	if (launch_hub_watch_job(h, &e))
 		launch_progress_note(ctx->prog, "warning: %s", e.msg);
 	err_clear(&e);
-	launch_retry_until(ctx, deadline);
-	rc = kube_delete(ctx->c, ctx->res, ctx->ns, ctx->name, KUBE_PROPAGATE_FOREGROUND, &pre, 0,
-			 &answer, &e);
+	kube_req_delete(&rq, ctx->res, ctx->ns, ctx->name, KUBE_PROPAGATE_FOREGROUND, &pre, 0);
+	rc = launch_call_until(ctx, &rq, deadline, &answer, &e);
 	cJSON_Delete(answer);
 	if (rc) {
 		if (e.code == ERR_CONFLICT)
@@ -107,15 +120,15 @@ static int suspend_job(struct launch_hub *h, const struct launch_ctx *ctx, doubl
 	cJSON *patch = jobapi_suspend_patch(ctx->api, 1);
 	cJSON *answer = NULL;
 	const char *rv = seen(h, ctx).resource_version;
+	struct kube_request rq;
 	int rc;
 
 	/* optimistic concurrency: the server refuses (409) if the job changed */
 	if (rv)
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(patch, "metadata"),
 					"resourceVersion", rv);
-	launch_retry_until(ctx, deadline);
-	rc = kube_patch(ctx->c, ctx->res, ctx->ns, ctx->name, KUBE_PATCH_MERGE, patch, 0,
-			&answer, &e);
+	kube_req_patch(&rq, ctx->res, ctx->ns, ctx->name, KUBE_PATCH_MERGE, patch, 0);
+	rc = launch_call_until(ctx, &rq, deadline, &answer, &e);
 	cJSON_Delete(patch);
 	if (rc && e.code == ERR_CONFLICT) {
 		cJSON_Delete(answer);

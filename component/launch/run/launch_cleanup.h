@@ -26,8 +26,14 @@ enum launch_cleanup_done {
 int launch_cleanup(struct launch_hub *h, const struct launch_ctx *ctx,
 		   enum launch_cleanup_action action, double deadline, struct buf *note);
 
-/* The look and the requests of the ending retry until `deadline`, at least
- * 1 s, and no one attempt outlasts it. */
-void launch_retry_until(const struct launch_ctx *ctx, double deadline);
+/*
+ * One request of the ending (the look) or the cleanup, bounded by
+ * `deadline`: retried until then, at least 1 s, and no one attempt
+ * outlasts it (struct kube_request's retry_s and timeout_s: the client's
+ * own settings stay as its owner set them). `rq` is freed; *out (may be
+ * NULL) is the answer when it succeeded, else NULL. 0, or -1 with `e`.
+ */
+int launch_call_until(const struct launch_ctx *ctx, struct kube_request *rq, double deadline,
+		      cJSON **out, struct err *e);
 
 #endif

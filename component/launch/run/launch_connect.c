@@ -50,7 +50,7 @@ static void on_early_review(void *ud, struct kube_response *rs, const struct err
 	early->ok = !e;
 	early->json = rs->json;		/* taken: the call frees the rest */
 	rs->json = NULL;
-	kube_loop_stop(early->loop);	/* the access check may be waiting for it */
+	launch_loop_wake(&early->loop);	/* the access check may be waiting for it */
 }
 
 /* The server has not answered (yet): say what we wait for. The attempt is
@@ -66,7 +66,7 @@ static void on_contact_retry(void *ud, unsigned attempt, double delay_s, const s
 		return;
 	early->said_retry_at = launch_now();
 	launch_progress_note(&early->prog, "waiting for the API server at %s (attempt %u, next "
-			     "in %.0f s)", kube_client_config(early->loop)->server, attempt, delay_s);
+			     "in %.0f s)", kube_client_config(early->loop.c)->server, attempt, delay_s);
 }
 
 struct launch_early *launch_early_start(const struct launch_opts *o, int rules_review)
@@ -88,7 +88,8 @@ struct launch_early *launch_early_start(const struct launch_opts *o, int rules_r
 		return early;
 	}
 	early->ns = xstrdup(cfg.ns);
-	early->c = early->loop = kube_client_new(&cfg, &early->err);
+	early->c = kube_client_new(&cfg, &early->err);
+	launch_loop_init(&early->loop, early->c);
 	kube_config_free(&cfg);
 	if (!early->c) {
 		snprintf(early->err.reason, sizeof(early->err.reason), "ClientError");
@@ -116,8 +117,8 @@ struct kube_client *launch_early_client(struct launch_early *early, struct err *
 	if (!early->said) {
 		early->said = 1;
 		launch_print_warnings(early->warnings);
-		if (early->loop) {
-			cfg = kube_client_config(early->loop);
+		if (early->loop.c) {
+			cfg = kube_client_config(early->loop.c);
 			if (cfg->context)
 				launch_progress_note(&early->prog, "connecting to %s (context %s of %s)",
 						     cfg->server, cfg->context,
@@ -127,11 +128,11 @@ struct kube_client *launch_early_client(struct launch_early *early, struct err *
 						     cfg->source ? cfg->source : "in-cluster");
 		}
 	}
-	if (!early->loop) {
+	if (!early->loop.c) {
 		*e = early->err;
 		return NULL;
 	}
-	return early->loop;
+	return early->loop.c;
 }
 
 void launch_contact_over(struct kube_client *c)
@@ -151,8 +152,8 @@ void launch_early_free(struct launch_early *early)
 	free(early);
 }
 
-int launch_connect(const struct launch_ctx *ctx, struct kube_client **c, char **ns,
-		   struct err *e)
+int launch_connect(const struct launch_ctx *ctx, struct kube_client **c,
+		   struct launch_loop **loop, char **ns, struct err *e)
 {
 	const char *mns = jtree_get_string(ctx->manifest, "metadata.namespace", NULL);
 	struct launch_early *early = ctx->early;
@@ -161,6 +162,7 @@ int launch_connect(const struct launch_ctx *ctx, struct kube_client **c, char **
 		return -1;
 	*ns = xstrdup(mns && *mns ? mns : early->ns);
 	*c = early->c;
+	*loop = &early->loop;
 	early->c = NULL;	/* the run's now */
 	return 0;
 }

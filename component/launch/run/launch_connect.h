@@ -40,7 +40,7 @@ void launch_early_free(struct launch_early *early);
 /* The connection opened before the job was built (launch_early_start). */
 struct launch_early {
 	struct kube_client *c;		/* NULL once the run has taken it, or on `err` */
-	struct kube_client *loop;	/* the same client, taken or not */
+	struct launch_loop loop;	/* the same client's, taken or not: the run's waits */
 	char *ns;			/* the namespace of the flags and kubeconfig */
 	char *warnings;			/* the kubeconfig's warnings, said once */
 	struct err err;			/* the kubeconfig or the client failed */
@@ -75,11 +75,12 @@ void launch_contact_over(struct kube_client *c);
  * launch_early_start, or by the access check, launch_access.c). */
 void launch_rules_request(struct kube_request *rq, const char *ns);
 
-/* The run's client and namespace (the manifest's, else the kubeconfig's;
- * the caller's to free), taken from the first contact (ctx->early). -1
+/* The run's client, its loop's driver (the first contact's, which frees
+ * it) and namespace (the manifest's, else the kubeconfig's; the caller's to
+ * free), taken from the first contact (ctx->early). -1
  * with `e` set (reason ConfigError or ClientError) when the kubeconfig or
  * the client failed. */
-int launch_connect(const struct launch_ctx *ctx, struct kube_client **c, char **ns,
-		   struct err *e);
+int launch_connect(const struct launch_ctx *ctx, struct kube_client **c,
+		   struct launch_loop **loop, char **ns, struct err *e);
 
 #endif

@@ -40,8 +40,6 @@ static void adopt(const struct launch_ctx *ctx, struct launch_hub *h, struct lau
 	launch_hub_take(h, job);
 }
 
-static void after_cancelled_create(const struct launch_ctx *ctx, struct launch_hub *h,
-				   struct launch_created *out);
 static int find_by_identity(const struct launch_ctx *ctx, cJSON **found, struct err *e);
 
 /* Was `job` created by `jaxjob launch` outside any pipeline (no identity)? */
@@ -82,7 +80,7 @@ static int on_conflict(const struct launch_ctx *ctx, struct launch_hub *h,
 
 	if (kube_get(ctx->c, ctx->res, ctx->ns, ctx->name, &existing, &e)) {
 		if (e.code == ERR_CANCELLED) {	/* a signal: nothing of ours to adopt */
-			after_cancelled_create(ctx, h, cr);
+			cr->look = 1;
 			return 0;
 		}
 		return already_exists(out, "%s %s/%s already exists and cannot be read: %s",
@@ -134,18 +132,25 @@ static void on_settle_event(void *ud, enum kube_event_type type, const cJSON *ob
 	if (type == KUBE_DELETED || !launch_identity_matches(obj, &s->ctx->id) || s->job)
 		return;
 	s->job = cJSON_Duplicate(obj, 1);
-	kube_loop_stop(s->ctx->c);
+	launch_loop_wake(s->ctx->loop);
 }
 
 static void on_settle_timer(void *ud)
 {
 	struct settle *s = ud;
 	s->timer = NULL;
-	kube_loop_stop(s->ctx->c);
+	launch_loop_wake(s->ctx->loop);
 }
 
-static void after_cancelled_create(const struct launch_ctx *ctx, struct launch_hub *h,
-				   struct launch_created *out)
+/* The look is over: ours showed up, or its time ran out. */
+static int settled(const void *ud)
+{
+	const struct settle *s = ud;
+	return s->job || !s->timer;
+}
+
+void launch_create_look(const struct launch_ctx *ctx, struct launch_hub *h,
+			struct launch_created *out)
 {
 	struct settle s = { ctx, NULL, NULL };
 	struct err e = ERR_INIT;
@@ -156,9 +161,6 @@ static void after_cancelled_create(const struct launch_ctx *ctx, struct launch_h
 		ctx->o->delete_wait_s : CREATE_SETTLE_S;
 	int rc;
 
-	/* the signal moved the hub's phase to cleaning: a further one is noted,
-	 * it does not cancel this look */
-	kube_client_set_retry(ctx->c, 8.0);
 	if (!ctx->name) {	/* generateName: ours carries our identity label */
 		if (ctx->id.adoptable && find_by_identity(ctx, &job, &e) == 0 && job)
 			adopt(ctx, h, out, job, "the create went through before the signal:");
@@ -179,8 +181,7 @@ static void after_cancelled_create(const struct launch_ctx *ctx, struct launch_h
 	if (!w)
 		return;
 	s.timer = kube_timer_add(ctx->c, wait_s, on_settle_timer, &s);
-	while (!s.job && s.timer && kube_loop_run(ctx->c, &e) == 0)
-		;
+	launch_loop_until(ctx->loop, settled, &s, &e);
 	kube_timer_cancel(s.timer);
 	kube_watch_stop(w);
 	if (s.job)
@@ -320,8 +321,8 @@ int launch_create(const struct launch_ctx *ctx, struct launch_hub *h, struct lau
 	}
 	cJSON_Delete(created);
 	if (e.code == ERR_CANCELLED) {
-		after_cancelled_create(ctx, h, cr);
-		return 0;	/* launch_hub_ended(): the flow cleans up */
+		cr->look = 1;
+		return 0;	/* launch_hub_ended(): the flow looks, then cleans up */
 	}
 	if (e.code == ERR_CONFLICT && ctx->name)
 		return on_conflict(ctx, h, cr, out);

@@ -14,6 +14,8 @@
  * the strings. */
 struct launch_created {
 	char *uid, *name, *from;
+	int look;	/* a signal cancelled the create: whether it went through
+			 * is to be looked at (launch_create_look) */
 };
 
 /*
@@ -26,6 +28,19 @@ struct launch_created {
  */
 int launch_create(const struct launch_ctx *ctx, struct launch_hub *h, struct launch_created *cr,
 		  struct err *e);
+
+/*
+ * After a create a signal cancelled (cr->look): did it go through anyway?
+ * A GET by name (or a list by identity, for generateName), then a short
+ * watch for it (at most CREATE_SETTLE_S, or --delete-timeout when
+ * shorter); ours is adopted, so the cleanup finds it. Its requests are
+ * retried LAUNCH_LOOK_RETRY_S: the flow, which owns the client, sets that
+ * before (the signal moved the hub's phase to cleaning: a further one is
+ * noted, it does not cancel this look).
+ */
+#define LAUNCH_LOOK_RETRY_S 8.0
+void launch_create_look(const struct launch_ctx *ctx, struct launch_hub *h,
+			struct launch_created *cr);
 
 /* --server-dry-run: the server's answer to a dryRun=All create on stdout;
  * -1 with `e` set when it refused. */

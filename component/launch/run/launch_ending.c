@@ -50,11 +50,12 @@ static enum launch_cleanup_action on_cancel_action(const struct launch_opts *o)
 static enum view look(struct launch_hub *h, const struct launch_ctx *ctx, double deadline,
 		      struct err *e)
 {
+	struct kube_request rq;
 	cJSON *fresh = NULL;
 	const char *uid;
 
-	launch_retry_until(ctx, deadline);
-	if (kube_get(ctx->c, ctx->res, ctx->ns, ctx->name, &fresh, e)) {
+	kube_req_get(&rq, ctx->res, ctx->ns, ctx->name);
+	if (launch_call_until(ctx, &rq, deadline, &fresh, e)) {
 		cJSON_Delete(fresh);
 		return e->code == ERR_NOTFOUND ? VIEW_GONE : VIEW_UNREAD;
 	}

@@ -70,11 +70,11 @@ static int prepare(struct launch_ctx *ctx, struct launch_hub **hub, const cJSON 
 	ctx->res = ctx->api->res;
 	ctx->kind = ctx->api->kind;
 	ctx->name = name && *name ? xstrdup(name) : NULL;
-	if (launch_connect(ctx, &ctx->c, &ctx->ns, &e)) {
+	if (launch_connect(ctx, &ctx->c, &ctx->loop, &ctx->ns, &e)) {
 		launch_cause_of_err(cause, LAUNCH_OUTCOME_API_ERROR, &e);
 		return -1;
 	}
-	launch_stdout_attach(ctx->out, ctx->c, ctx->prog);
+	launch_stdout_attach(ctx->out, ctx->loop, ctx->prog);
 	r->ns = ctx->ns;
 	if (launch_runtime_check(ctx, &e)) {
 		launch_cause_of_err(cause, LAUNCH_OUTCOME_API_ERROR, &e);
@@ -120,11 +120,16 @@ static int run_job(struct launch_ctx *ctx, struct launch_hub *h, struct launch_r
 		   struct launch_ending_fact *end, struct buf *note)
 {
 	struct err e = ERR_INIT;
-	struct launch_created cr = { NULL, NULL, NULL };
+	struct launch_created cr = { NULL, NULL, NULL, 0 };
 
 	int failed = launch_access_check(ctx, h, &ctx->deny, &e) ||
 		/* a signal during the review: nothing was created, nothing will be */
 		(!launch_hub_ended(h) && launch_create(ctx, h, &cr, &e));
+
+	if (!failed && cr.look) {	/* did the cancelled create go through? */
+		kube_client_set_retry(ctx->c, LAUNCH_LOOK_RETRY_S);
+		launch_create_look(ctx, h, &cr);
+	}
 
 	launch_contact_over(ctx->c);	/* the first contact ends with the create */
 	if (failed) {

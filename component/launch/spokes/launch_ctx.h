@@ -20,6 +20,7 @@
 #include "job/jobapi.h"
 #include "kube/kube.h"
 #include "launch_identity.h"
+#include "launch_loop.h"
 #include "launch_metrics.h"
 #include "launch_opts.h"
 #include "launch_progress.h"
@@ -37,6 +38,7 @@ struct launch_early;
 struct launch_ctx {
 	const struct launch_opts *o;
 	struct kube_client *c;
+	struct launch_loop *loop;	/* c's loop, the one driver of every wait (launch_loop.h) */
 	struct launch_early *early;	/* the rules review sent before the build, or NULL */
 	const struct jobapi *api;	/* JAXJob or TrainJob: paths, labels, container, suspend */
 	const struct kube_resource *res;	/* api->res */

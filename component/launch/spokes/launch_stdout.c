@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kube/kube.h"
+#include "launch_loop.h"
 #include "launch_progress.h"
 
 void launch_stdout_init(struct launch_stdout *o, int fd)
@@ -64,9 +65,12 @@ static void __attribute__((format(printf, 2, 3))) note(struct launch_stdout *o, 
 		fprintf(stderr, "%s\n", line);
 }
 
-void launch_stdout_attach(struct launch_stdout *o, struct kube_client *c,
+void launch_stdout_attach(struct launch_stdout *o, struct launch_loop *loop,
 			  struct launch_progress *prog)
 {
+	struct kube_client *c = loop->c;
+
+	o->loop = loop;
 	o->c = c;
 	o->prog = prog;
 	if (o->off < o->q.len)
@@ -149,7 +153,7 @@ static void on_writable(void *ud)
 
 	watch(o, pending);
 	if (o->finish_timer && !pending)
-		kube_loop_stop(o->c);	/* launch_stdout_finish is done */
+		launch_loop_wake(o->loop);	/* launch_stdout_finish is done */
 }
 
 /* One more line of worker `index` in a per-worker count that grows as needed;
@@ -206,7 +210,19 @@ static void on_finish_timer(void *ud)
 {
 	struct launch_stdout *o = ud;
 	o->finish_timer = NULL;
-	kube_loop_stop(o->c);
+	launch_loop_wake(o->loop);
+}
+
+/* The finish is over: all written, stdout closed, a signal, or out of time. */
+struct finish_wait {
+	const struct launch_stdout *o;
+	const int *stop;
+};
+
+static int finished(const void *ud)
+{
+	const struct finish_wait *w = ud;
+	return w->o->off >= w->o->q.len || w->o->closed || *w->stop || !w->o->finish_timer;
 }
 
 void launch_stdout_finish(struct launch_stdout *o, double max_wait_s, const int *stop)
@@ -221,9 +237,8 @@ void launch_stdout_finish(struct launch_stdout *o, double max_wait_s, const int 
 	o->finish_timer = kube_timer_add(o->c, max_wait_s, on_finish_timer, o);
 	kube_loop_watch_writable(o->c, o->fd, on_writable, o);
 	/* the signal callback stops the loop too (launch_hub.c, RUN_DONE) */
-	while (o->off < o->q.len && !o->closed && !*stop && o->finish_timer &&
-	       kube_loop_run(o->c, &e) == 0)
-		;
+	struct finish_wait w = { o, stop };
+	launch_loop_until(o->loop, finished, &w, &e);
 	kube_timer_cancel(o->finish_timer);
 	o->finish_timer = NULL;
 	kube_loop_watch_writable(o->c, -1, NULL, NULL);

@@ -34,6 +34,7 @@
 
 struct kube_client;
 struct kube_timer;
+struct launch_loop;
 struct launch_progress;
 
 #define LAUNCH_STDOUT_HIGH (1024u * 1024)	/* hold the log streams above this */
@@ -46,7 +47,8 @@ struct launch_stdout {
 	int nonblocking;	/* writes cannot wait (else: plain file, written as is) */
 	struct buf q;		/* queued bytes: whole "[worker-N] line\n" lines */
 	size_t off;		/* written part of q */
-	struct kube_client *c;	/* the loop that writes and holds, or NULL */
+	struct kube_client *c;	/* the client whose loop writes and holds, or NULL */
+	struct launch_loop *loop;	/* that loop's driver (launch_loop.h) */
 	struct launch_progress *prog;	/* where notes go, or NULL (stderr) */
 	int held;		/* the log streams are held */
 	int closed;		/* EPIPE or another write error: no more writing */
@@ -61,7 +63,7 @@ struct launch_stdout {
 void launch_stdout_init(struct launch_stdout *o, int fd);
 /* The client whose loop writes the queue and whose log streams it holds;
  * notes go to `prog` (may be NULL: stderr). */
-void launch_stdout_attach(struct launch_stdout *o, struct kube_client *c,
+void launch_stdout_attach(struct launch_stdout *o, struct launch_loop *loop,
 			  struct launch_progress *prog);
 /* Queue worker `index`'s whole line (its "[worker-N] " prefix and '\n'
  * included; index -1: a line of the launch's own, not counted as a
