@@ -32,6 +32,11 @@
 # Connections: one extra run per tool and size under `strace -f -e connect`
 # (not timed), counting connect() calls to the apiserver's port.
 #
+# JAXJOB_REAL=1 (or KCP_BACKEND=stack): on the real stack (stack/up.sh, make stack): the real
+# training operator writes the verdict (its last jaxjobs/status write in the audit log is the
+# moment decided), the kubelet double runs the workers (SIM_LINES over a second; fail: worker
+# 0 exits 1, the others hang). The tool "training-sdk" is kubeflow-training's TrainingClient
+# (bench/peer_training_sdk.py, stack/venv.sh sdk; SDK=0 leaves it out).
 # KCP_ENV=path/to/env: use a control plane already running (up.sh's env
 # file; no operator may run on it) instead of starting one.
 # Environment: ROUNDS (default 5; 256 workers: ROUNDS256, default 3), SIZES, TOOLS (default
@@ -71,10 +76,18 @@ else
 	echo "# bringing up the control plane in $W/kcp" >&2
 	kcp_up "$W/kcp" >"$W/up.log" 2>&1 || { cat "$W/up.log" >&2; exit 1; }
 	export KCP_KUBECONFIG APISERVER_PORT
-	# sim_operator.py drives the jobs; realsrv's operator (started by
-	# kcp_up) would act on them too, so it is stopped.
-	kill "$(cat "$KCP_DIR/pids/operator.pid")" 2>/dev/null || true
-	rm -f "$KCP_DIR/pids/operator.pid"
+	if [ "$KCP_BACKEND" = stack ]; then
+		export REAL=1	# the real operator and the kubelet double run the jobs
+	else
+		# sim_operator.py drives the jobs; realsrv's operator (started by
+		# kcp_up) would act on them too, so it is stopped.
+		kill "$(cat "$KCP_DIR/pids/operator.pid")" 2>/dev/null || true
+		rm -f "$KCP_DIR/pids/operator.pid"
+	fi
+fi
+# the training operator's own SDK as a peer (stack/venv.sh sdk), unless SDK=0
+if [ "${SDK:-1}" != 0 ] && [ -z "${SDK_PY:-}" ]; then
+	SDK_PY=$("$top/stack/venv.sh" sdk)/bin/python && export SDK_PY
 fi
 
 /usr/bin/python3 "$top/bench/launch_real.py" "$BIN" "$PEER_PY" "$top" "$W" | tee "$W/table.md"

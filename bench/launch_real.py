@@ -33,30 +33,55 @@ VERDICT_DELAY_S = os.environ.get("VERDICT_DELAY_S", "0")
 # BASELINE=path/to/jaxjob adds "jaxjob-base": another build of jaxjob in the same
 # rounds (a before/after comparison); TOOLS picks and orders the tools.
 BASELINE = os.environ.get("BASELINE")
-TOOLS = os.environ.get("TOOLS", "jaxjob python kubectl" + (" jaxjob-base" if BASELINE else "")).split()
-UA = {"jaxjob": "jaxjob/", "jaxjob-base": "jaxjob/", "python": "OpenAPI-Generator/", "kubectl": "kubectl"}
+# REAL=1: the real stack (stack/up.sh): the real training operator writes the verdict and
+# the kubelet double runs the workers (SIM_* env); no sim_operator. SDK_PY: the python of
+# stack/venv.sh sdk, for the tool "training-sdk" (kubeflow-training's TrainingClient).
+REAL = os.environ.get("REAL") == "1"
+SDK_PY = os.environ.get("SDK_PY")
+TOOLS = os.environ.get("TOOLS", "jaxjob python kubectl" + (" training-sdk" if SDK_PY else "")
+                       + (" jaxjob-base" if BASELINE else "")).split()
+UA = {"jaxjob": "jaxjob/", "jaxjob-base": "jaxjob/", "python": "OpenAPI-Generator/", "kubectl": "kubectl",
+      "training-sdk": "OpenAPI-Generator/"}
 api = sim_operator.Api()
 
 
-def manifest(name, workers):
+def sim_env(outcome):
+    """On the real stack, what the workers do (the kubelet double's SIM_* vocabulary): LINES
+    lines over a second; for fail, worker 0 exits 1 and the others hang, streams open."""
+    if not REAL:
+        return {}
+    env = {"SIM_LINES": str(LINES), "SIM_DURATION": "1"}
+    if outcome != "ok":
+        env.update(SIM_FAIL_WORKER="0", SIM_EXIT="1", SIM_HANG="1")
+    return env
+
+
+def manifest(name, workers, env):
     return {"apiVersion": "kubeflow.org/v1", "kind": "JAXJob",
             "metadata": {"name": name, "namespace": NS},
             "spec": {"jaxReplicaSpecs": {"Worker": {
                 "replicas": workers, "restartPolicy": "Never",
                 "template": {"spec": {"containers": [{
-                    "name": "jax", "image": "ghcr.io/x/jax:1", "command": ["python", "train.py"]}]}}}}}}
+                    "name": "jax", "image": "ghcr.io/x/jax:1", "command": ["python", "train.py"],
+                    "env": [{"name": k, "value": v} for k, v in env.items()]}]}}}}}}
 
 
 def commands(tool, name, workers, outcome):
     """The process(es) a user of this tool would run, in order."""
+    env = sim_env(outcome)
     if tool in ("jaxjob", "jaxjob-base"):
         return [[BIN if tool == "jaxjob" else BASELINE, "launch", "--kubeconfig", KC, "--name", name, "--image", "ghcr.io/x/jax:1",
-                 "--workers", str(workers), "--quiet", "--", "python", "train.py"]]
+                 "--workers", str(workers), "--quiet"] + [f"--env={k}={v}" for k, v in env.items()]
+                + ["--", "python", "train.py"]]
     if tool == "python":
-        return [[PEER_PY, os.path.join(TOP, "bench/peer_python_launch.py"), KC, NS, name, str(workers)]]
+        return [[PEER_PY, os.path.join(TOP, "bench/peer_python_launch.py"), KC, NS, name, str(workers)]
+                + [f"{k}={v}" for k, v in env.items()]]
+    if tool == "training-sdk":
+        return [[SDK_PY, os.path.join(TOP, "bench/peer_training_sdk.py"), KC, NS, name, str(workers)]
+                + [f"{k}={v}" for k, v in env.items()]]
     path = os.path.join(WORK, name + ".json")
     with open(path, "w") as f:
-        json.dump(manifest(name, workers), f)
+        json.dump(manifest(name, workers, env), f)
     cond = "Succeeded" if outcome == "ok" else "Failed"
     return [["kubectl", "--kubeconfig", KC, "create", "-f", path],
             ["kubectl", "--kubeconfig", KC, "wait", f"--for=condition={cond}", f"jaxjob/{name}",
@@ -136,14 +161,14 @@ def audit_entries(since_pos):
 
 def one_run(tool, name, workers, outcome, strace=False):
     pos = os.path.getsize(AUDIT)
-    op = subprocess.Popen([sys.executable, os.path.join(TOP, "bench/sim_operator.py"), NS, name,
+    op = None if REAL else subprocess.Popen([sys.executable, os.path.join(TOP, "bench/sim_operator.py"), NS, name,
                            str(workers), "--lines", str(LINES), "--outcome",
                            "Succeeded" if outcome == "ok" else "Failed", "--run-s", "1.0",
                            "--verdict-delay-s", VERDICT_DELAY_S,
                            "--ready-file", os.path.join(WORK, name + ".ready")],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # the operator's watch is open (and its start-up CPU spent) before the tool starts
-    for _ in range(3000):
+    for _ in range(0 if REAL else 3000):
         if os.path.exists(os.path.join(WORK, name + ".ready")) or op.poll() is not None:
             break
         time.sleep(0.01)
@@ -164,12 +189,12 @@ def one_run(tool, name, workers, outcome, strace=False):
                 conns += sum(1 for l in f if f"htons({PORT})" in l)
         if rc:
             break
-    opout, operr = op.communicate(timeout=600)
-    if op.returncode:
-        raise SystemExit(f"sim_operator failed for {name}: {operr.decode()[-500:]}")
-    verdict = json.loads(opout)
-    r.update(rc=rc, lines=lines, rss_mb=hwm / 1024, cpu_ms=cpu * 1000,
-             decided_to_exit_ms=(t_exit - verdict["decided"]) * 1000)
+    r.update(rc=rc, lines=lines, rss_mb=hwm / 1024, cpu_ms=cpu * 1000)
+    if op:
+        opout, operr = op.communicate(timeout=600)
+        if op.returncode:
+            raise SystemExit(f"sim_operator failed for {name}: {operr.decode()[-500:]}")
+        r["decided_to_exit_ms"] = (t_exit - json.loads(opout)["decided"]) * 1000
     time.sleep(0.3)     # the audit log is written asynchronously
     ents = audit_entries(pos)
     create = [e for e in ents if e["verb"] == "create" and e.get("objectRef", {}).get("resource") == "jaxjobs"
@@ -194,11 +219,18 @@ def one_run(tool, name, workers, outcome, strace=False):
     # so a fast tool's figure can be below 0); "after" counts the tool's
     # requests the server received once it had the PATCH (what the tool
     # still asked after it was decided: none can be asked before).
-    verdict = [e for e in ents if e["verb"] == "patch" and e.get("userAgent", "").startswith(sim_operator.UA)
+    # On the real stack the verdict is the operator's last write of the job's status before the
+    # tool exited (the training operator updates jaxjobs/status; the tools never do).
+    verdict = [e for e in ents if e["verb"] in ("patch", "update")
+               and (e.get("userAgent", "").startswith(sim_operator.UA) if not REAL else
+                    not any(e.get("userAgent", "").startswith(u) for u in UA.values()))
                and e.get("objectRef", {}).get("resource") == "jaxjobs"
-               and e["objectRef"].get("subresource") == "status" and e["objectRef"].get("name") == name]
+               and e["objectRef"].get("subresource") == "status" and e["objectRef"].get("name") == name
+               and e["_t"] <= t_exit]
     if verdict:
         written = verdict[-1]["_done"]
+        if REAL:
+            r["decided_to_exit_ms"] = (t_exit - verdict[-1]["_t"]) * 1000
         r["written_to_exit_ms"] = (t_exit - written) * 1000
         after = [e for e in mine if e["_t"] >= verdict[-1]["_t"]]
         r["after_verdict"] = len(after)
@@ -262,7 +294,7 @@ def main():
                     continue
                 codes = ",".join(sorted({str(r["rc"]) for r in rs}))
                 print(f"| {w} | {outcome} | {tool} | {codes} | {med([r['start_to_create_ms'] for r in rs])} | "
-                      f"{med([r['decided_to_exit_ms'] for r in rs])} | {med([r.get('written_to_exit_ms') for r in rs])} | "
+                      f"{med([r.get('decided_to_exit_ms') for r in rs])} | {med([r.get('written_to_exit_ms') for r in rs])} | "
                       f"{med([r['requests'] for r in rs])} | {med([r.get('after_verdict') for r in rs])} | "
                       f"{sum(r.get('errors_5xx', 0) for r in rs)} | "
                       f"{conn(tool, w) if outcome == 'ok' else '-'} | {med([r['rss_mb'] for r in rs])} | "
