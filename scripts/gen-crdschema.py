@@ -19,8 +19,9 @@ other form stops the generator: a CRD update must not silently lose a check.
 
 The output is C tables (lib/job/crdschema_data.h), not the schema's JSON: validation
 then parses nothing per job (issue 26). Identical subschemas are written once.
-The output is committed (a clone without ../shared still builds); 73-crd-corpus.sh
-checks it is what this script gives from ../shared/reference/crds.
+The output is committed (a clone builds without the CRDs); 73-crd-corpus.sh checks it
+is what this script gives from the upstream CRDs that `make test-deps` copies out of
+their Go modules ($JAXJOB_TESTDATA/crds).
 """
 import json
 import re

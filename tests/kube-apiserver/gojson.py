@@ -1,6 +1,6 @@
 """JSON the way the Go kube-apiserver writes it.
 
-Two serializations matter to clients (see ../shared/reference/apiserver/README.md):
+Two serializations matter to clients (see tests/apiserver-conformance/recordings/README.md):
 - compact: Go encoding/json, no spaces, `<` `>` `&` escaped as \\u003c \\u003e \\u0026, then "\\n";
 - indented: 2-space indent, no trailing newline (User-Agent starting with "curl", and /version).
 

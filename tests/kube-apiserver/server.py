@@ -2,7 +2,7 @@
 """Kubernetes API test server for jaxjob (Python 3 standard library only).
 
 Answers like a kube-apiserver 1.24 with the JAXJob CRD (and optionally the Trainer v2 CRDs)
-installed, as recorded in ../shared/reference/apiserver/. HTTPS with its own CA, bearer-token and
+installed, as recorded in tests/apiserver-conformance/recordings/. HTTPS with its own CA, bearer-token and
 client-certificate auth, simple RBAC, watch streams, pod logs, a simulated training operator
 (sim.py) and fault injection. See README.md in this directory for the whole contract.
 

@@ -1,17 +1,13 @@
 #!/usr/bin/env bash
 # The Kubernetes API test server answers like the recorded kube-apiserver: replay every recorded
-# exchange of ../shared/reference/apiserver with ../shared/tools/apiserver-conformance (including
+# exchange of tests/apiserver-conformance/recordings with tests/apiserver-conformance (including
 # the no-permission user) and turn each PASS/FAIL/SKIP line into a TAP line.
 #
 # The scenarios are mostly waiting (watches run to their timeoutSeconds), so three groups run at
 # the same time, each against its own server: 08 (the long watches), 07+09, and the rest.
 set -u
-if [ -z "${JAXJOB_SHARED:-}" ] || [ ! -x "$JAXJOB_SHARED/tools/apiserver-conformance" ]; then
-	echo "ok - apiserver conformance # SKIP ../shared absent"
-	exit 0
-fi
 if ! python3 -c 'import yaml' 2>/dev/null; then
-	echo "ok - apiserver conformance # SKIP python3-yaml missing"
+	echo "ok - apiserver conformance # SKIP python3-yaml missing (make deps installs it)"
 	exit 0
 fi
 srv=$JAXJOB_TOP/tests/kube-apiserver
@@ -19,7 +15,8 @@ base=${JAXJOB_TMP:-/tmp}/apiserver-conformance.$$
 groups="08 07,09 01,02,03,04,05,06,10,11,12,13,14,15"
 # only the recorded NN-name.yaml files (stray files next to them must not become scenarios)
 mkdir -p "$base/transcripts"
-for f in "$JAXJOB_SHARED"/reference/apiserver/*.yaml; do
+tool=$JAXJOB_TOP/tests/apiserver-conformance
+for f in "$tool"/recordings/*.yaml; do
 	case "$(basename "$f")" in
 	[0-9][0-9]-*.yaml) case "$(basename "$f")" in *.*.yaml) ;; *) ln -s "$f" "$base/transcripts/" ;; esac ;;
 	esac
@@ -42,7 +39,7 @@ for g in $groups; do
 		echo "not ok - apiserver conformance: the test server did not start"
 		exit 0
 	fi
-	"$JAXJOB_SHARED/tools/apiserver-conformance" --server "$(cat "$d/url")" --cacert "$d/ca.pem" \
+	"$tool/apiserver-conformance" --server "$(cat "$d/url")" --cacert "$d/ca.pem" \
 		--token-file "$d/admin.token" --nobody-token-file "$d/nobody.token" --scenario "$g" \
 		--transcripts "$base/transcripts" \
 		>"$d/out" 2>"$d/err" &

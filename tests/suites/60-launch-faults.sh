@@ -142,7 +142,7 @@ expect '... and both workers'"'"' lines are all there, once' "
 
 # ---- an API server restart: every old resourceVersion is too old (in-stream 410) ----------
 # A restarted kube-apiserver has a fresh watch cache: resuming from the remembered
-# resourceVersion gets 200 + ERROR 410 Expired, as in ../shared/reference/apiserver/08-*.
+# resourceVersion gets 200 + ERROR 410 Expired, as in tests/apiserver-conformance/recordings/08-*.
 # The launch must re-list (not resend that resourceVersion for ever) and end with the
 # job's true outcome well before --timeout, keeping the Succeeded job (--delete-after never).
 bg_launch rs1 --name rs1 --image x/jax:1 --workers 2 --env SIM_LINES=4 --env SIM_DURATION=6 \

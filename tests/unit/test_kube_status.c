@@ -22,7 +22,7 @@ static int decode(long status, const char *ctype, const char *body, const char *
 			       "jaxjobs.kubeflow.org \"x\"", path, SERVER, e);
 }
 
-/* Bodies as recorded in shared/reference/apiserver (02, 04, 10). */
+/* Bodies as recorded in tests/apiserver-conformance/recordings (02, 04, 10). */
 static void already_exists_keeps_the_api_words(void **state)
 {
 	(void)state;
