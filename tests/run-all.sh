@@ -43,6 +43,8 @@
 #   JAXJOB_TESTDATA, JAXJOB_KFP_PYTHON, JAXJOB_KFP_NEWEST_PYTHON, JAXJOB_DEPS_WHY
 #                 the test dependencies from the registries (`make test-deps`;
 #                 tests/lib/deps.sh), empty where not made yet
+#   ARGOCD_TOOLS  the folder of argocd-lua and argocd-cmp (72-argocd-real), as
+#                 given, else ../shared/tools/argocd/bin where present
 #   JAXJOB_TMP    a scratch directory shared by the run, removed afterwards;
 #                 a suite keeps its files under a name of its own in it
 #   TMPDIR        $JAXJOB_TMP/tmp.SUITE, the suite's own
@@ -65,6 +67,10 @@ else
 	export JAXJOB_SHARED=
 fi
 . "$top/tests/lib/deps.sh"
+# Argo CD's engine reproductions (72-argocd-real): the team's build where there is one
+if [ -z "${ARGOCD_TOOLS:-}" ] && [ -n "$JAXJOB_SHARED" ] && [ -x "$JAXJOB_SHARED/tools/argocd/bin/argocd-lua" ]; then
+	export ARGOCD_TOOLS=$JAXJOB_SHARED/tools/argocd/bin
+fi
 export JAXJOB_TMP=$(mktemp -d "${TMPDIR:-/tmp}/jaxjob-tests.XXXXXX")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

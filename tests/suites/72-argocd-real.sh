@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # 72-argocd-real.sh - jaxjob's Argo CD artefacts run through reproductions of
-# Argo CD's own code (../shared/tools/argocd, README there; argo-cd 37ee0097):
+# Argo CD's own code (argocd-lua and argocd-cmp, in the folder $ARGOCD_TOOLS names;
+# run-all.sh sets it to the team's ../shared/tools/argocd/bin where that exists;
+# argo-cd 37ee0097):
 #
 #   argocd-cmp  cmp-server reading argocd-plugin/plugin.yaml, with the exact
 #               environment the repo-server gives a plugin, on every example
@@ -14,15 +16,36 @@
 #               40-health-vectors.sh stays as a second engine).
 #
 # Also `jaxjob render` on every example app with ARGOCD_APP_PARAMETERS unset,
-# null, [] and real parameters. SKIP (one reason) only when ../shared is absent.
+# null, [] and real parameters. SKIP (one reason) when $ARGOCD_TOOLS has no tools.
+# They are not built from the registries: they reproduce upstream code (which this
+# repository must not copy), and building the real engine, argo-cd's util/lua, takes
+# argo-cd v3.6's module graph (Kubernetes libraries; go >= 1.27 in its go.mod).
 set -u
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 . "$JAXJOB_TOP/tests/render/lib.sh"
 
-TOOLS=${JAXJOB_SHARED:+$JAXJOB_SHARED/tools/argocd/bin}
+TOOLS=${ARGOCD_TOOLS:-}
 if [ -z "$TOOLS" ] || [ ! -x "$TOOLS/argocd-cmp" ] || [ ! -x "$TOOLS/argocd-lua" ]; then
-	skip 'Argo CD cmp-server and Lua engine reproductions' '../shared/tools/argocd is absent'
+	skip 'Argo CD cmp-server and Lua engine reproductions' \
+		"needs argocd-lua and argocd-cmp (Argo CD's Lua engine and cmp-server, not on any registry): set ARGOCD_TOOLS to the folder that has them${TOOLS:+ (not in $TOOLS)}"
 	exit 0
+fi
+# the status samples: ours, and the real objects of upstream docs (make test-deps)
+SAMPLES=$T/status-samples
+mkdir -p "$SAMPLES" && cp "$JAXJOB_TOP"/tests/status-samples/*.yaml "$SAMPLES/"
+EXPECT=health-checks/reference-samples.yaml
+if [ -n "${JAXJOB_TESTDATA:-}" ]; then
+	cp "$JAXJOB_TESTDATA"/status-samples/*.yaml "$SAMPLES/"
+else
+	skip 'argocd-lua on the real objects of upstream docs' "$JAXJOB_DEPS_WHY"
+	# without them -expect would miss two samples: expect only the ones there are
+	EXPECT=$T/expect.yaml
+	/usr/bin/python3 - "$JAXJOB_TOP/health-checks/reference-samples.yaml" "$SAMPLES" >"$EXPECT" <<'PY'
+import os, sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+d['samples'] = [s for s in d['samples'] if os.path.exists(os.path.join(sys.argv[2], s['sample']))]
+yaml.safe_dump(d, sys.stdout)
+PY
 fi
 CMP=$TOOLS/argocd-cmp LUA=$TOOLS/argocd-lua
 W=$T/argocd
@@ -40,7 +63,7 @@ CMS=("$JAXJOB_TOP/health-checks/argocd-cm.yaml" "$JAXJOB_TOP/health-checks/argoc
 cmargs=()
 for f in "${CMS[@]}"; do cmargs+=(-cm "$f"); done
 (cd "$JAXJOB_TOP" && "$LUA" -root health-checks "${cmargs[@]}" \
-	-samples "$JAXJOB_SHARED/reference/status-samples" -expect health-checks/reference-samples.yaml) \
+	-samples "$SAMPLES" -expect "$EXPECT") \
 	>"$W/lua.out" 2>&1
 rc=$?
 last=$(tail -n 1 "$W/lua.out")
