@@ -39,13 +39,16 @@
 #      ground. Measured for component/ and for lib/ alone (arrows inside
 #      the part) and for the whole tree.
 #    - An arrow running back up: the launch is read by folder
-#      (component/launch/{run,hub,spokes,cli,outputs}/, docs/architecture.md)
-#      and the folders are ranked, FOLDERS below: run 4 (the command's
-#      steps), hub 3 (the wait's one decider), spokes and cli 2 (side by
-#      side), outputs 1 (what the run leaves). An arrow from a module of one
-#      folder to a module of another folder of the same or a higher rank runs
-#      back up; folder pairs are counted (spokes -> hub is one, however many
-#      module arrows make it), and more than BACK_MAX fail. A folder not in
+#      (component/launch/*/, docs/architecture.md) and the folders stand in
+#      a strict stack, FOLDERS below: run 7 (the command and its steps), hub
+#      6 (the wait's one decider), spokes 5 (what the hub listens to),
+#      context 4 (what the run's parts share: the context, the loop's one
+#      driver, the stdout sink), cli 3 (the command line), outputs 2 (what
+#      the run writes), decide 1 (the verdict, the outcome, the diagnosis's
+#      headline). An arrow from a module of one folder to a module of
+#      another folder of the same or a higher rank runs back up; folder
+#      pairs are counted (spokes -> hub is one, however many module arrows
+#      make it), and more than BACK_MAX (0: none) fail. A folder not in
 #      FOLDERS fails too: give it its rank first.
 #    Without --report it prints one line of figures per part; --report adds
 #    the floors and the arrows running back up with what makes them.
@@ -69,8 +72,8 @@ KNOWN='
 KNOWN_GRAPH='
 # (none: the parts of render include render_set.h, which stands below them)
 '
-FOLDERS='run:4 hub:3 spokes:2 cli:2 outputs:1'
-BACK_MAX=2
+FOLDERS='run:7 hub:6 spokes:5 context:4 cli:3 outputs:2 decide:1'
+BACK_MAX=0
 # lib/ is read by folder too, a family per folder (docs/architecture.md):
 # job 4 (the job model: APIs, parameters, templates, the build path) above
 # kube 3 (the client) and health 3 (the judge, the diagnosis), above yj 2

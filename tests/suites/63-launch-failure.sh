@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# jaxjob launch says why a job failed (lib/health/diagnose.h, component/launch/outputs/launch_failure.c), on the
+# jaxjob launch says why a job failed (lib/health/diagnose.h, component/launch/decide/launch_failure.c), on the
 # Kubernetes API test server: the first failing worker, its category, exit code and last
 # lines in --out-failure, the message and the summary, for each way a JAX job dies.
 . "$JAXJOB_TOP/tests/suites/60-launch.lib"

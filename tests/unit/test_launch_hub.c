@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "component/launch/hub/launch_hub.h"
-#include "component/launch/outputs/launch_outcome.h"
+#include "component/launch/decide/launch_outcome.h"
 #include "component/launch/spokes/launch_kueue.h"
 #include "component/launch/spokes/launch_kueue_reasons.h"
 #include "component/launch/spokes/launch_queue_position.h"

@@ -11,7 +11,7 @@
 
 #include "component/launch/outputs/launch_metrics.h"
 #include "component/launch/cli/launch_opts.h"
-#include "component/launch/outputs/launch_outcome.h"
+#include "component/launch/decide/launch_outcome.h"
 #include "lib/buf.h"
 
 /* Parse a NULL-terminated argument list (without "launch"). */

@@ -15,12 +15,12 @@
 #include "buf.h"
 #include "err.h"
 #include "kube/kube_log_place.h"
-#include "component/launch/outputs/launch_failure.h"
+#include "component/launch/decide/launch_failure.h"
 #include "component/launch/cli/launch_identity.h"
 #include "component/launch/spokes/launch_logs.h"
 #include "component/launch/outputs/launch_outputs.h"
 #include "component/launch/outputs/launch_progress.h"
-#include "component/launch/outputs/launch_verdict.h"
+#include "component/launch/decide/launch_verdict.h"
 
 /* The "Why it failed" section: the lines in a fence no line can close, the
  * newest lines kept when they do not all fit, nothing for {} */

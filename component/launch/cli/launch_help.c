@@ -12,7 +12,7 @@
 #include "job/jobparams.h"
 #include "job/jobparams_required.h"
 #include "launch_opts_int.h"
-#include "launch_outcome.h"
+#include "decide/launch_outcome.h"
 #include "job/tmpl.h"
 
 #define HELP_COL 34

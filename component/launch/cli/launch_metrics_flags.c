@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "launch_opts_int.h"
-#include "launch_metrics.h"
+#include "outputs/launch_metrics.h"
 
 /* --metric-step '["update", "it"]': each name as if given alone. */
 static int metric_step_list(struct launch_opts *o, const char *v, struct err *e)

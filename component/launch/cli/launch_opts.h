@@ -24,7 +24,8 @@
 
 #include "err.h"
 #include "launch_identity.h"
-#include "launch_metrics.h"
+#include "outputs/launch_metrics.h"
+#include "outputs/launch_outputs.h"
 
 enum launch_logs { LOGS_ALL, LOGS_FIRST, LOGS_NONE };
 
@@ -41,36 +42,6 @@ enum launch_output_format { OUTPUT_YAML, OUTPUT_JSON };
 enum launch_api { API_JAXJOB, API_TRAINJOB, API_AUTO };
 /* How the step says how the job ended: its exit code, or exit 0 and the outputs. */
 enum launch_outcome { OUTCOME_EXIT_CODE, OUTCOME_OUTPUTS };
-
-/* Files the pipeline gives us; each NULL when not asked for. */
-struct launch_outputs {
-	const char *state;		/* Succeeded | Failed | Timeout | Cancelled | ... */
-	const char *reason;		/* condition reason, or ours */
-	const char *message;		/* condition message, or ours */
-	const char *job_json;		/* the full final JAXJob object as JSON */
-	const char *manifest;		/* the manifest we created (YAML) */
-	const char *job_name;
-	const char *job_namespace;
-	const char *job_uid;
-	const char *start_time;		/* RFC 3339 */
-	const char *completion_time;	/* RFC 3339 */
-	const char *duration;		/* seconds, decimal */
-	const char *workers;		/* JSON: {"active":..,"succeeded":..,"failed":..} */
-	const char *summary;		/* Markdown for the pipeline UI */
-	const char *exit_code;		/* the exit code we return, as text */
-	const char *queue_time;		/* seconds held by Kueue (0 for a job without a queue) */
-	const char *run_time;		/* seconds of the wait not queued */
-	const char *queue_position;	/* JSON: the place in the queue last seen, {} none */
-	const char *preemptions;	/* JSON: how often Kueue evicted it, and the last why */
-	const char *progress;		/* percent done: TrainJob status.trainerStatus, else the logs */
-	const char *failure;		/* JSON: why it failed (lib/health/diagnose.h), {} if it did not */
-	const char *failure_category;	/* oom, application, ...; empty if it did not fail */
-	/* training metrics (launch_metrics.h) */
-	const char *metrics;		/* JSON: per metric last/min/max, steps, rate */
-	const char *metrics_csv;	/* CSV metric,step,value (LTTB-downsampled) */
-	const char *metrics_chart;	/* SVG line chart */
-	const char *metrics_report;	/* Markdown: the summary with the chart embedded */
-};
 
 struct launch_opts {
 	/* --- job parameters ------------------------------------------------ */

@@ -17,8 +17,8 @@
 #ifndef JAXJOB_LAUNCH_HUB_H
 #define JAXJOB_LAUNCH_HUB_H
 
-#include "launch_ctx.h"
-#include "launch_verdict.h"
+#include "context/launch_ctx.h"
+#include "decide/launch_verdict.h"
 
 /* Why the wait stopped. */
 enum launch_end {

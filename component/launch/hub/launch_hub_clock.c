@@ -100,13 +100,13 @@ void hub_arm_deadline(struct launch_hub *h)
 
 	if (ctx->o->timeout_s <= 0 || h->deadline)
 		return;
-	left = ctx->o->timeout_s - (launch_now() - ctx->t0 - launch_hub_queued_seconds(h));
+	left = ctx->o->timeout_s - (kube_now() - ctx->t0 - launch_hub_queued_seconds(h));
 	h->deadline = kube_timer_add(ctx->c, left > 0 ? left : 0, on_deadline, h);
 }
 
 double launch_hub_queued_seconds(const struct launch_hub *h)
 {
-	return h->q.queued_s + (h->why.queued ? launch_now() - h->q.since : 0);
+	return h->q.queued_s + (h->why.queued ? kube_now() - h->q.since : 0);
 }
 
 void launch_hub_queue_seen(const struct launch_hub *h, int *in_lq, int *in_cq,
@@ -125,7 +125,7 @@ static void say_queued(struct launch_hub *h)
 	const char *cq = qpos_cluster_queue(h->qpos);
 	int lq_at, cq_at;
 
-	launch_duration(&d, launch_now() - h->q.since);
+	launch_duration(&d, kube_now() - h->q.since);
 	if (h->q.admissions) {
 		buf_adds(&all, " (");
 		launch_duration(&all, launch_hub_queued_seconds(h));
@@ -179,7 +179,7 @@ static void enter_queue(struct launch_hub *h, const char *why)
 	double left;
 
 	h->why.queued = 1;
-	h->q.since = launch_now();
+	h->q.since = kube_now();
 	snprintf(h->q.why, sizeof(h->q.why), "%s", why);
 	/* the run's clocks stop: --timeout and the fail-fast grace */
 	kube_timer_cancel(h->deadline);
@@ -207,14 +207,14 @@ static void leave_queue(struct launch_hub *h)
 	const char *cq = kueue_admitted_by(h->kueue);
 	struct buf d = BUF_INIT;
 
-	h->q.queued_s += launch_now() - h->q.since;
+	h->q.queued_s += kube_now() - h->q.since;
 	h->why.queued = 0;
 	kube_timer_cancel(h->q.ticker);
 	kube_timer_cancel(h->q.deadline);
 	kube_timer_cancel(h->q.hopeless);
 	h->q.ticker = h->q.deadline = h->q.hopeless = NULL;
 	h->q.admissions++;
-	launch_duration(&d, launch_now() - h->q.since);
+	launch_duration(&d, kube_now() - h->q.since);
 	if (h->q.admissions > 1) {
 		launch_progress_note(ctx->prog, "admitted again%s%s after %s in the queue: attempt "
 				     "%d; the new workers' logs follow", cq ? " by clusterQueue " : "",

@@ -6,7 +6,7 @@
  * finished; a deletion is confirmed by the job watch or the 404).
  */
 #include "launch_hub_int.h"
-#include "launch_outcome.h"
+#include "decide/launch_outcome.h"
 
 /* ---- for the ending ------------------------------------------------------ */
 

@@ -13,12 +13,12 @@
 #define JAXJOB_LAUNCH_HUB_INT_H
 
 #include "launch_hub.h"
-#include "launch_kueue.h"
-#include "launch_kueue_reasons.h"
-#include "launch_queue_position.h"
-#include "launch_trainer.h"
-#include "launch_jobwatch.h"
-#include "launch_workers.h"
+#include "spokes/launch_kueue.h"
+#include "spokes/launch_kueue_reasons.h"
+#include "spokes/launch_queue_position.h"
+#include "spokes/launch_trainer.h"
+#include "spokes/launch_jobwatch.h"
+#include "spokes/launch_workers.h"
 
 enum launch_run_phase { RUN_CREATING, RUN_WAITING, RUN_CLEANING, RUN_DONE };
 

@@ -11,6 +11,7 @@
 #include <cJSON.h>
 
 #include "launch_progress.h"
+#include "kube/kube_clock.h"
 #include "metrics/metrics.h"
 
 #define PROGRESS_VALUES 4	/* metrics on a progress line */
@@ -105,7 +106,7 @@ struct metrics *launch_metrics_store(const struct launch_metrics_opts *o, struct
 		METRICS_FROM_FIRST;
 	mo.step_keys = o->nsteps ? o->steps : NULL;
 	mo.total_steps = o->total_steps;
-	mo.clock = launch_now;
+	mo.clock = kube_now;
 	m = metrics_new(&mo);
 	for (int i = 0; i < o->npatterns; i++) {
 		if (add_patterns(m, o->patterns[i], e)) {

@@ -31,11 +31,42 @@
 #define JAXJOB_LAUNCH_OUTPUTS_H
 
 #include "err.h"
-#include "launch_opts.h"
 #include "launch_result.h"
 #include "launch_summary.h"
 
 struct launch_metrics;
+
+/* Files the pipeline gives us; each NULL when not asked for. Filled in by
+ * the command line (--out-*, cli/launch_opts.h), which includes this. */
+struct launch_outputs {
+	const char *state;		/* Succeeded | Failed | Timeout | Cancelled | ... */
+	const char *reason;		/* condition reason, or ours */
+	const char *message;		/* condition message, or ours */
+	const char *job_json;		/* the full final JAXJob object as JSON */
+	const char *manifest;		/* the manifest we created (YAML) */
+	const char *job_name;
+	const char *job_namespace;
+	const char *job_uid;
+	const char *start_time;		/* RFC 3339 */
+	const char *completion_time;	/* RFC 3339 */
+	const char *duration;		/* seconds, decimal */
+	const char *workers;		/* JSON: {"active":..,"succeeded":..,"failed":..} */
+	const char *summary;		/* Markdown for the pipeline UI */
+	const char *exit_code;		/* the exit code we return, as text */
+	const char *queue_time;		/* seconds held by Kueue (0 for a job without a queue) */
+	const char *run_time;		/* seconds of the wait not queued */
+	const char *queue_position;	/* JSON: the place in the queue last seen, {} none */
+	const char *preemptions;	/* JSON: how often Kueue evicted it, and the last why */
+	const char *progress;		/* percent done: TrainJob status.trainerStatus, else the logs */
+	const char *failure;		/* JSON: why it failed (lib/diagnose.h), {} if it did not */
+	const char *failure_category;	/* oom, application, ...; empty if it did not fail */
+	/* training metrics (launch_metrics.h) */
+	const char *metrics;		/* JSON: per metric last/min/max, steps, rate */
+	const char *metrics_csv;	/* CSV metric,step,value (LTTB-downsampled) */
+	const char *metrics_chart;	/* SVG line chart */
+	const char *metrics_report;	/* Markdown: the summary with the chart embedded */
+};
+
 
 /*
  * Write every output of the run whose path is set (all but the metrics

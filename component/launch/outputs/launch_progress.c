@@ -11,11 +11,6 @@
 #include "yj/jtree.h"
 #include "kube/kube_clock.h"
 
-double launch_now(void)
-{
-	return kube_now();	/* one monotonic clock: the event loop's */
-}
-
 void launch_progress_init(struct launch_progress *p, FILE *out, double t0)
 {
 	memset(p, 0, sizeof(*p));
@@ -31,7 +26,7 @@ static void prefix(const struct launch_progress *p, struct buf *b)
 
 	gmtime_r(&t, &tm);
 	strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
-	buf_addf(b, "jaxjob: %s (+%.1fs) ", hms, launch_now() - p->t0);
+	buf_addf(b, "jaxjob: %s (+%.1fs) ", hms, kube_now() - p->t0);
 }
 
 void launch_progress_note(struct launch_progress *p, const char *fmt, ...)
@@ -49,20 +44,6 @@ void launch_progress_note(struct launch_progress *p, const char *fmt, ...)
 	fwrite(b.data, 1, b.len, p->out);
 	fflush(p->out);
 	buf_free(&b);
-}
-
-const cJSON *launch_condition(const cJSON *obj, const char *type, const char *status)
-{
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(
-				      cJSON_GetObjectItemCaseSensitive(obj, "status"), "conditions")) {
-		const char *t = jtree_get_string(c, "type", NULL);
-		const char *s = jtree_get_string(c, "status", NULL);
-		if (t && !strcmp(t, type) && (!status || (s && !strcmp(s, status))))
-			return c;
-	}
-	return NULL;
 }
 
 void launch_progress_counts(struct launch_progress *p, const char *phase,

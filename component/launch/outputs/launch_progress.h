@@ -21,12 +21,7 @@
 #include <stdio.h>
 #include <cJSON.h>
 
-/* Worker counts of a job: requested replicas and status counts (0 if
- * unset). Here, below the verdict and the result that fill them in
- * (launch_workers_of, launch_result.h), since the counts line shows them. */
-struct launch_workers {
-	int replicas, active, succeeded, failed;
-};
+#include "decide/launch_verdict.h"	/* struct launch_workers */
 
 struct launch_progress {
 	FILE *out;		/* stderr, or NULL when --quiet */
@@ -42,15 +37,11 @@ void launch_progress_init(struct launch_progress *p, FILE *out, double t0);
 void launch_progress_note(struct launch_progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Print the job's phase (launch_verdict.h) and worker counts (from the job's
- * status, or its pods: launch_workers_of) if they changed. */
-struct launch_workers;
+/* Print the job's phase and worker counts (decide/launch_verdict.h: from
+ * the job's status, or its pods) if they changed. */
 void launch_progress_counts(struct launch_progress *p, const char *phase,
 			    const struct launch_workers *w);
 
-/* The first entry of `obj`'s status.conditions with this `type` and, when
- * `status` is not NULL, that status ("True"); NULL when there is none. */
-const cJSON *launch_condition(const cJSON *obj, const char *type, const char *status);
 
 /* Print each line of `lines` (a core module's warnings, e.g. struct
  * kube_config's) to stderr as "warning: LINE", whatever --quiet says. */
@@ -63,8 +54,5 @@ void launch_duration(struct buf *b, double s);
 /* "42% done, 13m05s left, loss 0.31" of a TrainJob's status.trainerStatus:
  * the trainer spoke's line and the summary's row (here, below both). */
 void launch_trainer_progress(const cJSON *trainer_status, struct buf *b);
-
-/* Monotonic clock in seconds (kube_now(): one clock for the loop and us). */
-double launch_now(void);
 
 #endif

@@ -12,18 +12,6 @@
 #include "yj/jtree.h"
 #include "kube/kube_time.h"
 
-int launch_workers_of(const cJSON *job, struct launch_workers *w)
-{
-	struct jobapi_workers jw;
-	int from_status = jobapi_worker_counts(job, &jw);
-
-	w->replicas = jw.replicas;
-	w->active = jw.active;
-	w->succeeded = jw.succeeded;
-	w->failed = jw.failed;
-	return from_status;
-}
-
 const char *launch_result_name(const struct launch_result *r)
 {
 	const char *n = jtree_get_string(r->job, "metadata.name", NULL);

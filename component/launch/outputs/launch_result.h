@@ -13,17 +13,10 @@
 
 #include <cJSON.h>
 
-#include "launch_outcome.h"
-#include "launch_progress.h"	/* struct launch_workers */
+#include "decide/launch_outcome.h"
+#include "launch_progress.h"
 
 struct metrics;
-
-/*
- * The worker counts of a job (struct launch_workers, launch_progress.h), as
- * its API's handler reads them (jobapi_worker_counts). Returns 1 when the
- * status counts worker pods, 0 when the pods must be counted.
- */
-int launch_workers_of(const cJSON *job, struct launch_workers *w);
 
 struct launch_result {
 	struct launch_outcome_end outcome;	/* state, reason, message, exit code:

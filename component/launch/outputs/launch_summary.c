@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "yj/jtree.h"
-#include "launch_failure.h"
+#include "decide/launch_failure.h"
 #include "launch_metrics.h"
 #include "launch_progress.h"
 #include "metrics/metrics.h"

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../commands.h"
+#include "commands.h"
 #include "buf.h"
 #include "err.h"
 #include "job/jobapi.h"
@@ -23,9 +23,9 @@
 #include "job/jobparams.h"
 #include "job/jobparams_required.h"
 #include "kube/kube.h"
-#include "launch_opts.h"
-#include "launch_outcome.h"
-#include "launch_progress.h"
+#include "cli/launch_opts.h"
+#include "decide/launch_outcome.h"
+#include "outputs/launch_progress.h"
 #include "launch_connect.h"
 #include "launch_run.h"
 #include "job/tmpl.h"

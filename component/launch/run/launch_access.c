@@ -39,7 +39,7 @@
 
 #include "launch_access.h"
 #include "launch_connect.h"
-#include "launch_kueue.h"
+#include "spokes/launch_kueue.h"
 
 #define ACCESS_MAX 16
 

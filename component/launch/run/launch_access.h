@@ -6,8 +6,8 @@
 #ifndef JAXJOB_LAUNCH_ACCESS_H
 #define JAXJOB_LAUNCH_ACCESS_H
 
-#include "launch_ctx.h"
-#include "launch_hub.h"
+#include "context/launch_ctx.h"
+#include "hub/launch_hub.h"
 
 /*
  * -1 with `e` set (reason Forbidden) when it may not create or get the

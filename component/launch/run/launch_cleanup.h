@@ -8,8 +8,8 @@
 #define JAXJOB_LAUNCH_CLEANUP_H
 
 #include "buf.h"
-#include "launch_ctx.h"
-#include "launch_hub.h"
+#include "context/launch_ctx.h"
+#include "hub/launch_hub.h"
 
 enum launch_cleanup_action { CLEAN_NONE, CLEAN_DELETE, CLEAN_SUSPEND };
 enum launch_cleanup_done {

@@ -62,9 +62,9 @@ static void on_contact_retry(void *ud, unsigned attempt, double delay_s, const s
 	(void)why;
 	/* the first quick tries go unsaid; then one line a second at most,
 	 * however many requests wait (the access reviews go out together) */
-	if (attempt < 4 || (early->said_retry_at > 0 && launch_now() - early->said_retry_at < 1.0))
+	if (attempt < 4 || (early->said_retry_at > 0 && kube_now() - early->said_retry_at < 1.0))
 		return;
-	early->said_retry_at = launch_now();
+	early->said_retry_at = kube_now();
 	launch_progress_note(&early->prog, "waiting for the API server at %s (attempt %u, next "
 			     "in %.0f s)", kube_client_config(early->loop.c)->server, attempt, delay_s);
 }
@@ -77,7 +77,7 @@ struct launch_early *launch_early_start(const struct launch_opts *o, int rules_r
 	struct launch_early *early = xcalloc(1, sizeof(*early));
 	struct err e = ERR_INIT;
 
-	launch_progress_init(&early->prog, o->quiet ? NULL : stderr, launch_now());
+	launch_progress_init(&early->prog, o->quiet ? NULL : stderr, kube_now());
 	launch_config_opts(o, &ko);
 	memset(&cfg, 0, sizeof(cfg));
 	int rc = kube_config_load(&ko, &cfg, &early->err);

@@ -6,8 +6,8 @@
 #ifndef JAXJOB_LAUNCH_CONNECT_H
 #define JAXJOB_LAUNCH_CONNECT_H
 
-#include "launch_ctx.h"
-#include "launch_progress.h"
+#include "context/launch_ctx.h"
+#include "outputs/launch_progress.h"
 
 /* kube_config_load's options from the flags: the same for every client of a launch. */
 void launch_config_opts(const struct launch_opts *o, struct kube_config_opts *ko);
@@ -45,7 +45,7 @@ struct launch_early {
 	char *warnings;			/* the kubeconfig's warnings, said once */
 	struct err err;			/* the kubeconfig or the client failed */
 	int said;			/* the first contact was said */
-	double said_retry_at;		/* launch_now() of the last "waiting" line */
+	double said_retry_at;		/* kube_now() of the last "waiting" line */
 	struct launch_progress prog;	/* its lines (stderr, none with --quiet) */
 	struct kube_call *review;	/* the rules review in flight, or NULL */
 	int answered, ok;		/* it came back; with a 2xx */

@@ -5,8 +5,8 @@
 #ifndef JAXJOB_LAUNCH_CREATE_H
 #define JAXJOB_LAUNCH_CREATE_H
 
-#include "launch_ctx.h"
-#include "launch_hub.h"
+#include "context/launch_ctx.h"
+#include "hub/launch_hub.h"
 
 /* The job the hub holds after the create: its uid, its name when the
  * server chose it (generateName; else NULL: ctx->name), and the create's

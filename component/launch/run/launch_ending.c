@@ -15,7 +15,7 @@
 #include "yj/jtree.h"
 #include "launch_cleanup.h"
 #include "launch_ending.h"
-#include "launch_outcome.h"
+#include "decide/launch_outcome.h"
 
 /* Conflicts in a row before we stop deciding again (a job updated faster
  * than we can act on it, e.g. by a controller fighting us). */

@@ -24,10 +24,10 @@
 #define JAXJOB_LAUNCH_ENDING_H
 
 #include "buf.h"
-#include "launch_ctx.h"
-#include "launch_hub.h"
-#include "launch_outcome.h"
-#include "launch_result.h"
+#include "context/launch_ctx.h"
+#include "hub/launch_hub.h"
+#include "decide/launch_outcome.h"
+#include "outputs/launch_result.h"
 
 /* What the ending found: the cause of the outcome (launch_outcome.h) and,
  * for a job whose status does not count worker pods, the pods counted. */

@@ -22,10 +22,10 @@
 #include "launch_connect.h"
 #include "launch_create.h"
 #include "launch_ending.h"
-#include "launch_failure.h"
-#include "launch_kueue.h"
-#include "launch_outcome.h"
-#include "launch_outputs.h"
+#include "decide/launch_failure.h"
+#include "spokes/launch_kueue.h"
+#include "decide/launch_outcome.h"
+#include "outputs/launch_outputs.h"
 #include "launch_run.h"
 
 static void set_string(cJSON *obj, const char *key, const char *val)
@@ -145,7 +145,7 @@ static int run_job(struct launch_ctx *ctx, struct launch_hub *h, struct launch_r
 	if (ctx->queue) {	/* queue time and run time apart */
 		r->queue = ctx->queue;
 		r->queued_s = launch_hub_queued_seconds(h);
-		r->run_s = launch_now() - ctx->t0 - r->queued_s;
+		r->run_s = kube_now() - ctx->t0 - r->queued_s;
 		queue_seen(h, &r->kq);
 	}
 	launch_ending(h, ctx, end, note);
@@ -187,7 +187,7 @@ int launch_run(const struct launch_opts *o, const struct jobapi *api, const cJSO
 	ctx.prog = &sk.prog;
 	ctx.metrics = &sk.metrics;
 	ctx.out = &sk.out;
-	ctx.t0 = launch_now();
+	ctx.t0 = kube_now();
 	signals_blocked(1);
 	launch_stdout_init(ctx.out, STDOUT_FILENO);
 	launch_progress_init(ctx.prog, o->quiet ? NULL : stderr, ctx.t0);

@@ -15,8 +15,8 @@
 #include <cJSON.h>
 
 #include "job/jobapi.h"
-#include "launch_opts.h"
-#include "launch_outcome.h"
+#include "cli/launch_opts.h"
+#include "decide/launch_outcome.h"
 
 struct launch_early;
 int launch_run(const struct launch_opts *o, const struct jobapi *api, const cJSON *manifest,

@@ -9,7 +9,7 @@
 #ifndef JAXJOB_LAUNCH_JOBWATCH_H
 #define JAXJOB_LAUNCH_JOBWATCH_H
 
-#include "launch_ctx.h"
+#include "context/launch_ctx.h"
 
 struct jobwatch_reports {
 	void (*seen)(void *hub, const cJSON *job);	/* our job, not DELETED */

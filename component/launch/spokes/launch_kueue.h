@@ -12,8 +12,8 @@
 #ifndef JAXJOB_LAUNCH_KUEUE_H
 #define JAXJOB_LAUNCH_KUEUE_H
 
-#include "launch_ctx.h"
-#include "launch_verdict.h"
+#include "context/launch_ctx.h"
+#include "decide/launch_verdict.h"
 
 #define KUEUE_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
 #define KUEUE_JOB_UID_LABEL "kueue.x-k8s.io/job-uid"

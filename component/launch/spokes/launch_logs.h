@@ -38,7 +38,7 @@
 
 #include <stddef.h>
 
-#include "launch_stdout.h"
+#include "context/launch_stdout.h"
 
 struct launch_logstream {
 	int index;		/* worker index (replica-index label) */

@@ -12,7 +12,7 @@
 #ifndef JAXJOB_LAUNCH_QUEUE_POSITION_H
 #define JAXJOB_LAUNCH_QUEUE_POSITION_H
 
-#include "launch_ctx.h"
+#include "context/launch_ctx.h"
 
 struct qpos_reports {
 	void (*changed)(void *hub);	/* a new position was seen */

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "yj/jtree.h"
-#include "launch_progress.h"
+#include "outputs/launch_progress.h"
 #include "launch_trainer.h"
 
 void launch_trainer_seen(struct launch_trainer *t, const struct launch_ctx *ctx,
@@ -28,7 +28,7 @@ void launch_trainer_seen(struct launch_trainer *t, const struct launch_ctx *ctx,
 	const cJSON *ts = jtree_get(job, "status.trainerStatus");
 	const char *when = jtree_get_string(ts, "lastUpdatedTime", NULL);
 	struct buf b = BUF_INIT;
-	double now = launch_now();
+	double now = kube_now();
 
 	if (!cJSON_IsObject(ts) || !when)
 		return;

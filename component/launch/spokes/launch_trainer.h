@@ -5,7 +5,7 @@
 #ifndef JAXJOB_LAUNCH_TRAINER_H
 #define JAXJOB_LAUNCH_TRAINER_H
 
-#include "launch_ctx.h"
+#include "context/launch_ctx.h"
 
 /* What was said of it: plain storage, zero it to start. */
 struct launch_trainer {

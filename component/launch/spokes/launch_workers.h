@@ -10,8 +10,8 @@
 #define JAXJOB_LAUNCH_WORKERS_H
 
 #include "buf.h"
-#include "launch_ctx.h"
-#include "launch_verdict.h"
+#include "context/launch_ctx.h"
+#include "decide/launch_verdict.h"
 
 /* At most this many worker log streams at once (one connection each);
  * the other workers queue, exited ones first (launch_follow.c). */

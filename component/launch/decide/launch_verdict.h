@@ -9,7 +9,22 @@
 
 #include <cJSON.h>
 
-#include "launch_result.h"	/* struct launch_workers */
+/* Worker counts of a job: requested replicas and status counts (0 if
+ * unset). */
+struct launch_workers {
+	int replicas, active, succeeded, failed;
+};
+
+/*
+ * The worker counts of a job as its API's handler reads them
+ * (jobapi_worker_counts). Returns 1 when the status counts worker pods, 0
+ * when the pods must be counted.
+ */
+int launch_workers_of(const cJSON *job, struct launch_workers *w);
+
+/* The first entry of `obj`'s status.conditions with this `type` and, when
+ * `status` is not NULL, that status ("True"); NULL when there is none. */
+const cJSON *launch_condition(const cJSON *obj, const char *type, const char *status);
 
 struct launch_verdict {
 	int terminal;		/* finished: Succeeded or Failed */

@@ -19,11 +19,11 @@
 #include "health/diagnose.h"
 #include "job/jobapi.h"
 #include "kube/kube.h"
-#include "launch_identity.h"
+#include "cli/launch_identity.h"
 #include "launch_loop.h"
-#include "launch_metrics.h"
-#include "launch_opts.h"
-#include "launch_progress.h"
+#include "outputs/launch_metrics.h"
+#include "cli/launch_opts.h"
+#include "outputs/launch_progress.h"
 #include "launch_stdout.h"
 
 /* What SelfSubjectRulesReview said is forbidden (launch_access.c). */
@@ -49,7 +49,7 @@ struct launch_ctx {
 	const char *queue;		/* its Kueue LocalQueue (points into manifest), or NULL */
 	struct launch_identity id;
 	struct launch_deny deny;
-	double t0;			/* launch_now() at the start */
+	double t0;			/* kube_now() at the start */
 
 	/* the sinks: each has one owner (the flow), the wait writes into them */
 	struct launch_progress *prog;

@@ -15,7 +15,7 @@
 
 #include "kube/kube.h"
 #include "launch_loop.h"
-#include "launch_progress.h"
+#include "outputs/launch_progress.h"
 
 void launch_stdout_init(struct launch_stdout *o, int fd)
 {
