@@ -342,7 +342,7 @@ static void run(const struct input *in, int chunked, struct view *v)
 	kube_watch_stop(w);
 	FUZZ_CHECK(g_call == NULL, "a call left after kube_watch_stop");
 	FUZZ_CHECK(g_timer == NULL, "a timer left after kube_watch_stop");
-	FUZZ_CHECK(c.watches == NULL, "the watch is still linked to the client");
+	FUZZ_CHECK(c.watches.list == NULL, "the watch is still linked to the client");
 }
 
 /* ---- kube_lines against a reference splitter --------------------------- */

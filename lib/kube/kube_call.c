@@ -121,8 +121,8 @@ static int call_retry(struct kube_call *k, double retry_after)
 	double delay = kube_backoff_after(&k->last, k->failures, retry_after, kube_random(k->c));
 	double deadline = k->deadline;
 	/* a server nobody answers for: its own, shorter window when set */
-	if (k->unreachable && k->c->unreachable_s > 0 && k->started + k->c->unreachable_s < deadline)
-		deadline = k->started + k->c->unreachable_s;
+	if (k->unreachable && k->c->setup.unreachable_s > 0 && k->started + k->c->setup.unreachable_s < deadline)
+		deadline = k->started + k->c->setup.unreachable_s;
 	/* never answered yet: one window for every request, from the first */
 	if (in_contact_window(k) && k->c->contact.since + k->c->contact.window_s < deadline)
 		deadline = k->c->contact.since + k->c->contact.window_s;
@@ -131,8 +131,8 @@ static int call_retry(struct kube_call *k, double retry_after)
 	kube_response_free(&k->rs);
 	k->rs.retry_after = -1;
 	k->t = kube_timer_add(k->c, delay, call_retry_timer, k);
-	if (k->c->on_retry)
-		k->c->on_retry(k->c->on_retry_ud, in_contact_window(k) ? k->c->contact.attempts :
+	if (k->c->setup.on_retry)
+		k->c->setup.on_retry(k->c->setup.on_retry_ud, in_contact_window(k) ? k->c->contact.attempts :
 			       k->attempt, delay, &k->last);
 	return 1;
 }
@@ -156,7 +156,7 @@ static void call_send(struct kube_call *k)
 		k->c->contact.attempts++;
 		k->c->contact.requests += k->attempt == 1;
 	}
-	if (kube_creds_get(k->c->creds, &cred, &k->last)) {
+	if (kube_creds_get(k->c->setup.creds, &cred, &k->last)) {
 		k->t = kube_timer_add(k->c, 0, call_fail_timer, k);
 		return;
 	}
@@ -207,7 +207,7 @@ static int transient_tls_error(const struct kube_xfer *x)
 
 static void curl_failure(const struct kube_call *k, const struct kube_xfer *x, struct err *e)
 {
-	const struct kube_config *cfg = &k->c->cfg;
+	const struct kube_config *cfg = &k->c->setup.cfg;
 	const char *why = x->errbuf[0] ? x->errbuf : curl_easy_strerror(x->result);
 	switch (x->result) {
 	case CURLE_PEER_FAILED_VERIFICATION:
@@ -276,7 +276,7 @@ static void call_conclude(struct kube_call *k, struct kube_xfer *x)
 		return;
 	}
 	kube_status_err(x->status, x->content_type, k->rs.body.data, k->rs.body.len,
-			k->rq.verb, k->rq.what.data, k->rq.path.data, k->c->cfg.server, &e);
+			k->rq.verb, k->rq.what.data, k->rq.path.data, k->c->setup.cfg.server, &e);
 	note_attempts(k, &e);
 	call_finish(k, &e);
 }
@@ -304,7 +304,7 @@ static void call_xfer_done(void *ud, struct kube_xfer *x)
 		call_finish(k, &k->last);
 		return;
 	}
-	if (x->status == 401 && !k->reauthed && kube_creds_invalidate(k->c->creds)) {
+	if (x->status == 401 && !k->reauthed && kube_creds_invalidate(k->c->setup.creds)) {
 		k->reauthed = 1;
 		call_send(k);
 		return;
@@ -326,19 +326,19 @@ static struct kube_call *call_new(struct kube_client *c, const struct kube_reque
 	k->done = done;
 	k->ud = ud;
 	/* whole seconds for curl, rounded up: never shorter than asked */
-	double attempt_s = rq->timeout_s > 0 ? rq->timeout_s : c->request_timeout_s;
+	double attempt_s = rq->timeout_s > 0 ? rq->timeout_s : c->setup.request_timeout_s;
 	k->timeout_s = attempt_s > 0 ? (long)attempt_s + (attempt_s > (long)attempt_s) :
 		KUBE_REQUEST_TIMEOUT_S;
 	k->started = kube_now();
 	if (c->contact.since == 0)
 		c->contact.since = k->started;
-	double window = rq->retry_s > 0 ? rq->retry_s : c->retry_s;
+	double window = rq->retry_s > 0 ? rq->retry_s : c->setup.retry_s;
 	k->deadline = k->started + window;
-	k->next = c->calls;
-	if (c->calls)
-		c->calls->prev = &k->next;
-	k->prev = &c->calls;
-	c->calls = k;
+	k->next = c->calls.list;
+	if (c->calls.list)
+		c->calls.list->prev = &k->next;
+	k->prev = &c->calls.list;
+	c->calls.list = k;
 	return k;
 }
 
@@ -373,8 +373,8 @@ void kube_cancel(struct kube_call *k)
 
 void kube_cancel_all(struct kube_client *c)
 {
-	while (c->calls)
-		kube_cancel(c->calls);
+	while (c->calls.list)
+		kube_cancel(c->calls.list);
 }
 
 struct sync_wait {
@@ -398,15 +398,15 @@ int kube_call(struct kube_client *c, const struct kube_request *rq,
 	      struct kube_response *rs, struct err *e)
 {
 	kube_response_init(rs);
-	if (c->driving)
+	if (c->loop.driving)
 		return err_set(e, ERR_INTERNAL, "blocking %s %s from a loop callback; use "
 			       "kube_start()", rq->verb, rq->what.data);
 	struct sync_wait w = { 0, rs, e };
 	int rc = 0;
-	c->blocking++;
+	c->calls.blocking++;
 	struct kube_call *k = kube_start(c, rq, sync_done, &w);
 	while (!w.done) {
-		if (c->cancel_requested) {
+		if (c->calls.cancel_requested) {
 			kube_cancel(k);
 			rc = err_set(e, ERR_CANCELLED, "%s %s: cancelled", rq->verb, rq->what.data);
 			break;
@@ -418,9 +418,23 @@ int kube_call(struct kube_client *c, const struct kube_request *rq,
 		}
 	}
 	/* a cancel that came with the answer is moot: it never reaches the next call */
-	if (--c->blocking == 0)
-		c->cancel_requested = 0;
+	if (--c->calls.blocking == 0)
+		c->calls.cancel_requested = 0;
 	if (rc)
 		return rc;
 	return w.done > 0 ? 0 : -1;
+}
+
+void kube_client_set_contact_window(struct kube_client *c, double seconds, double since)
+{
+	c->contact.window_s = seconds;
+	c->contact.since = since;
+}
+
+/* Declared in kube_loop.h beside kube_loop_stop(); defined here, with the
+ * blocking call it cancels (the `calls` part is this file's to write). */
+void kube_loop_cancel_call(struct kube_client *c)
+{
+	if (c->calls.blocking)
+		c->calls.cancel_requested = 1;
 }

@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "kube_clock.h"
 #include "kube_status.h"
@@ -24,11 +22,11 @@
 
 static void set_url_base(struct kube_client *c)
 {
-	const char *server = c->cfg.server;
-	const char *tls = c->cfg.tls_server_name;
+	const char *server = c->setup.cfg.server;
+	const char *tls = c->setup.cfg.tls_server_name;
 	const char *hostp = strstr(server, "://");
 	if (!tls || !hostp) {
-		c->url_base = xstrdup(server);
+		c->setup.url_base = xstrdup(server);
 		return;
 	}
 	hostp += 3;
@@ -46,9 +44,9 @@ static void set_url_base(struct kube_client *c)
 		buf_adds(&port, https ? "443" : "80");
 	buf_addf(&b, "%s://%s:%s%.*s", https ? "https" : "http", tls, port.data,
 		 (int)strlen(end), end);
-	c->url_base = buf_detach(&b, NULL);
+	c->setup.url_base = buf_detach(&b, NULL);
 	buf_addf(&b, "%s:%s:%s:%s", tls, port.data, host.data, port.data);
-	c->connect_to = curl_slist_append(NULL, b.data);
+	c->setup.connect_to = curl_slist_append(NULL, b.data);
 	buf_free(&b);
 	buf_free(&host);
 	buf_free(&port);
@@ -61,57 +59,40 @@ struct kube_client *kube_client_new(struct kube_config *cfg, struct err *e)
 		return NULL;
 	}
 	struct kube_client *c = xcalloc(1, sizeof(*c));
-	c->out_fd = -1;
-	c->multi = curl_multi_init();
-	if (!c->multi) {
+	if (kube_xfer_init(c, e)) {
 		free(c);
 		curl_global_cleanup();
-		err_set(e, ERR_INTERNAL, "curl_multi_init failed");
 		return NULL;
 	}
-	/*
-	 * One connection carries every stream when the server speaks HTTP/2
-	 * (see kube_xfer_start). curl's own cap on streams per connection is
-	 * 100; the server's SETTINGS (250 on a default kube-apiserver, Go's
-	 * http2 default) should be the limit, so ours is set above it.
-	 */
-	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
-	curl_multi_setopt(c->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
+	kube_loop_init(c);
 	const char *h1 = getenv("JAXJOB_HTTP1");
-	c->http1_only = h1 && *h1 && strcmp(h1, "0");
-	c->cfg = *cfg;
+	c->setup.http1_only = h1 && *h1 && strcmp(h1, "0");
+	c->setup.cfg = *cfg;
 	kube_config_init(cfg);
-	c->creds = kube_creds_new(&c->cfg);
+	c->setup.creds = kube_creds_new(&c->setup.cfg);
 	set_url_base(c);
-	c->retry_s = DEFAULT_RETRY_S;
-	c->rnd_state = (unsigned)(time_t)kube_wall_now() ^ ((unsigned)getpid() << 16);
+	c->setup.retry_s = DEFAULT_RETRY_S;
 	return c;
 }
 
 const struct kube_config *kube_client_config(const struct kube_client *c)
 {
-	return &c->cfg;
+	return &c->setup.cfg;
 }
 
 void kube_client_set_retry(struct kube_client *c, double seconds)
 {
-	c->retry_s = seconds;
+	c->setup.retry_s = seconds;
 }
 
 void kube_client_set_request_timeout(struct kube_client *c, double seconds)
 {
-	c->request_timeout_s = seconds;
+	c->setup.request_timeout_s = seconds;
 }
 
 void kube_client_set_unreachable_retry(struct kube_client *c, double seconds)
 {
-	c->unreachable_s = seconds;
-}
-
-void kube_client_set_contact_window(struct kube_client *c, double seconds, double since)
-{
-	c->contact.window_s = seconds;
-	c->contact.since = since;
+	c->setup.unreachable_s = seconds;
 }
 
 void kube_client_on_retry(struct kube_client *c,
@@ -119,15 +100,15 @@ void kube_client_on_retry(struct kube_client *c,
 				     const struct err *why),
 			  void *ud)
 {
-	c->on_retry = fn;
-	c->on_retry_ud = ud;
+	c->setup.on_retry = fn;
+	c->setup.on_retry_ud = ud;
 }
 
 void kube_client_set_trace(struct kube_client *c,
 			   void (*fn)(const char *line, void *ud), void *ud)
 {
-	c->trace = fn;
-	c->trace_ud = ud;
+	c->setup.trace = fn;
+	c->setup.trace_ud = ud;
 }
 
 void kube_client_traffic(const struct kube_client *c, struct kube_traffic *t)
@@ -267,22 +248,17 @@ void kube_client_free(struct kube_client *c)
 {
 	if (!c)
 		return;
-	if (c->stop_watches)
-		c->stop_watches(c);
-	if (c->stop_logs)
-		c->stop_logs(c);
+	if (c->watches.stop_all)
+		c->watches.stop_all(c);
+	if (c->logs.stop_all)
+		c->logs.stop_all(c);
 	kube_cancel_all(c);
-	for (struct kube_xfer *x = c->xfers; x; x = x->next)
-		kube_xfer_cancel(x);
-	for (struct kube_timer *t = c->timers; t; t = t->next)
-		t->dead = 1;
-	kube_loop_release_signals(c);
-	kube_loop_reap(c);
-	curl_multi_cleanup(c->multi);
-	kube_creds_free(c->creds);
-	kube_config_free(&c->cfg);
-	free(c->url_base);
-	curl_slist_free_all(c->connect_to);
+	kube_loop_close(c);
+	kube_xfer_close(c);
+	kube_creds_free(c->setup.creds);
+	kube_config_free(&c->setup.cfg);
+	free(c->setup.url_base);
+	curl_slist_free_all(c->setup.connect_to);
 	free(c);
 	curl_global_cleanup();
 }

@@ -3,13 +3,15 @@
  * include it): the client struct, one HTTP transfer on the multi handle,
  * and streaming calls.
  *
- * Included by: kube_call.c kube_client.c kube_log.c kube_loop.c kube_request.c kube_watch.c
+ * Included by: kube_call.c kube_client.c kube_log.c kube_loop.c kube_request.c kube_watch.c kube_xfer.c
  *
  * Layers, bottom up:
- *   kube_xfer  (kube_loop.c)   one easy handle on the multi: sends a request,
+ *   kube_xfer  (kube_xfer.c)   one easy handle on the multi: sends a request,
  *                              collects headers and body; for streams hands
  *                              data to on_data from the loop, never from
  *                              inside curl; finished → on_done, then freed;
+ *   the loop   (kube_loop.c)   timers, signals, the dispatch step that hands
+ *                              the transfers' data and ends to their owners;
  *   kube_call  (kube_call.c)   a request with credentials and the retry
  *                              policy: one or more xfers, backoff timers;
  *   requests   (kube_request.c) paths and request/response values, below
@@ -72,56 +74,95 @@ struct kube_timer {
 	struct kube_timer *next;
 };
 
-struct kube_client {
+/*
+ * The client's state, in parts. Each part has ONE writer, the file named
+ * beside it: another file reads a part, or asks its writer through a
+ * function of that file, never assigns to it (tests/suites/12-kube-state.sh
+ * greps for a write from anywhere else, and for a member outside the parts).
+ */
+
+/* kube_client.c: what the client was made with and the caller set on it */
+struct kube_setup {
 	struct kube_config cfg;
 	struct kube_creds *creds;
 	char *url_base;		/* scheme://host:port requests go to (tls-server-name) */
 	struct curl_slist *connect_to;	/* maps url_base's host to the server's */
-	CURLM *multi;
-	struct kube_xfer *xfers;
-	struct kube_timer *timers;
+	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
 	double retry_s;
 	double request_timeout_s;	/* one attempt's bound; 0: KUBE_REQUEST_TIMEOUT_S */
 	double unreachable_s;	/* kube_client_set_unreachable_retry(), 0 = retry_s */
-	struct {		/* kube_client_set_contact_window() */
-		double window_s;	/* 0: off */
-		double since;		/* the first request's start, 0 none yet */
-		unsigned attempts;	/* every attempt sent since */
-		unsigned requests;	/* the requests those attempts were of */
-		int answered;		/* the server has answered a request */
-	} contact;
 	void (*trace)(const char *line, void *ud);	/* or NULL */
 	void *trace_ud;
 	void (*on_retry)(void *ud, unsigned attempt, double delay_s, const struct err *why);
 	void *on_retry_ud;
-	int http1_only;		/* JAXJOB_HTTP1=1: never offer HTTP/2 */
+};
+
+/* kube_call.c: the first-contact window (kube_client_set_contact_window()) */
+struct kube_contact {
+	double window_s;	/* 0: off */
+	double since;		/* the first request's start, 0 none yet */
+	unsigned attempts;	/* every attempt sent since */
+	unsigned requests;	/* the requests those attempts were of */
+	int answered;		/* the server has answered a request */
+};
+
+/* kube_call.c: the calls in flight and the blocking one */
+struct kube_calls {
+	struct kube_call *list;
+	int blocking;		/* > 0 inside a blocking call (kube_call) */
+	int cancel_requested;	/* kube_loop_cancel_call(): only while blocking */
+};
+
+/* kube_xfer.c: the transfers on curl's multi handle */
+struct kube_xfers {
+	CURLM *multi;
+	struct kube_xfer *list;
+};
+
+/* kube_loop.c: timers, signals, the writable fd, the dispatch step */
+struct kube_loop_state {
+	struct kube_timer *timers;
 	double deaf_s;		/* time spent dispatching (not listening), summed */
-	struct kube_traffic traffic;	/* kube_client_traffic(): counted by kube_loop.c */
 	double dispatch_at;	/* start of the dispatch in progress, 0 outside one */
 	int driving;		/* > 0 while the loop runs (callbacks may be called) */
 	int running;		/* > 0 inside kube_loop_run() */
 	int stop_requested;	/* kube_loop_stop(): only while running */
-	int blocking;		/* > 0 inside a blocking call (kube_call) */
-	int cancel_requested;	/* kube_loop_cancel_call(): only while blocking */
 	kube_signal_fn *on_signal;
 	void *signal_ud;
-	int out_fd;			/* kube_loop_watch_writable(), -1 none */
+	int out_fd;		/* kube_loop_watch_writable(), -1 none */
 	kube_fd_fn *out_fn;
 	void *out_ud;
-	int hold_logs;			/* kube_log_hold_all() */
-	double hold_at;			/* kube_now() when the hold began, 0 none */
-	struct kube_watch *watches;	/* to stop them at free */
-	struct kube_log *logs;
-	/*
-	 * How kube_client_free() stops them. kube_watch.c and kube_log.c are
-	 * the client's users (their headers include kube_client.h), so the
-	 * client calls neither by name: each sets its stop-all here when it
-	 * adds to its list (no circle between the client and its users).
-	 */
-	void (*stop_watches)(struct kube_client *c);
-	void (*stop_logs)(struct kube_client *c);
-	struct kube_call *calls;
-	unsigned rnd_state;
+	unsigned rnd_state;	/* kube_random() */
+};
+
+/*
+ * kube_watch.c, kube_log.c: the watches and log streams still on the
+ * client, and how kube_client_free() stops them. Both are the client's users
+ * (their headers include kube_client.h), so the client calls neither by
+ * name: each sets its stop-all here when it adds to its list (no circle
+ * between the client and its users).
+ */
+struct kube_watches {
+	struct kube_watch *list;
+	void (*stop_all)(struct kube_client *c);
+};
+struct kube_logs {
+	struct kube_log *list;
+	void (*stop_all)(struct kube_client *c);
+	int hold;		/* kube_log_hold_all() */
+	double hold_at;		/* kube_now() when the hold began, 0 none */
+	double held_s;		/* the holds that ended, summed (deaf time too) */
+};
+
+struct kube_client {
+	struct kube_setup setup;	/* kube_client.c */
+	struct kube_contact contact;	/* kube_call.c */
+	struct kube_calls calls;	/* kube_call.c */
+	struct kube_xfers xfers;	/* kube_xfer.c */
+	struct kube_traffic traffic;	/* kube_xfer.c: bumped in curl's callbacks */
+	struct kube_loop_state loop;	/* kube_loop.c */
+	struct kube_watches watches;	/* kube_watch.c */
+	struct kube_logs logs;		/* kube_log.c */
 };
 
 /* Request options a transfer needs beyond the kube_request. */
@@ -132,7 +173,7 @@ struct kube_xfer_opts {
 	void *ud;
 };
 
-/* Start a transfer with the given credentials (kube_loop.c). */
+/* Start a transfer with the given credentials (kube_xfer.c). */
 struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_request *rq,
 				  const struct kube_cred_view *cred,
 				  const struct kube_xfer_opts *o, struct err *e);
@@ -154,8 +195,24 @@ struct kube_call *kube_start_stream(struct kube_client *c, const struct kube_req
 /* Put back the signal dispositions kube_loop_catch_signals() replaced. */
 void kube_loop_release_signals(struct kube_client *c);
 
-/* Free cancelled transfers and timers (end of a step, kube_client_free). */
-void kube_loop_reap(struct kube_client *c);
+/* The loop's part: set up (kube_client_new), and closed with its timers
+ * and signal handlers (kube_client_free). */
+void kube_loop_init(struct kube_client *c);
+void kube_loop_close(struct kube_client *c);
+
+/* The transfers' part (kube_xfer.c): the multi handle made and closed with
+ * every transfer still on it; one wait (poll + perform, at most wait_s, also
+ * for `extra` fds); whether any transfer is live; and the three moves of
+ * the loop's dispatch step: collect the finished, hand stream data and ends
+ * on, free the dead. */
+int kube_xfer_init(struct kube_client *c, struct err *e);
+void kube_xfer_close(struct kube_client *c);
+int kube_xfer_wait(struct kube_client *c, struct curl_waitfd *extra, unsigned nextra,
+		   double wait_s, struct err *e);
+int kube_xfer_busy(const struct kube_client *c);
+void kube_xfer_collect(struct kube_client *c);
+void kube_xfer_dispatch(struct kube_client *c);
+void kube_xfer_reap(struct kube_client *c);
 
 /* Cancel every call still pending (kube_client_free). */
 void kube_cancel_all(struct kube_client *c);

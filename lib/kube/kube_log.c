@@ -115,7 +115,7 @@ static int on_line(void *ud, const char *line, size_t len, int truncated)
 static size_t on_data(void *ud, const char *data, size_t len)
 {
 	struct kube_log *l = ud;
-	if (l->c->hold_logs && !l->stopped)
+	if (l->c->logs.hold && !l->stopped)
 		return 0;	/* left in the transfer's buffer, paused past its bound */
 	l->last = kube_now();
 	l->deaf_at = kube_loop_deaf(l->c);
@@ -194,12 +194,12 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 			kube_query(&l->tail_path, "container", o->container);
 		buf_add(&l->what, rq.what.data, rq.what.len);
 	}
-	l->next = c->logs;
-	if (c->logs)
-		c->logs->prev = &l->next;
-	l->prev = &c->logs;
-	c->logs = l;
-	c->stop_logs = stop_all;
+	l->next = c->logs.list;
+	if (c->logs.list)
+		c->logs.list->prev = &l->next;
+	l->prev = &c->logs.list;
+	c->logs.list = l;
+	c->logs.stop_all = stop_all;
 	l->call = kube_start_stream(c, &rq, 0, on_data, on_done, l);
 	kube_request_free(&rq);
 	/* copies of the caller's strings are not needed after the request is built */
@@ -226,14 +226,14 @@ void kube_log_stop(struct kube_log *l)
  */
 void kube_log_hold_all(struct kube_client *c, int hold)
 {
-	if (!hold == !c->hold_logs)
+	if (!hold == !c->logs.hold)
 		return;
-	c->hold_logs = hold;
+	c->logs.hold = hold;
 	if (hold) {
-		c->hold_at = kube_now();
+		c->logs.hold_at = kube_now();
 	} else {
-		c->deaf_s += kube_now() - c->hold_at;
-		c->hold_at = 0;
+		c->logs.held_s += kube_now() - c->logs.hold_at;
+		c->logs.hold_at = 0;
 	}
 }
 
@@ -460,8 +460,8 @@ int kube_log_complete_until(struct kube_log *l, double until, struct err *e)
 /* The client's stop_logs (kube_int.h): every follow still on it, at its free. */
 static void stop_all(struct kube_client *c)
 {
-	while (c->logs) {
-		struct kube_log *l = c->logs;
+	while (c->logs.list) {
+		struct kube_log *l = c->logs.list;
 		l->busy = 0;
 		l->stopped = 0;
 		kube_log_stop(l);

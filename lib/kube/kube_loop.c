@@ -1,256 +1,22 @@
 /*
- * kube_loop.c - see kube_loop.h and kube_int.h: transfers on the multi
- * handle, timers, signals, and the dispatch step that ties them together.
- *
- * curl's own callbacks (write, header) only copy bytes into the transfer;
- * everything that reaches user code happens in kube_loop_step() after
- * curl_multi_perform() has returned. That is what lets callbacks start and
- * stop transfers freely (curl forbids multi calls from inside its
- * callbacks).
+ * kube_loop.c - see kube_loop.h: timers, signals, the writable fd and the
+ * dispatch step that ties them to the transfers (kube_xfer.c). The part of
+ * the client's state written here is `loop`.
  */
 #include "kube_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+#include <time.h>
 #include <unistd.h>
-#include <openssl/crypto.h>
 
-#include "version.h"
-
-/* ---- curl callbacks: copy bytes, nothing else --------------------------- */
-
-static int is_2xx(long s)
+void kube_loop_init(struct kube_client *c)
 {
-	return s >= 200 && s < 300;
-}
-
-static size_t on_write(char *p, size_t size, size_t n, void *ud)
-{
-	struct kube_xfer *x = ud;
-	size_t len = size * n;
-	if (!x->status)
-		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
-	int streaming = x->on_data && is_2xx(x->status);
-	if (streaming && x->in.len >= KUBE_STREAM_PENDING_MAX) {
-		x->paused = 1;
-		return CURL_WRITEFUNC_PAUSE;
-	}
-	if (!streaming && x->in.len + len > x->body_max)
-		return 0;	/* CURLE_WRITE_ERROR: reported as "response too large" */
-	buf_add(&x->in, p, len);
-	x->c->traffic.bytes_in += len;	/* taken (a paused chunk comes again) */
-	return len;
-}
-
-static void copy_header(const char *v, size_t n, char *dst, size_t cap)
-{
-	while (n && (*v == ' ' || *v == '\t'))
-		v++, n--;
-	while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' '))
-		n--;
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, v, n);
-	dst[n] = '\0';
-}
-
-static size_t on_header(char *p, size_t size, size_t n, void *ud)
-{
-	struct kube_xfer *x = ud;
-	size_t len = size * n;
-	x->c->traffic.bytes_in += len;
-	if (len >= 5 && !memcmp(p, "HTTP/", 5)) {	/* a new response (after 100) */
-		x->retry_after[0] = x->content_type[0] = '\0';
-		x->status = 0;
-	} else if (len > 12 && !strncasecmp(p, "Retry-After:", 12)) {
-		copy_header(p + 12, len - 12, x->retry_after, sizeof(x->retry_after));
-	} else if (len > 13 && !strncasecmp(p, "Content-Type:", 13)) {
-		copy_header(p + 13, len - 13, x->content_type, sizeof(x->content_type));
-	}
-	return len;
-}
-
-/* ---- transfers ---------------------------------------------------------- */
-
-static const char *method_name(enum kube_method m)
-{
-	static const char *const names[] = { "GET", "POST", "PUT", "PATCH", "DELETE" };
-	return names[m];
-}
-
-static void set_tls(struct kube_xfer *x, const struct kube_config *cfg,
-		    const struct kube_cred_view *cred)
-{
-	CURL *h = x->easy;
-	if (cfg->insecure) {
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-	} else if (cfg->ca_pem.len) {
-		/* trust the cluster CA only, as kubectl does: no system store */
-		struct curl_blob ca = { cfg->ca_pem.data, cfg->ca_pem.len, CURL_BLOB_COPY };
-		curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
-		curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
-		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
-	}
-	if (cred->cert_pem && cred->cert_pem->len) {
-		struct curl_blob cert = { cred->cert_pem->data, cred->cert_pem->len, CURL_BLOB_COPY };
-		struct curl_blob key = { cred->key_pem->data, cred->key_pem->len, CURL_BLOB_COPY };
-		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cert);
-		curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &key);
-		curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
-	}
-}
-
-static void set_headers(struct kube_xfer *x, const struct kube_request *rq,
-			const struct kube_cred_view *cred)
-{
-	struct curl_slist *l = NULL;
-	l = curl_slist_append(l, "Accept: application/json");
-	l = curl_slist_append(l, "Expect:");
-	if (rq->content_type) {
-		struct buf h = BUF_INIT;
-		buf_addf(&h, "Content-Type: %s", rq->content_type);
-		l = curl_slist_append(l, h.data);
-		buf_free(&h);
-	}
-	if (cred->token && *cred->token) {
-		struct buf h = BUF_INIT;
-		buf_addf(&h, "Authorization: Bearer %s", cred->token);
-		l = curl_slist_append(l, h.data);
-		OPENSSL_cleanse(h.data, h.len);
-		buf_free(&h);
-	}
-	x->headers = l;
-	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, l);
-}
-
-static void set_method(struct kube_xfer *x, const struct kube_request *rq)
-{
-	CURL *h = x->easy;
-	if (rq->body.len || rq->method == KUBE_POST || rq->method == KUBE_PUT ||
-	    rq->method == KUBE_PATCH) {
-		buf_add(&x->req_body, rq->body.data, rq->body.len);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, x->req_body.data);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->req_body.len);
-	}
-	if (rq->method != KUBE_GET && rq->method != KUBE_POST)
-		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method_name(rq->method));
-}
-
-struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_request *rq,
-				  const struct kube_cred_view *cred,
-				  const struct kube_xfer_opts *o, struct err *e)
-{
-	struct kube_xfer *x = xcalloc(1, sizeof(*x));
-	x->c = c;
-	buf_init(&x->req_body);
-	buf_init(&x->in);
-	x->on_data = o->on_data;
-	x->body_max = rq->body_max ? rq->body_max : KUBE_BODY_MAX;
-	x->on_done = o->on_done;
-	x->ud = o->ud;
-	x->easy = curl_easy_init();
-	if (!x->easy) {
-		free(x);
-		err_set(e, ERR_INTERNAL, "curl_easy_init failed");
-		return NULL;
-	}
-	CURL *h = x->easy;
-	struct buf url = BUF_INIT;
-	buf_addf(&url, "%s%s", c->url_base, rq->path.data);
-	curl_easy_setopt(h, CURLOPT_URL, url.data);
-	buf_free(&url);
-	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "jaxjob/" JAXJOB_VERSION);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	/*
-	 * HTTP/2 when the server picks it in the TLS handshake (ALPN; the
-	 * kube-apiserver does), multiplexed on one connection per client:
-	 * every watch and log stream of a launch rides one TLS connection up
-	 * to the server's SETTINGS_MAX_CONCURRENT_STREAMS (250 on a default
-	 * kube-apiserver), then curl opens the next one. PIPEWAIT makes the
-	 * transfers started together wait for the first handshake instead of
-	 * each opening its own connection. Plain http:// and servers without
-	 * h2 in ALPN (the test double) get HTTP/1.1, one connection per
-	 * stream as before. Backpressure on one stream (on_write pausing it)
-	 * in curl 7.88 stops the whole connection until the next dispatch
-	 * drains it: dispatch_xfers() always consumes and unpauses in the
-	 * same step, so other streams wait at most one loop step.
-	 */
-	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, c->http1_only ? (long)CURL_HTTP_VERSION_1_1
-								: (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https,http");
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, KUBE_CONNECT_TIMEOUT_S);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, o->timeout_s);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 30L);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 10L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
-	/* A stream (watch, log follow) lives as long as the launch, one per
-	 * worker: its receive buffer is most of what a worker costs in memory
-	 * (curl's default 16 kB, 360 kB of heap at 16 workers). Its data comes
-	 * a line or an event at a time; 8 kB halves that and costs nothing
-	 * measurable at 10,000 lines/s (bench/README.md "metrics"). */
-	if (o->on_data)
-		curl_easy_setopt(h, CURLOPT_BUFFERSIZE, KUBE_STREAM_BUFFER);
-	/* curl 7.88 gives every transfer a 64 kB send buffer (its
-	 * UPLOADBUFFER_DEFAULT; an HTTP/1.1 request's head is written through
-	 * it) and keeps it until the handle is freed: with 64 log streams open
-	 * that was 4.4 MB, a third of a 1,000-worker launch's heap
-	 * (bench/README.md "big jobs"). What we send is a request head and a
-	 * small JSON body; curl's minimum, 16 kB, sends either in one piece. */
-	curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, KUBE_UPLOAD_BUFFER);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
-	if (c->cfg.proxy_url)
-		curl_easy_setopt(h, CURLOPT_PROXY, c->cfg.proxy_url);
-	if (c->connect_to)
-		curl_easy_setopt(h, CURLOPT_CONNECT_TO, c->connect_to);
-	set_tls(x, &c->cfg, cred);
-	set_headers(x, rq, cred);
-	set_method(x, rq);
-	x->started = kube_now();
-	CURLMcode mc = curl_multi_add_handle(c->multi, h);
-	if (mc != CURLM_OK) {
-		curl_slist_free_all(x->headers);
-		curl_easy_cleanup(h);
-		buf_free(&x->req_body);
-		free(x);
-		err_set(e, ERR_INTERNAL, "curl_multi_add_handle: %s", curl_multi_strerror(mc));
-		return NULL;
-	}
-	x->next = c->xfers;
-	c->xfers = x;
-	c->traffic.requests++;
-	return x;
-}
-
-void kube_xfer_cancel(struct kube_xfer *x)
-{
-	if (!x || x->dead)
-		return;
-	x->dead = 1;
-	curl_multi_remove_handle(x->c->multi, x->easy);
-}
-
-static void xfer_free(struct kube_xfer *x)
-{
-	if (!x->finished && !x->dead)
-		curl_multi_remove_handle(x->c->multi, x->easy);
-	curl_easy_cleanup(x->easy);
-	curl_slist_free_all(x->headers);
-	buf_free(&x->req_body);
-	buf_free(&x->in);
-	free(x);
+	c->loop.out_fd = -1;
+	c->loop.rnd_state = (unsigned)(time_t)kube_wall_now() ^ ((unsigned)getpid() << 16);
 }
 
 /* ---- timers ------------------------------------------------------------- */
@@ -263,8 +29,8 @@ struct kube_timer *kube_timer_add(struct kube_client *c, double after_s,
 	t->when = kube_now() + (after_s > 0 ? after_s : 0);
 	t->fn = fn;
 	t->ud = ud;
-	t->next = c->timers;
-	c->timers = t;
+	t->next = c->loop.timers;
+	c->loop.timers = t;
 	return t;
 }
 
@@ -277,7 +43,7 @@ void kube_timer_cancel(struct kube_timer *t)
 static double next_timer(const struct kube_client *c)
 {
 	double when = -1;
-	for (const struct kube_timer *t = c->timers; t; t = t->next)
+	for (const struct kube_timer *t = c->loop.timers; t; t = t->next)
 		if (!t->dead && (when < 0 || t->when < when))
 			when = t->when;
 	return when;
@@ -290,7 +56,7 @@ static double next_timer(const struct kube_client *c)
 static void run_timers(struct kube_client *c)
 {
 	double now = kube_now();
-	for (struct kube_timer *t = c->timers; t; t = t->next) {
+	for (struct kube_timer *t = c->loop.timers; t; t = t->next) {
 		if (t->dead || t->when > now)
 			continue;
 		t->dead = 1;
@@ -300,7 +66,28 @@ static void run_timers(struct kube_client *c)
 
 double kube_random(struct kube_client *c)
 {
-	return (double)rand_r(&c->rnd_state) / ((double)RAND_MAX + 1.0);
+	return (double)rand_r(&c->loop.rnd_state) / ((double)RAND_MAX + 1.0);
+}
+
+static void reap_timers(struct kube_client *c)
+{
+	for (struct kube_timer **p = &c->loop.timers; *p;) {
+		struct kube_timer *t = *p;
+		if (t->dead) {
+			*p = t->next;
+			free(t);
+		} else {
+			p = &t->next;
+		}
+	}
+}
+
+void kube_loop_close(struct kube_client *c)
+{
+	for (struct kube_timer *t = c->loop.timers; t; t = t->next)
+		t->dead = 1;
+	kube_loop_release_signals(c);
+	reap_timers(c);
 }
 
 /* ---- signals ------------------------------------------------------------ */
@@ -330,8 +117,8 @@ int kube_loop_catch_signals(struct kube_client *c, kube_signal_fn *fn, void *ud,
 		return err_set(e, ERR_INTERNAL, "another client already catches signals");
 	if (sig_pipe[0] < 0 && pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
 		return err_set(e, ERR_IO, "signal pipe: %s", strerror(errno));
-	c->on_signal = fn;
-	c->signal_ud = ud;
+	c->loop.on_signal = fn;
+	c->loop.signal_ud = ud;
 	if (sig_client == c)
 		return 0;
 	struct sigaction sa;
@@ -363,94 +150,11 @@ static void run_signals(struct kube_client *c)
 		return;
 	unsigned char b;
 	while (read(sig_pipe[0], &b, 1) == 1)
-		if (c->on_signal)
-			c->on_signal(c->signal_ud, b);
+		if (c->loop.on_signal)
+			c->loop.on_signal(c->loop.signal_ud, b);
 }
 
 /* ---- the dispatch step -------------------------------------------------- */
-
-static void collect_done(struct kube_client *c)
-{
-	CURLMsg *m;
-	int left;
-	while ((m = curl_multi_info_read(c->multi, &left))) {
-		if (m->msg != CURLMSG_DONE)
-			continue;
-		struct kube_xfer *x = NULL;
-		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-		x->finished = 1;
-		x->result = m->data.result;
-		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
-		curl_multi_remove_handle(c->multi, x->easy);
-	}
-}
-
-static void trace(const struct kube_xfer *x)
-{
-	char *url = NULL;
-	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &url);
-	const char *path = url ? url + strlen(x->c->url_base) : "?";
-	char *method = NULL;
-	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_METHOD, &method);
-	struct buf line = BUF_INIT;
-	buf_addf(&line, "kube: %s %s -> %ld%s%s (%.0f ms)", method ? method : "?", path,
-		 x->status, x->result ? " " : "", x->result ? curl_easy_strerror(x->result) : "",
-		 (kube_now() - x->started) * 1000);
-	x->c->trace(line.data, x->c->trace_ud);
-	buf_free(&line);
-}
-
-/* Hand buffered stream data to its consumer; finished transfers to on_done. */
-static void dispatch_xfers(struct kube_client *c)
-{
-	for (struct kube_xfer *x = c->xfers; x; x = x->next) {
-		if (!x->dead && x->on_data && is_2xx(x->status) && x->in.len) {
-			size_t used = x->on_data(x->ud, x->in.data, x->in.len);
-			buf_consume(&x->in, used);
-		}
-		/*
-		 * A burst (a worker's backlog arriving at once) grows the buffer
-		 * up to the pause bound; give it back once drained, or every
-		 * stream of a big job keeps its largest burst for its lifetime.
-		 */
-		if (!x->in.len && x->in.cap > KUBE_STREAM_KEEP_CAP)
-			buf_free(&x->in);
-		if (!x->dead && x->paused && x->in.len < KUBE_STREAM_PENDING_MAX / 2) {
-			x->paused = 0;
-			curl_easy_pause(x->easy, CURLPAUSE_CONT);
-		}
-		/* a finished stream whose consumer holds its data (kube_log_hold_all)
-		 * ends once the data is taken, never with it */
-		if (!x->dead && x->finished && !(x->on_data && is_2xx(x->status) && x->in.len)) {
-			if (c->trace)
-				trace(x);
-			x->dead = 1;
-			x->on_done(x->ud, x);
-		}
-	}
-}
-
-void kube_loop_reap(struct kube_client *c)
-{
-	for (struct kube_xfer **p = &c->xfers; *p;) {
-		struct kube_xfer *x = *p;
-		if (x->dead) {
-			*p = x->next;
-			xfer_free(x);
-		} else {
-			p = &x->next;
-		}
-	}
-	for (struct kube_timer **p = &c->timers; *p;) {
-		struct kube_timer *t = *p;
-		if (t->dead) {
-			*p = t->next;
-			free(t);
-		} else {
-			p = &t->next;
-		}
-	}
-}
 
 int kube_loop_step(struct kube_client *c, double max_wait_s, struct err *e)
 {
@@ -464,28 +168,25 @@ int kube_loop_step(struct kube_client *c, double max_wait_s, struct err *e)
 	unsigned nextra = 0;
 	if (sig_client == c)
 		extra[nextra++] = (struct curl_waitfd){ sig_pipe[0], CURL_WAIT_POLLIN, 0 };
-	if (c->out_fn && c->out_fd >= 0)
-		extra[nextra++] = (struct curl_waitfd){ c->out_fd, CURL_WAIT_POLLOUT, 0 };
-	CURLMcode mc = curl_multi_poll(c->multi, extra, nextra, (int)(wait * 1000 + 0.999), NULL);
-	int running;
-	if (mc == CURLM_OK)
-		mc = curl_multi_perform(c->multi, &running);
-	if (mc != CURLM_OK)
-		return err_set(e, ERR_INTERNAL, "curl multi: %s", curl_multi_strerror(mc));
-	c->driving++;
-	c->dispatch_at = kube_now();
-	collect_done(c);
+	if (c->loop.out_fn && c->loop.out_fd >= 0)
+		extra[nextra++] = (struct curl_waitfd){ c->loop.out_fd, CURL_WAIT_POLLOUT, 0 };
+	if (kube_xfer_wait(c, extra, nextra, wait, e))
+		return -1;
+	c->loop.driving++;
+	c->loop.dispatch_at = kube_now();
+	kube_xfer_collect(c);
 	/* every step, not only on POLLOUT: a pipe whose reader is gone polls
 	 * as an error curl does not report, and the write tells EPIPE */
-	if (c->out_fn && c->out_fd >= 0)
-		c->out_fn(c->out_ud);
-	dispatch_xfers(c);
+	if (c->loop.out_fn && c->loop.out_fd >= 0)
+		c->loop.out_fn(c->loop.out_ud);
+	kube_xfer_dispatch(c);
 	run_timers(c);
 	run_signals(c);
-	c->deaf_s += kube_now() - c->dispatch_at;
-	c->dispatch_at = 0;
-	c->driving--;
-	kube_loop_reap(c);
+	c->loop.deaf_s += kube_now() - c->loop.dispatch_at;
+	c->loop.dispatch_at = 0;
+	c->loop.driving--;
+	kube_xfer_reap(c);
+	reap_timers(c);
 	return 0;
 }
 
@@ -502,23 +203,22 @@ int kube_loop_poke(struct kube_client *c, struct err *e)
 double kube_loop_deaf(const struct kube_client *c)
 {
 	/* held log streams (kube_log_hold_all) are not listened to either */
-	return c->deaf_s + (c->dispatch_at > 0 ? kube_now() - c->dispatch_at : 0) +
-	       (c->hold_at > 0 ? kube_now() - c->hold_at : 0);
+	return c->loop.deaf_s + (c->loop.dispatch_at > 0 ? kube_now() - c->loop.dispatch_at : 0) +
+	       c->logs.held_s + (c->logs.hold_at > 0 ? kube_now() - c->logs.hold_at : 0);
 }
 
 void kube_loop_watch_writable(struct kube_client *c, int fd, kube_fd_fn *fn, void *ud)
 {
-	c->out_fd = fn ? fd : -1;
-	c->out_fn = fd >= 0 ? fn : NULL;
-	c->out_ud = ud;
+	c->loop.out_fd = fn ? fd : -1;
+	c->loop.out_fn = fd >= 0 ? fn : NULL;
+	c->loop.out_ud = ud;
 }
 
 static int idle(const struct kube_client *c)
 {
-	for (const struct kube_xfer *x = c->xfers; x; x = x->next)
-		if (!x->dead)
-			return 0;
-	for (const struct kube_timer *t = c->timers; t; t = t->next)
+	if (kube_xfer_busy(c))
+		return 0;
+	for (const struct kube_timer *t = c->loop.timers; t; t = t->next)
 		if (!t->dead)
 			return 0;
 	return 1;
@@ -526,17 +226,17 @@ static int idle(const struct kube_client *c)
 
 int kube_loop_run(struct kube_client *c, struct err *e)
 {
-	if (c->driving)
+	if (c->loop.driving)
 		return err_set(e, ERR_INTERNAL, "kube_loop_run called from a loop callback");
 	int rc = 0;
-	c->running++;
-	while (!c->stop_requested && !idle(c)) {
+	c->loop.running++;
+	while (!c->loop.stop_requested && !idle(c)) {
 		rc = kube_loop_step(c, 1.0, e);
 		if (rc)
 			break;
 	}
-	c->running--;
-	c->stop_requested = 0;
+	c->loop.running--;
+	c->loop.stop_requested = 0;
 	return rc;
 }
 
@@ -549,12 +249,6 @@ int kube_loop_run(struct kube_client *c, struct err *e)
  */
 void kube_loop_stop(struct kube_client *c)
 {
-	if (c->running)
-		c->stop_requested = 1;
-}
-
-void kube_loop_cancel_call(struct kube_client *c)
-{
-	if (c->blocking)
-		c->cancel_requested = 1;
+	if (c->loop.running)
+		c->loop.stop_requested = 1;
 }

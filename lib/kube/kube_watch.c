@@ -256,8 +256,8 @@ void kube_watch_stop(struct kube_watch *w)
 /* The client's stop_watches (kube_int.h): every watch still on it, at its free. */
 static void stop_all(struct kube_client *c)
 {
-	while (c->watches) {
-		struct kube_watch *w = c->watches;
+	while (c->watches.list) {
+		struct kube_watch *w = c->watches.list;
 		w->busy = 0;
 		w->stopped = 0;
 		kube_watch_stop(w);
@@ -607,12 +607,12 @@ struct kube_watch *kube_watch_start(struct kube_client *c, const struct kube_wat
 	}
 	w->o.known = NULL;
 	kube_lines_init(&w->lines, WATCH_MAX_EVENT);
-	w->next = c->watches;
-	if (c->watches)
-		c->watches->prev = &w->next;
-	w->prev = &c->watches;
-	c->watches = w;
-	c->stop_watches = stop_all;
+	w->next = c->watches.list;
+	if (c->watches.list)
+		c->watches.list->prev = &w->next;
+	w->prev = &c->watches.list;
+	c->watches.list = w;
+	c->watches.stop_all = stop_all;
 	w->timer = kube_timer_add(c, 0, first_timer, w);
 	return w;
 }

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# tests/suites/12-func-length.sh - a function fits on a screen (STYLE.md): no function of
+# the folders below is over 80 lines, its signature's first line to its closing brace
+# (scripts/func-length.sh, which names each one with its length). Then the check itself on
+# a small file: 81 lines fail, 80 pass.
+. "$JAXJOB_TOP/tests/lib/tap.sh"
+CHECK="$JAXJOB_TOP/scripts/func-length.sh"
+# the folders held to it (the launch's own, component/, joins when launch_run fits: issue 39)
+DIRS="lib"
+
+out=$(cd "$JAXJOB_TOP" && "$CHECK" $DIRS 2>&1)
+rc=$?
+what="no function over 80 lines in $DIRS"
+if [ $rc = 0 ] && [ -z "$out" ]; then
+	ok "$what"
+else
+	not_ok "$what"
+	printf '%s\n' "$out" | sed 's/^/# split it by idea: /' >&2
+fi
+
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+body() {	# a function of $1 lines in all
+	printf 'static int f%s(int a,\n\t      int b)\n{\n' "$1"
+	i=4
+	while [ $i -lt "$1" ]; do printf '\ta += b;\n'; i=$((i + 1)); done
+	printf '}\n'
+}
+{ body 80; body 81; } >"$W/x.c"
+"$CHECK" "$W/x.c" >"$W/out" 2>&1
+rc=$?
+expect 'a function of 81 lines fails, named with its file, line and length; one of 80 passes' '
+	test $rc = 1 && test $(wc -l <"$W/out") = 1 &&
+	grep -q "x.c:81: f81 is 81 lines (at most 80)" "$W/out"'
