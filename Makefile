@@ -293,6 +293,13 @@ demo: deps
 	$(MAKE) -j$(BUILD_JOBS) all
 	scripts/demo.sh
 
+# The demo on the real stack with real JAX (scripts/demo-real.sh): builds or reuses the
+# stack's cache (make stack) and the JAX venv, then a 4-worker jax.distributed JAXJob.
+.PHONY: demo-real
+demo-real: deps
+	$(MAKE) -j$(BUILD_JOBS) all
+	scripts/demo-real.sh
+
 # A clean clone of HEAD (plus uncommitted changes) inside a minimal Debian
 # bookworm chroot: `make demo` then `make check-quick`, each on first run.
 # Red when an install step is missing. Needs root and Debian's mirror; the
