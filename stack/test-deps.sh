@@ -113,4 +113,13 @@ for p in "${venvs[@]}"; do
 		rc=1
 	fi
 done
+# what the suites will look for (tests/lib/deps.sh names the same directories): a part made
+# here that they would not find is a failure, not a silent skip later
+if [ "$rc" -eq 0 ]; then
+	found=$(JAXJOB_TOP=$(cd "$here/.." && pwd) JAXJOB_CACHE=$JAXJOB_CACHE bash -c \
+		'. "$JAXJOB_TOP/tests/lib/deps.sh" && echo "testdata=$JAXJOB_TESTDATA kfp=$JAXJOB_KFP_PYTHON kfp-newest=$JAXJOB_KFP_NEWEST_PYTHON"')
+	for p in "${parts[@]}"; do
+		case " $found " in *" $p= "*) echo "stack/test-deps.sh: made $p, but tests/lib/deps.sh does not find it (names differ)" >&2; rc=1 ;; esac
+	done
+fi
 exit $rc
