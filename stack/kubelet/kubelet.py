@@ -702,22 +702,21 @@ def pump(pipe, stream, lf):
 
 
 def qos_class(pod):
-    """Guaranteed / Burstable / BestEffort (pkg/apis/core/v1/helper/qos)."""
-    reqs, lims, any_set = [], [], False
+    """The apiserver's own (status.qosClass is set at creation and immutable), else computed as
+    pkg/apis/core/v1/helper/qos does: only cpu and memory count."""
+    known = (pod.get('status') or {}).get('qosClass')
+    if known:
+        return known
+    any_set, guaranteed = False, True
     for c in pod['spec'].get('containers') or []:
         r = c.get('resources') or {}
-        rq, lm = r.get('requests') or {}, r.get('limits') or {}
-        if rq or lm:
-            any_set = True
-        reqs.append(rq)
-        lims.append(lm)
-    if not any_set:
-        return 'BestEffort'
-    for rq, lm in zip(reqs, lims):
+        rq = {k: v for k, v in (r.get('requests') or {}).items() if k in ('cpu', 'memory')}
+        lm = {k: v for k, v in (r.get('limits') or {}).items() if k in ('cpu', 'memory')}
+        any_set = any_set or bool(rq or lm)
         for res in ('cpu', 'memory'):
-            if res not in lm or (res in rq and str(rq[res]) != str(lm[res])):
-                return 'Burstable'
-    return 'Guaranteed'
+            if res not in lm or str(rq.get(res, lm[res])) != str(lm[res]):
+                guaranteed = False
+    return 'BestEffort' if not any_set else 'Guaranteed' if guaranteed else 'Burstable'
 
 
 # ---------------------------------------------------------------------------------------------
