@@ -164,6 +164,117 @@ static void server_dry_run(const struct launch_ctx *ctx, struct launch_cause *ca
 				 "accepted by the server (dryRun=All)");
 }
 
+/* The context and its sinks, before anything runs; SIGTERM/SIGINT held
+ * until the hub's handler is in place (prepare). */
+static void ctx_init(struct launch_ctx *ctx, struct sinks *sk, const struct launch_opts *o,
+		     const struct jobapi *api, struct launch_early *early)
+{
+	struct err me = ERR_INIT;
+
+	memset(sk, 0, sizeof(*sk));
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->o = o;
+	ctx->api = api;
+	ctx->early = early;
+	ctx->prog = &sk->prog;
+	ctx->metrics = &sk->metrics;
+	ctx->out = &sk->out;
+	ctx->t0 = kube_now();
+	signals_blocked(1);
+	launch_stdout_init(ctx->out, STDOUT_FILENO);
+	launch_progress_init(ctx->prog, o->quiet ? NULL : stderr, ctx->t0);
+	if (launch_metrics_init(ctx->metrics, &o->metrics, ctx->prog, &me))	/* the parser checked */
+		fprintf(stderr, "warning: no training metrics: %s\n", me.msg);
+	ctx->diag = diag_new((int)o->failure_lines);
+}
+
+/* The last worker lines, then what the run leaves for the outputs: the
+ * job, the lines lost, the logs incomplete, the cleanup (`note`), the
+ * traffic, the workers counted (by the ending, `end`, NULL when the run
+ * did not come to it). `lost` holds the lines lost's text. */
+static void result_of(const struct launch_ctx *ctx, struct launch_hub *h,
+		      const struct launch_ending_fact *end, const struct buf *note,
+		      struct buf *lost, struct launch_result *r)
+{
+	int signo = 0;
+
+	if (h)
+		launch_hub_finish(h);	/* the last worker lines, within --log-drain */
+	else
+		launch_stdout_finish(ctx->out, ctx->o->log_drain_s, &signo);
+	if (launch_stdout_lost(ctx->out, lost)) {
+		launch_progress_note(ctx->prog, "warning: worker log lines not written to stdout (%s): %s",
+				     ctx->out->closed ? "it was closed" : "it was not read in time",
+				     lost->data);
+		r->logs_lost = lost->data;
+	}
+	r->job = h ? launch_hub_job(h) : NULL;
+	r->logs_incomplete = h ? launch_hub_logs_incomplete(h) : NULL;
+	r->cleanup = note->len ? note->data : NULL;
+	r->now = kube_wall_now();
+	if (ctx->c) {
+		struct kube_traffic t;
+		kube_client_traffic(ctx->c, &t);
+		r->api_requests = t.requests;
+		r->api_bytes_in = t.bytes_in;
+	}
+	r->metrics = ctx->metrics->m;
+	launch_ending_workers(h, end, r->manifest, &r->workers);
+}
+
+/* Why it failed, for a run that came to the ending: the `failure` output
+ * (the caller's to delete) and the diagnosis's headline. */
+static cJSON *failure_of(const struct launch_ctx *ctx, const struct launch_hub *h,
+			 const struct launch_ending_fact *end, struct launch_result *r,
+			 struct buf *headline)
+{
+	const struct launch_verdict *v = launch_hub_verdict(h);
+	cJSON *failure = NULL;
+
+	/* the Failed condition's message, as the verdict read it (the phase
+	 * shown is Failed whenever that condition is True, lib/health/health.c) */
+	launch_failure_judge(ctx->diag, !strcmp(v->phase, "Failed") && v->message[0] ?
+			     v->message : NULL, end->cause.row, &failure,
+			     &r->failure_category, headline);
+	return failure;
+}
+
+/*
+ * The outputs, once the outcome is decided and said. From here on
+ * SIGTERM/SIGINT are held back for good (the client's end restores their
+ * default action), so a late signal cannot turn an exit code the outputs
+ * already state into a death by signal. The process returns and exits at
+ * once.
+ */
+static void write_outputs(const struct launch_ctx *ctx, const struct launch_result *r)
+{
+	struct err e = ERR_INIT;
+
+	signals_blocked(1);
+	if (ctx->o->server_dry_run)
+		return;
+	if (launch_outputs_write(&ctx->o->out, r, &e))
+		fprintf(stderr, "warning: %s\n", e.msg);
+	err_clear(&e);
+	if (launch_metrics_write(ctx->metrics, &ctx->o->out, r, &e))
+		fprintf(stderr, "warning: %s\n", e.msg);
+}
+
+/* The context's parts, the hub and the client, freed. */
+static void ctx_free(struct launch_ctx *ctx, struct launch_hub *h)
+{
+	launch_metrics_free(ctx->metrics);
+	diag_free(ctx->diag);
+	launch_stdout_free(ctx->out);	/* before the client it watches with */
+	launch_hub_free(h);
+	if (ctx->c)
+		kube_client_free(ctx->c);
+	cJSON_Delete(ctx->manifest);
+	free(ctx->ns);
+	free(ctx->name);
+	free(ctx->uid);
+}
+
 int launch_run(const struct launch_opts *o, const struct jobapi *api, const cJSON *manifest,
 	       struct launch_early *early, struct launch_outcome_end *outcome)
 {
@@ -173,95 +284,31 @@ int launch_run(const struct launch_opts *o, const struct jobapi *api, const cJSO
 	struct launch_result r;
 	struct launch_ending_fact end;
 	struct buf note = BUF_INIT, lost = BUF_INIT, headline = BUF_INIT;
-	struct err e = ERR_INIT, me = ERR_INIT;
 	cJSON *failure = NULL;
-	int signo = 0, ended = 0;
+	int ended = 0;
 
-	memset(&sk, 0, sizeof(sk));
-	memset(&ctx, 0, sizeof(ctx));
 	memset(&r, 0, sizeof(r));
 	memset(&end, 0, sizeof(end));
-	ctx.o = o;
-	ctx.api = api;
-	ctx.early = early;
-	ctx.prog = &sk.prog;
-	ctx.metrics = &sk.metrics;
-	ctx.out = &sk.out;
-	ctx.t0 = kube_now();
-	signals_blocked(1);
-	launch_stdout_init(ctx.out, STDOUT_FILENO);
-	launch_progress_init(ctx.prog, o->quiet ? NULL : stderr, ctx.t0);
-	if (launch_metrics_init(ctx.metrics, &o->metrics, ctx.prog, &me))	/* the parser checked */
-		fprintf(stderr, "warning: no training metrics: %s\n", me.msg);
-	ctx.diag = diag_new((int)o->failure_lines);
+	ctx_init(&ctx, &sk, o, api, early);
 	r.manifest = manifest;
-
 	if (prepare(&ctx, &h, manifest, &r, &end.cause) == 0) {
 		if (o->server_dry_run)
 			server_dry_run(&ctx, &end.cause);
 		else
 			ended = run_job(&ctx, h, &r, &end, &note);
 	}
-	if (h)
-		launch_hub_finish(h);	/* the last worker lines, within --log-drain */
-	else
-		launch_stdout_finish(ctx.out, o->log_drain_s, &signo);
-	if (launch_stdout_lost(ctx.out, &lost)) {
-		launch_progress_note(ctx.prog, "warning: worker log lines not written to stdout (%s): %s",
-				     ctx.out->closed ? "it was closed" : "it was not read in time",
-				     lost.data);
-		r.logs_lost = lost.data;
-	}
-	r.job = h ? launch_hub_job(h) : NULL;
-	r.logs_incomplete = h ? launch_hub_logs_incomplete(h) : NULL;
-	r.cleanup = note.len ? note.data : NULL;
-	r.now = kube_wall_now();
-	if (ctx.c) {
-		struct kube_traffic t;
-		kube_client_traffic(ctx.c, &t);
-		r.api_requests = t.requests;
-		r.api_bytes_in = t.bytes_in;
-	}
-	r.metrics = ctx.metrics->m;
-	launch_ending_workers(h, ended ? &end : NULL, r.manifest, &r.workers);
-	if (ended) {	/* why it failed, first */
-		const struct launch_verdict *v = launch_hub_verdict(h);
-		/* the Failed condition's message, as the verdict read it (the phase
-		 * shown is Failed whenever that condition is True, lib/health/health.c) */
-		launch_failure_judge(ctx.diag, !strcmp(v->phase, "Failed") && v->message[0] ?
-				     v->message : NULL, end.cause.row, &failure,
-				     &r.failure_category, &headline);
-	}
+	result_of(&ctx, h, ended ? &end : NULL, &note, &lost, &r);
+	if (ended)	/* why it failed, first */
+		failure = failure_of(&ctx, h, &end, &r, &headline);
 	r.failure = failure;
 	/* the one place the outcome is decided */
 	launch_outcome_decide(&end.cause, headline.data, &r.outcome);
 	launch_metrics_end(ctx.metrics);
 	launch_ending_report(&ctx, &r.outcome);
-	/*
-	 * From here on the outcome is decided and written: hold SIGTERM/SIGINT
-	 * back for good (the client's end restores their default action), so a
-	 * late signal cannot turn an exit code the outputs already state into a
-	 * death by signal. The process returns and exits at once.
-	 */
-	signals_blocked(1);
-	err_clear(&e);
-	if (!o->server_dry_run && launch_outputs_write(&o->out, &r, &e))
-		fprintf(stderr, "warning: %s\n", e.msg);
-	err_clear(&e);
-	if (!o->server_dry_run && launch_metrics_write(ctx.metrics, &o->out, &r, &e))
-		fprintf(stderr, "warning: %s\n", e.msg);
+	write_outputs(&ctx, &r);
 	*outcome = r.outcome;
-	launch_metrics_free(ctx.metrics);
 	cJSON_Delete(failure);
-	diag_free(ctx.diag);
-	launch_stdout_free(ctx.out);	/* before the client it watches with */
-	launch_hub_free(h);
-	if (ctx.c)
-		kube_client_free(ctx.c);
-	cJSON_Delete(ctx.manifest);
-	free(ctx.ns);
-	free(ctx.name);
-	free(ctx.uid);
+	ctx_free(&ctx, h);
 	buf_free(&note);
 	buf_free(&lost);
 	buf_free(&headline);

@@ -1,14 +1,18 @@
 /*
- * launch_follow.c - the workers spoke's log follows (launch_workers.c has
- * the pods): one follow per worker container, re-followed after a drop or a
- * restart, at most LAUNCH_LOG_STREAMS_MAX at once (the others queue; with
- * --log-turn the followed ones take turns, on_turn), and after the verdict
- * the settling of every stream (see launch_workers.c for the whole story).
+ * launch_follow.c - the workers' log follows (the workers spoke: the pods
+ * in launch_pods.c, how a follow ends in launch_tails.c; launch_workers.c
+ * is the spoke's face).
  *
- * It is below launch_workers.c: the pods call it (workers_follow), it calls
- * nothing of theirs back - what it reports goes to the hub through the
- * spoke's report table, and what it needs to know of the pods is in the
- * shared state (launch_workers_int.h).
+ * A follow starts when the pod watch shows the worker container running or
+ * terminated; every line goes to stdout, the metrics and the diagnosis
+ * (on_line); a follow that ends while its container runs is followed again
+ * after a pause, skipping the lines printed (on_log_end, on_refollow). At
+ * most LAUNCH_LOG_STREAMS_MAX follows at once (each a connection to the API
+ * server): the other workers queue, exited ones first, then the longest
+ * waiting (next_queued), and with --log-turn the followed ones take turns
+ * (on_turn). What it reports goes to the hub through the spoke's report
+ * table; it calls nothing of launch_pods.c or launch_workers.c (they call
+ * it), only launch_tails.c, below it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,20 +32,6 @@
 #define REFOLLOW_DELAY_S 0.5
 #define REFOLLOW_MAX_S 4.0
 #define MAX_DROPS 20
-/* How far back the end of an exited container's log is read to finish its
- * stream at once (kube_log_complete): a stream that keeps up is a few lines
- * behind at most; one further behind is read once more after the verdict,
- * then ends when the kubelet ends it (about a second after the exit on a
- * real one). There used to be a shortcut for a
- * quiet stream that had always kept up (cut after 100 ms of quiet): a
- * kubelet stalled across the verdict (tests/suites/94-stall.sh) made it cut
- * streams that still held half their lines. */
-#define DRAIN_TAIL_LINES 32
-/* --log-turn: the soonest a turn that was kept looks again */
-#define TURN_RECHECK_S 0.1
-
-static void survivor_left(struct launch_pod *p, const struct err *e);
-static void complete_from_tail(struct launch_pod *p);
 
 static int wants_logs(const struct workers *w, const struct launch_pod *p)
 {
@@ -50,6 +40,9 @@ static int wants_logs(const struct workers *w, const struct launch_pod *p)
 		return 0;	/* (a denial was said once, before the create) */
 	return launch_opts_logs_worker(w->ctx->o, p->index);	/* --logs, --log-workers */
 }
+
+/* --log-turn: the soonest a turn that was kept looks again */
+#define TURN_RECHECK_S 0.1
 
 /* The queued worker to start next: an exited one first (its read ends at
  * once and frees the slot), then the one that has waited longest (so that
@@ -84,7 +77,7 @@ static void start_queued(struct workers *w)
 		struct launch_pod *p = next_queued(w);
 		if (!p)
 			return;
-		workers_follow(p);	/* unqueues it, whether it starts or not */
+		follow_start(p);	/* unqueues it, whether it starts or not */
 	}
 }
 
@@ -148,6 +141,14 @@ static void on_turn(void *ud)
 	start_queued(w);
 }
 
+static void turn_arm(struct launch_pod *p)
+{
+	const double turn = p->w->ctx->o->log_turn_s;
+
+	if (turn > 0 && !p->turn)
+		p->turn = kube_timer_add(p->w->ctx->c, turn, on_turn, p);
+}
+
 /* Tell the hub the logs moved on (it drains after the verdict). */
 static void drain_check(struct workers *w)
 {
@@ -170,7 +171,7 @@ static double refollow_delay(struct launch_pod *p, int clean)
 /*
  * A clean end waits for its re-follow, and its pause need not run out: the
  * pod says the container finished (refollow_settled), or the verdict is in
- * (workers_follows_settle). After a first clean end (a pause of
+ * (settle_follows, launch_workers.c). After a first clean end (a pause of
  * REFOLLOW_DELAY_S) that end was the whole log, as it always was. After a
  * longer pause the stream may have been closed with the container running
  * on, for seconds: what it wrote since is read once (resumed after the
@@ -180,7 +181,7 @@ static double refollow_delay(struct launch_pod *p, int clean)
  * a quiet worker's last line lost, 60-launch-faults rf1), so there the pod's
  * state is not asked: a finished job's worker has written what it will.
  */
-static void refollow_end(struct launch_pod *p)
+void follow_refollow_end(struct launch_pod *p)
 {
 	kube_timer_cancel(p->refollow);
 	p->refollow = NULL;
@@ -188,19 +189,19 @@ static void refollow_end(struct launch_pod *p)
 	if (p->quiet_ends > 1 && !p->gone) {
 		launch_logstream_resume(&p->ls);
 		p->read_rest = 1;
-		workers_follow(p);	/* it ends by itself */
+		follow_start(p);	/* it ends by itself */
 	} else {
 		p->done_restarts = p->ls.restarts;
 	}
 }
 
 /* The pod says the container finished, or the pod is gone (a suspended or
- * preempted job's): settle a pending re-follow at once (refollow_end). */
+ * preempted job's): settle a pending re-follow at once (follow_refollow_end). */
 static int refollow_settled(struct launch_pod *p)
 {
 	if (!p->clean_end || (p->running && !p->gone))
 		return 0;
-	refollow_end(p);
+	follow_refollow_end(p);
 	return 1;
 }
 
@@ -211,7 +212,7 @@ static void on_refollow(void *ud)
 	p->refollow = NULL;
 	if (!refollow_settled(p)) {
 		launch_logstream_resume(&p->ls);
-		workers_follow(p);
+		follow_start(p);
 	}
 	p->clean_end = 0;
 	drain_check(p->w);
@@ -259,8 +260,8 @@ static void on_log_end(void *ud, const struct err *e)
 	kube_timer_cancel(p->turn);
 	p->turn = NULL;
 	w->progress++;	/* a stream ended: the drain may see more move on */
-	if (p->leaving) {	/* a survivor's last read (leave_survivor) */
-		survivor_left(p, e);
+	if (p->leaving) {	/* a survivor's last read (tails_leave) */
+		tails_survivor_left(p, e);
 		start_queued(w);
 		drain_check(w);
 		return;
@@ -289,7 +290,7 @@ static void on_log_end(void *ud, const struct err *e)
 }
 
 /* Start (or resume) the follow of the current container if it is due. */
-void workers_follow(struct launch_pod *p)
+void follow_start(struct launch_pod *p)
 {
 	struct workers *w = p->w;
 	struct kube_log_opts lo;
@@ -298,7 +299,7 @@ void workers_follow(struct launch_pod *p)
 
 	p->queued = 0;
 	if (p->log) {	/* the pod changed: its container may have just exited */
-		complete_from_tail(p);
+		tails_complete(p);
 		return;
 	}
 	if (p->refollow && refollow_settled(p)) {
@@ -347,8 +348,8 @@ void workers_follow(struct launch_pod *p)
 	p->log = kube_log_follow(w->ctx->c, &lo, &e);
 	free(p->turn_since);
 	p->turn_since = NULL;
-	if (p->log && !lo.once && w->ctx->o->log_turn_s > 0 && !p->turn)
-		p->turn = kube_timer_add(w->ctx->c, w->ctx->o->log_turn_s, on_turn, p);
+	if (p->log && !lo.once)
+		turn_arm(p);
 	if (p->log)
 		w->nfollows++;
 	else
@@ -356,130 +357,10 @@ void workers_follow(struct launch_pod *p)
 				     p->name, e.msg);
 }
 
-/*
- * The container has terminated, so its log is final: finish its follow from
- * the log's end now (kube_log_complete) rather than when the kubelet notices
- * the exit, up to a second later. Asked as soon as the pod watch says
- * "terminated" - before the verdict, which the operator writes after its
- * next reconcile (100 ms to seconds on a real cluster): the read is done by
- * the time the verdict comes, and the step exits when it does. Such a read
- * is never cancelled because the kubelet's end came first (kube_log keeps
- * that end until the read answers; cancelled, each was an HTTP 500 in the
- * API server, issue 21). Not for a read of an exited container (it ends by
- * itself). Twice at most per follow: a read that could not place the
- * stream (it was more than DRAIN_TAIL_LINES behind when the worker exited)
- * is asked once more after the verdict, when the stream has had time to
- * catch up; after that, the kubelet's end is waited for.
- */
-static void complete_from_tail(struct launch_pod *p)
-{
-	struct err e = ERR_INIT;
-
-	if (!p->log || p->log_once || !p->terminated || p->running ||
-	    p->ls.restarts > p->restarts || kube_log_completing(p->log))
-		return;
-	if (p->tail_asked >= 2 || (p->tail_asked == 1 && !p->w->draining))
-		return;
-	p->tail_asked++;	/* done: on_log_end, as for a stream the kubelet ended */
-	if (kube_log_complete(p->log, DRAIN_TAIL_LINES, &e))
-		err_clear(&e);
-}
-
-/* Stop following a log: what was printed stays, the rest is not read. */
-static void log_done(struct launch_pod *p)
-{
-	if (p->log) {
-		kube_log_cut(p->log);
-		p->log = NULL;
-		p->w->nfollows--;
-	}
-	kube_timer_cancel(p->refollow);
-	kube_timer_cancel(p->turn);
-	p->refollow = p->turn = NULL;
-	p->queued = 0;
-	p->clean_end = 0;
-	p->quiet_ends = 0;
-	p->done_restarts = p->restarts > p->ls.restarts ? p->restarts : p->ls.restarts;
-}
-
-/* The survivor is left: say so (and what its last read could not bring). */
-static void survivor_left(struct launch_pod *p, const struct err *e)
-{
-	launch_progress_note(p->w->ctx->prog, "worker-%d still running: log not "
-			     "followed further%s%s%s", p->index, e ? " (its lines up to now: " : "", e ? e->msg : "", e ? ")" : "");
-	log_done(p);
-}
-
-/*
- * After Failed, a worker still running is left. Its stream may still have
- * lines on the way that it wrote before the verdict (seen: a `step 5/10`
- * written around the verdict, in the log file, not on stdout), so one
- * bounded read first delivers what it wrote up to now
- * (kube_log_complete_until); on_log_end then names it. A survivor without
- * an open stream (reconnecting, queued) is named at once.
- *
- * This read is the one round trip left after the verdict (issue 32; the
- * exited workers' ends were read when their pods said terminated), and it
- * cannot be started earlier without giving up "every line written before
- * the verdict": a running container's log is known only to its kubelet,
- * which sends nothing while the worker is silent (a survivor stuck in a
- * collective is), so only a read the kubelet answers after the verdict was
- * written can tell that no line came in between. The verdict carries no
- * moment finer than a second (a condition's metav1.Time is written as RFC
- * 3339 seconds: kubernetes/apimachinery pkg/apis/meta/v1/time.go:162-173,
- * MarshalJSON), so a read sent before we saw
- * it cannot be shown to be after it; one started at the failing pod's
- * exit leaves the lines between it and the verdict - typically the
- * collective's own errors - to a read after all.
- */
-static void leave_survivor(struct launch_pod *p)
-{
-	struct err e = ERR_INIT;
-
-	if (p->leaving)
-		return;
-	p->leaving = 1;
-	if (p->log && p->log_once)
-		return;		/* a read of what it wrote: it ends by itself */
-	if (p->log && kube_log_complete_until(p->log, kube_wall_now(), &e) == 0)
-		return;
-	err_clear(&e);
-	survivor_left(p, NULL);
-}
-
-/*
- * The job is finished (draining): stop waiting for what cannot come.
- * - A follow that ended cleanly is settled, even if the pod update saying
- *   "terminated" has not arrived yet: complete after a first clean end,
- *   else what was written since is read once (refollow_end).
- * - A worker whose container has terminated (pod status) has its follow
- *   finished from the log's end (complete_from_tail). When that cannot
- *   place the stream, the stream's own end is waited for, as is a stream
- *   still delivering, reconnecting or queued (--log-drain).
- * - After Failed, when leave_survivors (launch_workers.c decides it), a
- *   worker still running (a survivor stuck in a collective) is left
- *   (leave_survivor): the lines it wrote by then are read once, then
- *   it is named and its log not followed further - the verdict stands and
- *   nothing it could still print is worth holding the step for.
- */
-void workers_follows_settle(struct workers *w, int leave_survivors)
-{
-	w->draining = 1;
-	for (int i = 0; i < w->npods; i++) {
-		struct launch_pod *p = w->pods[i];
-		if (p->refollow && p->clean_end)	/* even if it still says running */
-			refollow_end(p);
-		complete_from_tail(p);
-		if (leave_survivors && p->running && !p->gone && (p->log || p->refollow || p->queued))
-			leave_survivor(p);
-	}
-}
-
-int workers_streaming(const struct workers *w)
+int follow_any(const struct workers *w)
 {
 	for (int i = 0; i < w->npods; i++)
 		if (w->pods[i]->log || w->pods[i]->refollow || w->pods[i]->queued)
 			return 1;
 	return 0;
 }
-

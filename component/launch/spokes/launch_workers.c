@@ -1,9 +1,11 @@
 /*
  * launch_workers.c - a spoke of the wait (launch_hub.c is the hub): the
- * job's worker pods, a watch on them (by the operator's job-name label),
- * and one log follow per worker container (launch_follow.c). What it sees
- * it reports to the hub (struct workers_reports); the hub asks it back
- * (workers_drained, _settle, _stuck, _count).
+ * job's worker pods (launch_pods.c), a watch on them (by the operator's
+ * job-name label), and one log follow per worker container
+ * (launch_follow.c, with the stream slots; how a follow ends early
+ * launch_tails.c). What it sees it reports to the hub (struct
+ * workers_reports); the hub asks it back here (workers_drained, _settle,
+ * _stuck, _count), and here is what the verdict waits for.
  *
  * A follow starts when the pod watch shows the worker container running or
  * terminated (following a container that is still being created gets 400
@@ -42,253 +44,11 @@
  * ErrImagePull / ImagePullBackOff / InvalidImageName /
  * CreateContainerConfigError, or a pod the scheduler calls Unschedulable.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "yj/jtree.h"
 #include "launch_workers_int.h"
-
-static struct launch_pod *pod_find(struct workers *w, const char *uid)
-{
-	for (int i = 0; i < w->npods; i++)
-		if (strcmp(w->pods[i]->uid, uid) == 0)
-			return w->pods[i];
-	return NULL;
-}
-
-static struct launch_pod *pod_add(struct workers *w, const char *uid, const char *name)
-{
-	struct launch_pod *p = xcalloc(1, sizeof(*p));
-
-	p->w = w;
-	p->uid = xstrdup(uid);
-	p->name = xstrdup(name);
-	p->index = -1;
-	p->done_restarts = -1;
-	launch_logstream_init(&p->ls, -1, -1);
-	if (w->npods == w->cap_pods) {
-		w->cap_pods = w->cap_pods ? 2 * w->cap_pods : 8;
-		w->pods = xrealloc(w->pods, (size_t)w->cap_pods * sizeof(*w->pods));
-	}
-	w->pods[w->npods++] = p;
-	return p;
-}
-
-static void pod_free(struct launch_pod *p)
-{
-	kube_log_stop(p->log);
-	kube_timer_cancel(p->refollow);
-	kube_timer_cancel(p->turn);
-	free(p->uid);
-	free(p->name);
-	free(p->stuck_msg);
-	free(p->turn_since);
-	free(p);
-}
-
-/* The status of the worker container (by name, else the first one). */
-static const cJSON *container_status(const struct workers *w, const cJSON *pod)
-{
-	const cJSON *list = jtree_get(jtree_get(pod, "status"), "containerStatuses");
-	const cJSON *cs;
-
-	cJSON_ArrayForEach(cs, list) {
-		const char *n = jtree_get_string(cs, "name", NULL);
-		if (n && strcmp(n, w->ctx->api->container) == 0)
-			return cs;
-	}
-	return cJSON_GetArrayItem(list, 0);
-}
-
-static int is_stuck_reason(const char *r)
-{
-	static const char *const never[] = {
-		"ErrImagePull", "ImagePullBackOff", "InvalidImageName",
-		"CreateContainerConfigError", "ErrImageNeverPull",
-	};
-	for (size_t i = 0; r && i < sizeof(never) / sizeof(never[0]); i++)
-		if (strcmp(r, never[i]) == 0)
-			return 1;
-	return 0;
-}
-
-/* A stuck pod's message, as said: at most STUCK_MSG_MAX bytes of it */
-#define STUCK_MSG_MAX 511
-static char *stuck_text(const char *msg)
-{
-	return xstrndup(msg, strnlen(msg, STUCK_MSG_MAX));
-}
-
-/* Record from a pod object what fail-fast needs. */
-static void pod_stuck_state(struct launch_pod *p, const cJSON *pod, const cJSON *cs)
-{
-	const cJSON *waiting = jtree_get(jtree_get(cs, "state"), "waiting");
-	const cJSON *c;
-
-	p->stuck[0] = '\0';
-	free(p->stuck_msg);
-	p->stuck_msg = NULL;
-	if (waiting && is_stuck_reason(jtree_get_string(waiting, "reason", NULL))) {
-		snprintf(p->stuck, sizeof(p->stuck), "%s", jtree_get_string(waiting, "reason", NULL));
-		p->stuck_msg = stuck_text(jtree_get_string(waiting, "message", ""));
-		return;
-	}
-	cJSON_ArrayForEach(c, jtree_get(jtree_get(pod, "status"), "conditions")) {
-		const char *t = jtree_get_string(c, "type", NULL);
-		const char *s = jtree_get_string(c, "status", NULL);
-		const char *r = jtree_get_string(c, "reason", NULL);
-		if (t && s && r && strcmp(t, "PodScheduled") == 0 && strcmp(s, "False") == 0 &&
-		    strcmp(r, "Unschedulable") == 0) {
-			snprintf(p->stuck, sizeof(p->stuck), "Unschedulable");
-			free(p->stuck_msg);
-			p->stuck_msg = stuck_text(jtree_get_string(c, "message", ""));
-		}
-	}
-}
-
-/*
- * Tell the diagnosis about a worker's pod - unless a newer pod of the same
- * index exists (the operator re-created it): the old one's late updates and
- * its deletion must not overwrite what the new one says.
- */
-static void diagnose(struct workers *w, const struct launch_pod *p, const cJSON *pod)
-{
-	int i = 0;
-
-	while (i < w->npods && w->pods[i] != p)
-		i++;
-	for (i++; i < w->npods; i++)
-		if (w->pods[i]->index == p->index && !w->pods[i]->gone)
-			return;
-	diag_pod(w->ctx->diag, p->index, pod, w->ctx->api->container);
-}
-
-/*
- * A pod's resourceVersion as a number, 0 when it is not one. The API calls
- * it opaque; etcd-backed servers give one object's versions increasing
- * (its mod revision), and it is compared here only to keep a late watch
- * event from undoing the verdict's list (catch_up_due): with 0, nothing is
- * compared and every event is taken as before.
- */
-static unsigned long long rv_of(const cJSON *obj)
-{
-	const char *s = jtree_get_string(obj, "metadata.resourceVersion", NULL);
-	char *end;
-	unsigned long long rv;
-
-	if (!s || *s < '0' || *s > '9')
-		return 0;
-	errno = 0;
-	rv = strtoull(s, &end, 10);
-	return *end || errno ? 0 : rv;
-}
-
-/* The pod was deleted: its log cannot be read any more. */
-static void pod_gone(struct launch_pod *p)
-{
-	p->gone = 1;
-	p->queued = 0;
-	p->stuck[0] = '\0';
-}
-
-/* An older state of the pod than the one taken (a watch event that trails
- * the verdict's list), or, from the watch, a pod that list did not hold:
- * deleted already? */
-static int pod_stale(const struct workers *w, const struct launch_pod *p, const cJSON *pod,
-		     int listed)
-{
-	unsigned long long rv = rv_of(pod);
-
-	if (!rv)
-		return 0;
-	return p ? rv < p->rv : !listed && rv < w->list_rv;
-}
-
-/* A pod as the watch delivered it, or as the verdict's list held it
- * (listed). Returns our entry for it (NULL: the pod has no uid or name, or
- * it is a stale event of a pod we do not have). */
-static struct launch_pod *pod_update(struct workers *w, const cJSON *pod, int listed)
-{
-	const char *uid = jtree_get_string(pod, "metadata.uid", NULL);
-	const char *name = jtree_get_string(pod, "metadata.name", NULL);
-	struct buf label = BUF_INIT;
-	const char *idx;
-	struct launch_pod *p;
-	const cJSON *cs, *state;
-
-	if (!uid || !name)
-		return NULL;
-	p = pod_find(w, uid);
-	if (pod_stale(w, p, pod, listed))
-		return p;
-	buf_adds(&label, "metadata.labels");
-	jtree_path_add_key(&label, w->ctx->api->pod_index_label);	/* a label has dots: escaped */
-	idx = jtree_get_string(pod, label.data, NULL);
-	buf_free(&label);
-	if (!p)
-		p = pod_add(w, uid, name);
-	p->rv = rv_of(pod);
-	p->index = idx ? atoi(idx) : -1;
-	p->ls.index = p->index;
-	cs = container_status(w, pod);
-	state = jtree_get(cs, "state");
-	p->restarts = cJSON_IsNumber(jtree_get(cs, "restartCount")) ?
-		(int)jtree_get(cs, "restartCount")->valuedouble : 0;
-	p->running = jtree_get(state, "running") != NULL;
-	p->terminated = jtree_get(state, "terminated") != NULL;
-	if (p->terminated) {
-		const cJSON *t = jtree_get(state, "terminated");
-		const cJSON *code = jtree_get(t, "exitCode");
-		p->exit_code = cJSON_IsNumber(code) ? (int)code->valuedouble : 0;
-		snprintf(p->term_reason, sizeof(p->term_reason), "%s",
-			 jtree_get_string(t, "reason", ""));
-	}
-	pod_stuck_state(p, pod, cs);
-	diagnose(w, p, pod);
-	workers_follow(p);
-	return p;
-}
-
-static void on_pod_event(void *ud, enum kube_event_type type, const cJSON *pod)
-{
-	struct workers *w = ud;
-
-	if (type == KUBE_DELETED) {
-		const char *uid = jtree_get_string(pod, "metadata.uid", NULL);
-		struct launch_pod *p = uid ? pod_find(w, uid) : NULL;
-		if (p) {
-			/* its last state: a preemption or eviction may show only here
-			 * (a deletion found by a re-list has only the pod's metadata:
-			 * the watch keeps no more of it, kube_watch_track_meta) */
-			if (jtree_get(pod, "status"))
-				diagnose(w, p, pod);
-			pod_gone(p);
-			p->deletion_due = 0;
-		}
-	} else {
-		pod_update(w, pod, 0);
-	}
-	w->rep->pods_changed(w->hub);
-}
-
-static void on_pod_watch_state(void *ud, enum kube_watch_state s, const struct err *e)
-{
-	struct workers *w = ud;
-
-	/* Pods are for logs and fail-fast only: the job watch decides the end,
-	 * but the drain after it waits for the first list (the pods' logs). */
-	if (s == KUBE_WATCH_SYNCED || s == KUBE_WATCH_FAILED) {
-		w->synced = 1;
-		w->watch_failed = s == KUBE_WATCH_FAILED;
-		w->rep->logs_changed(w->hub);
-	}
-	if (s == KUBE_WATCH_FAILED)
-		launch_progress_note(w->ctx->prog, "warning: cannot watch the worker pods: %s "
-				     "(no worker logs)", e ? e->msg : "?");
-	else if (s == KUBE_WATCH_POLLING && !w->ctx->deny.watch_pods)
-		launch_progress_note(w->ctx->prog, "warning: watching pods is forbidden: polling");
-}
 
 struct workers *workers_new(const struct launch_ctx *ctx, const struct workers_reports *rep,
 			    void *hub)
@@ -310,8 +70,7 @@ int workers_start(struct workers *w, const char *from, struct err *e)
 	if (w->ctx->deny.pods)	/* cannot list pods: said before the create */
 		return 0;
 	jobapi_pod_selector(w->ctx->api, w->ctx->name, &sel);
-	w->watch = launch_ctx_watch(w->ctx, &KUBE_POD, sel.data, NULL, from, NULL, on_pod_event,
-				    on_pod_watch_state, w, e);
+	w->watch = pods_watch(w, sel.data, from, e);
 	/* what the run needs of a pod is in struct launch_pod and the diagnosis:
 	 * the watch need not hold every pod object too (1,000 workers: ~15 MB) */
 	kube_watch_track_meta(w->watch);
@@ -425,77 +184,43 @@ static int catch_up_due(const struct workers *w, const struct launch_verdict *v)
 	       (!v->counted && w->ctx->o->logs != LOGS_NONE && !workers_logs_denied(w));
 }
 
-static void list_page(struct workers *w, const char *cont);
-
 /*
- * A page of the verdict's list. Each pod is taken as the watch would have
- * delivered it, unless the watch already delivered a newer state; the
- * watch stream is kept, so a deleted pod's last state (its DELETED event
- * carries it: a restart's exit code) still arrives if it was on its way.
- * The list's resourceVersion is that of its first page (a paged list is
- * one snapshot). After the last page: a pod the list did not hold, last
- * seen in a state older than the list, has been deleted since, and the
- * watch has its DELETED event still to deliver, with the pod's last state
- * (a worker that restarted, then was deleted by cleanPodPolicy: the exit
- * code of its crash is there only; 63-launch-failure's bo2 under load).
- * The drain waits for it (workers_drained), as for a worker not yet seen.
+ * The job is finished (draining): stop waiting for what cannot come.
+ * - A follow that ended cleanly is settled, even if the pod update saying
+ *   "terminated" has not arrived yet: complete after a first clean end,
+ *   else what was written since is read once (follow_refollow_end).
+ * - A worker whose container has terminated (pod status) has its follow
+ *   finished from the log's end (tails_complete). When that cannot
+ *   place the stream, the stream's own end is waited for, as is a stream
+ *   still delivering, reconnecting or queued (--log-drain).
+ * - After Failed, when leave_survivors (survivors_only decides it), a
+ *   worker still running (a survivor stuck in a collective) is left
+ *   (tails_leave): the lines it wrote by then are read once, then
+ *   it is named and its log not followed further - the verdict stands and
+ *   nothing it could still print is worth holding the step for.
  */
-static void on_list_page(void *ud, struct kube_response *rs, const struct err *e)
+static void settle_follows(struct workers *w, int leave_survivors)
 {
-	struct workers *w = ud;
-	const cJSON *pod, *items = e ? NULL : jtree_get(rs->json, "items");
-	const char *cont = e ? NULL : jtree_get_string(rs->json, "metadata.continue", NULL);
-
-	w->list_call = NULL;
-	if (!e && !w->list_rv)
-		w->list_rv = rv_of(rs->json);
-	cJSON_ArrayForEach(pod, items) {
-		struct launch_pod *p = pod_update(w, pod, 1);
-		if (p)
-			p->listed = 1;
-	}
-	if (!e && cont && *cont) {
-		list_page(w, cont);
-		return;
-	}
-	for (int i = 0; !e && i < w->npods; i++) {
+	w->draining = 1;
+	for (int i = 0; i < w->npods; i++) {
 		struct launch_pod *p = w->pods[i];
-		if (!p->listed && !p->gone && p->rv && p->rv < w->list_rv) {
-			pod_gone(p);
-			p->deletion_due = 1;
-		}
+		if (p->refollow && p->clean_end)	/* even if it still says running */
+			follow_refollow_end(p);
+		tails_complete(p);
+		if (leave_survivors && p->running && !p->gone && (p->log || p->refollow || p->queued))
+			tails_leave(p);
 	}
-	/* a list that failed leaves what the watch showed: the drain goes on
-	 * with it, as it did before there was a list; the pods of the pages
-	 * it did not get are the watch's to show, however late */
-	if (e)
-		w->list_rv = 0;
-	w->rep->pods_changed(w->hub);
 }
 
-static void list_page(struct workers *w, const char *cont)
-{
-	struct kube_list_opts sel = { NULL, NULL, 500, cont };
-	struct kube_request rq;
-	struct buf label = BUF_INIT;
-
-	jobapi_pod_selector(w->ctx->api, w->ctx->name, &label);
-	sel.label_selector = label.data;
-	kube_req_list(&rq, &KUBE_POD, w->ctx->ns, &sel);
-	w->list_call = kube_start(w->ctx->c, &rq, on_list_page, w);
-	kube_request_free(&rq);
-	buf_free(&label);
-}
-
-/* The follows settle (launch_follow.c); this side says whether the
+/* The follows settle (settle_follows); this side says whether the
  * survivors of a failure may be left. */
 void workers_settle(struct workers *w, const struct launch_verdict *v)
 {
 	if (!w->list_asked && v->terminal && catch_up_due(w, v)) {
 		w->list_asked = 1;
-		list_page(w, NULL);
+		pods_list(w, NULL);
 	}
-	workers_follows_settle(w, launch_verdict_failed(v) && survivors_only(w, v));
+	settle_follows(w, launch_verdict_failed(v) && survivors_only(w, v));
 }
 
 /* Pods the verdict's list showed deleted whose DELETED event the watch
@@ -511,7 +236,7 @@ static int deletions_due(const struct workers *w)
 int workers_drained(const struct workers *w, const struct launch_verdict *v)
 {
 	return (w->synced || !w->watch || w->ctx->o->logs == LOGS_NONE) && !w->list_call &&
-	       !deletions_due(w) && !workers_streaming(w) && !workers_unseen(w, v);
+	       !deletions_due(w) && !follow_any(w) && !workers_unseen(w, v);
 }
 
 unsigned long workers_progress(const struct workers *w)
@@ -594,11 +319,7 @@ void workers_stop(struct workers *w)
 	w->watch = NULL;
 	kube_cancel(w->list_call);
 	w->list_call = NULL;
-	for (int i = 0; i < w->npods; i++)
-		pod_free(w->pods[i]);
-	free(w->pods);
-	w->pods = NULL;
-	w->npods = w->cap_pods = 0;
+	pods_free(w);
 }
 
 void workers_free(struct workers *w)

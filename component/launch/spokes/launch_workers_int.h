@@ -1,10 +1,15 @@
 /*
- * launch_workers_int.h - the workers spoke's own state, shared by its two
- * files only: launch_workers.c (the pods and their watch) and
- * launch_follow.c (the log follows). Nothing else includes it
- * (scripts/module-graph.sh holds the build to this list).
+ * launch_workers_int.h - the workers spoke's own state, shared by its files
+ * only, one idea each, each calling only the ones below it:
+ * launch_workers.c (the spoke's face: what the hub asks, what the verdict
+ * waits for, the settle at the verdict), launch_pods.c (the pods, their
+ * watch and the verdict's list), launch_follow.c (the log follows, their
+ * stream slots and --log-turn), launch_tails.c (how a follow ends early: a
+ * finished log's tail, the survivors). Nothing else includes it
+ * (scripts/module-graph.sh holds the build to this list). Each file's
+ * names here carry its own prefix.
  *
- * Included by: launch_workers.c launch_follow.c
+ * Included by: launch_workers.c launch_pods.c launch_follow.c launch_tails.c
  */
 #ifndef JAXJOB_LAUNCH_WORKERS_INT_H
 #define JAXJOB_LAUNCH_WORKERS_INT_H
@@ -63,7 +68,7 @@ struct workers {
 	unsigned long seq;	/* queued_seq's clock */
 	int synced;		/* the pod watch delivered its first list */
 	int watch_failed;	/* the pod watch ended for good */
-	/* the pods' list at the verdict (launch_workers.c, catch_up_due) */
+	/* the pods' list at the verdict (catch_up_due, launch_workers.c; pods_list) */
 	int list_asked;
 	struct kube_call *list_call;	/* its page in flight: the drain waits */
 	unsigned long long list_rv;	/* its resourceVersion: events older are stale */
@@ -78,13 +83,28 @@ static inline int workers_logs_denied(const struct workers *w)
 	return w->ctx->deny.logs || w->logs_forbidden;
 }
 
-/* launch_follow.c, below launch_workers.c: it calls nothing of that file */
-/* Start (or resume) the follow of the pod's current container if it is due. */
-void workers_follow(struct launch_pod *p);
-/* Is some follow open, reconnecting or queued? */
-int workers_streaming(const struct workers *w);
-/* The verdict is in (draining): settle every stream; leave_survivors lets
- * go of workers still running after Failed (workers_settle decides). */
-void workers_follows_settle(struct workers *w, int leave_survivors);
+/* launch_pods.c: the pod watch (label selector `selector`; `from` as for
+ * launch_ctx_watch), a page of the verdict's list (`cont`: its continue
+ * token, NULL first), and every pod freed */
+struct kube_watch *pods_watch(struct workers *w, const char *selector, const char *from,
+			      struct err *e);
+void pods_list(struct workers *w, const char *cont);
+void pods_free(struct workers *w);
+
+/* launch_follow.c (calls launch_tails.c only): start (or resume) the
+ * follow of the pod's current container if it is due, or queue it for a
+ * stream slot; settle a clean end's pending re-follow; is some follow
+ * open, reconnecting or queued? */
+void follow_start(struct launch_pod *p);
+void follow_refollow_end(struct launch_pod *p);
+int follow_any(const struct workers *w);
+
+/* launch_tails.c (calls nothing of the others): finish a terminated
+ * container's follow from its log's tail; leave a survivor of Failed after
+ * one last read; name a survivor that is left (its last read's error `e`,
+ * or NULL) and stop its follow */
+void tails_complete(struct launch_pod *p);
+void tails_leave(struct launch_pod *p);
+void tails_survivor_left(struct launch_pod *p, const struct err *e);
 
 #endif
