@@ -534,7 +534,10 @@ class Cluster:
         cpp = rp.get('cleanPodPolicy') or 'None'
         for p in self.owned_pods(m['namespace'], m['uid']):
             ph = (p.get('status') or {}).get('phase')
-            if cpp == 'All' or (cpp == 'Running' and ph in ('Running', 'Pending')):
+            # training-operator v1.9.4 pkg/controller.v1/common/job.go:48-67: None keeps
+            # every pod, Running keeps the finished ones, any other value (All, or one
+            # neither the CRD nor the webhook refuses, such as Some) deletes every pod
+            if cpp != 'None' and (cpp != 'Running' or ph in ('Running', 'Pending')):
                 self.delete_pod(m['namespace'], p['metadata']['name'], p['metadata']['uid'])
         ttl = rp.get('ttlSecondsAfterFinished')
         if isinstance(ttl, int):

@@ -281,6 +281,13 @@ def _(c):
     c.wait_for(NS + '?fieldSelector=metadata.name%3Dttl', lambda b: not b['items'])
 
 
+@test('an unknown cleanPodPolicy (neither CRD nor webhook refuses it) deletes the pods as All does')
+def _(c):
+    create(c, job('cpp-some', replicas=2, env={'SIM_DURATION': 0.3}, run_policy={'cleanPodPolicy': 'Some'}))
+    c.wait_for(NS + '/cpp-some', true_cond('Succeeded'))
+    c.wait_for(PODS + '?labelSelector=training.kubeflow.org%2Fjob-name%3Dcpp-some', lambda b: not b['items'])
+
+
 @test('fault operatorDelay holds back every status transition of the simulated operator')
 def _(c):
     c.req('POST', '/_test/faults', {'operatorDelay': 2})

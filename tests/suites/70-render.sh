@@ -204,7 +204,7 @@ report '--params shows values set by the Application' $?
 
 # An Application whose plugin section has no parameters (plugin: {},
 # only a name, only env) gets ARGOCD_APP_PARAMETERS=null: the repo-server
-# json.Marshal's a nil list (../shared/tools/argocd/README.md, getPluginParamEnvs).
+# json.Marshal's a nil list (argo-cd reposerver/repository/repository.go getPluginParamEnvs, 37ee0097).
 # null, [], whitespace around them and absent all mean "no parameters".
 for v in 'null' '[]' ' null ' $'[\t]' ''; do
 	cmp_render "$APP" "${ARGO_ENV[@]}" ARGOCD_APP_REVISION=$FIXED_REV "ARGOCD_APP_PARAMETERS=$v" --
