@@ -443,94 +443,68 @@ function graph(   i, e, v, w, m, key, c, hops, r, fv, fw, p, np, fr, nf) {
 	nmixed = 0
 	for (i = 1; i <= nfound; i++)
 		mixed[++nmixed] = members_of(found[i])
-	# the launch folders and their ranks
-	nf = split(folders, p, " ")
-	for (i = 1; i <= nf; i++) {
-		split(p[i], fr, ":")
-		rank[fr[1]] = fr[2] + 0
-	}
-	for (i = 1; i <= nmod; i++) {
-		fv = folder_of(mods[i])
-		if (fv != "" && !(fv in rank) && !(fv in norank)) {
-			norank[fv] = 1
-			print "module-graph: error: component/launch/" fv "/ has no rank among the launch folders: add it to FOLDERS (scripts/module-graph.sh) and docs/architecture.md" > "/dev/stderr"
-			bad = 1
-		}
-	}
-	nback = 0
-	backlist = ""
-	for (i = 1; i <= narrow; i++) {
-		v = arrowv[i]
-		w = arroww[i]
-		fv = folder_of(v)
-		fw = folder_of(w)
-		if (fv == "" || fw == "" || fv == fw || !(fv in rank) || !(fw in rank) || rank[fw] < rank[fv])
-			continue
-		key = fv " -> " fw
-		if (!(key in back)) {
-			nback++
-			backlist = backlist (backlist == "" ? "" : ", ") key
-			backkeys[nback] = key
-		}
-		back[key] = back[key] "\n    " site[v, w]
-	}
-	if (nback > backmax) {
-		print "module-graph: error: " nback " arrows run back up between the launch folders (at most " backmax "): " backlist "; move the file or the names to the folder where they belong (docs/architecture.md)" > "/dev/stderr"
-		for (i = 1; i <= nback; i++)
-			print "  " backkeys[i] ":" back[backkeys[i]] > "/dev/stderr"
-		bad = 1
-	}
-	lib_folders()
+	folders_back("launch", folders, backmax)
+	folders_back("lib", libfolders, libbackmax)
+	nback = nbk["launch"]
+	backlist = bklist["launch"]
+	nlback = nbk["lib"]
+	lbacklist = bklist["lib"]
 	part("component/", "component/")
 	part("lib/", "lib/")
 	part("", "the whole tree")
 	if (report) {
 		for (i = 1; i <= nback; i++)
-			print "  back up " backkeys[i] ":" back[backkeys[i]]
+			print "  back up " bkkeys["launch", i] ":" bk["launch", bkkeys["launch", i]]
 		for (i = 1; i <= nlback; i++)
-			print "  back up lib " lbackkeys[i] ":" lback[lbackkeys[i]]
+			print "  back up lib " bkkeys["lib", i] ":" bk["lib", bkkeys["lib", i]]
 	}
 }
-# the folders of lib and their ranks (LIB_FOLDERS): an arrow from one folder to
-# another of the same or a higher rank runs back up; more than libbackmax
-# folder pairs fail, and so does a folder without a rank
-function lib_folders(   i, nf, p, fr, fv, fw, v, w, key) {
-	nf = split(libfolders, p, " ")
+# The folders of a tree read by folder ("launch": component/launch/*/, ranked by
+# FOLDERS; "lib": lib/*/ and lib itself, ranked by LIB_FOLDERS) and their ranks
+# ("name:rank ..."): an arrow from one folder to another of the same or a higher
+# rank runs back up; more than max folder pairs fail, and so does a folder
+# without a rank. Leaves nbk[tree], bklist[tree], bkkeys[tree, i], bk[tree, key].
+function folders_back(tree, ranks, max,   i, nf, p, fr, fv, fw, v, w, key, rk, where, var) {
+	where = tree == "lib" ? "lib/" : "component/launch/"
+	var = tree == "lib" ? "LIB_FOLDERS" : "FOLDERS"
+	nf = split(ranks, p, " ")
 	for (i = 1; i <= nf; i++) {
 		split(p[i], fr, ":")
-		lrank[fr[1]] = fr[2] + 0
+		rk[fr[1]] = fr[2] + 0
 	}
 	for (i = 1; i <= nmod; i++) {
-		fv = lib_folder_of(mods[i])
-		if (fv != "" && !(fv in lrank) && !(fv in lnorank)) {
-			lnorank[fv] = 1
-			print "module-graph: error: lib/" fv "/ has no rank among the lib folders: add it to LIB_FOLDERS (scripts/module-graph.sh) and docs/architecture.md" > "/dev/stderr"
+		fv = folder_in(tree, mods[i])
+		if (fv != "" && !(fv in rk) && !((tree, fv) in norank)) {
+			norank[tree, fv] = 1
+			print "module-graph: error: " where fv "/ has no rank among the " tree " folders: add it to " var " (scripts/module-graph.sh) and docs/architecture.md" > "/dev/stderr"
 			bad = 1
 		}
 	}
-	nlback = 0
-	lbacklist = ""
+	nbk[tree] = 0
+	bklist[tree] = ""
 	for (i = 1; i <= narrow; i++) {
 		v = arrowv[i]
 		w = arroww[i]
-		fv = lib_folder_of(v)
-		fw = lib_folder_of(w)
-		if (fv == "" || fw == "" || fv == fw || !(fv in lrank) || !(fw in lrank) || lrank[fw] < lrank[fv])
+		fv = folder_in(tree, v)
+		fw = folder_in(tree, w)
+		if (fv == "" || fw == "" || fv == fw || !(fv in rk) || !(fw in rk) || rk[fw] < rk[fv])
 			continue
 		key = fv " -> " fw
-		if (!(key in lback)) {
-			nlback++
-			lbacklist = lbacklist (lbacklist == "" ? "" : ", ") key
-			lbackkeys[nlback] = key
+		if (!((tree, key) in bk)) {
+			bkkeys[tree, ++nbk[tree]] = key
+			bklist[tree] = bklist[tree] (bklist[tree] == "" ? "" : ", ") key
 		}
-		lback[key] = lback[key] "\n    " site[v, w]
+		bk[tree, key] = bk[tree, key] "\n    " site[v, w]
 	}
-	if (nlback > libbackmax) {
-		print "module-graph: error: " nlback " arrows run back up between the lib folders (at most " libbackmax "): " lbacklist "; move the file or the names to the folder where they belong (docs/architecture.md)" > "/dev/stderr"
-		for (i = 1; i <= nlback; i++)
-			print "  " lbackkeys[i] ":" lback[lbackkeys[i]] > "/dev/stderr"
+	if (nbk[tree] > max) {
+		print "module-graph: error: " nbk[tree] " arrows run back up between the " tree " folders (at most " max "): " bklist[tree] "; move the file or the names to the folder where they belong (docs/architecture.md)" > "/dev/stderr"
+		for (i = 1; i <= nbk[tree]; i++)
+			print "  " bkkeys[tree, i] ":" bk[tree, bkkeys[tree, i]] > "/dev/stderr"
 		bad = 1
 	}
+}
+function folder_in(tree, m) {
+	return tree == "lib" ? lib_folder_of(m) : folder_of(m)
 }
 FILENAME == "-" {
 	sub(/#.*/, "")

@@ -123,7 +123,8 @@ int yj_parse_one(const char *data, size_t len, const char *source,
 
 /*
  * Emit one document as YAML (no leading "---"), appended to `out`; on
- * failure nothing is appended.
+ * failure nothing is appended, but `out` may have grown (its length is put
+ * back, not its memory): the caller still frees it.
  */
 int yj_emit(const cJSON *doc, unsigned flags, struct buf *out, struct err *e);
 

@@ -62,6 +62,21 @@ expect_exit() {
 	fi
 }
 
+# expect_silent DESCRIPTION HINT COMMAND... : a repository rule's check passes when it exits 0
+# and prints nothing; otherwise each line it printed (one per breach) is shown after "# HINT: ".
+expect_silent() {
+	local desc=$1 hint=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ -z "$out" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		printf '%s\n' "$out" | sed "s|^|# $hint: |" >&2
+	fi
+}
+
 # expect_fail_clean DESCRIPTION COMMAND... : exit 2, nothing on stdout, exactly
 # one line on stderr that starts with "error: " (our contract for bad input).
 expect_fail_clean() {

@@ -8,15 +8,8 @@ CHECK="$JAXJOB_TOP/scripts/func-length.sh"
 # the folders held to it (the launch's own, component/, joins when launch_run fits: issue 39)
 DIRS="lib"
 
-out=$(cd "$JAXJOB_TOP" && "$CHECK" $DIRS 2>&1)
-rc=$?
-what="no function over 80 lines in $DIRS"
-if [ $rc = 0 ] && [ -z "$out" ]; then
-	ok "$what"
-else
-	not_ok "$what"
-	printf '%s\n' "$out" | sed 's/^/# split it by idea: /' >&2
-fi
+cd "$JAXJOB_TOP" || exit 1
+expect_silent "no function over 80 lines in $DIRS" 'split it by idea' "$CHECK" $DIRS
 
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
