@@ -7,17 +7,7 @@
 # real tree's objects, where lib's line says 0. Includes across lib's folders name the
 # folder ("kube/kube_client.h"): a bare name reaching into another folder is named too.
 . "$JAXJOB_TOP/tests/lib/tap.sh"
-CHECK="$JAXJOB_TOP/scripts/module-graph.sh"
-CC=${CC:-cc}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-
-build_tree() {
-	(cd "$W/$1" && find . -name '*.c') | while read -r f; do
-		mkdir -p "$(dirname "$W/$1.obj/$f")"
-		"$CC" -c -o "$W/$1.obj/${f%.c}.o" "$W/$1/$f" || exit 1
-	done
-}
+. "$JAXJOB_TOP/tests/lib/objtree.sh"
 : >"$W/none"
 
 # yj/ (rank 2) calls into kube/ (rank 3): back up

@@ -8,18 +8,7 @@
 # the include check alone passes; three folders reached back up fail; a folder with no rank
 # fails - then on the real tree's objects, which pass.
 . "$JAXJOB_TOP/tests/lib/tap.sh"
-CHECK="$JAXJOB_TOP/scripts/module-graph.sh"
-CC=${CC:-cc}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-
-# compile every .c of tree $1 into $1.obj, as the build does into build/obj
-build_tree() {
-	(cd "$W/$1" && find . -name '*.c') | while read -r f; do
-		mkdir -p "$(dirname "$W/$1.obj/$f")"
-		"$CC" -c -o "$W/$1.obj/${f%.c}.o" "$W/$1/$f" || exit 1
-	done
-}
+. "$JAXJOB_TOP/tests/lib/objtree.sh"
 
 # a.c calls b(), b.c calls a(): neither includes the other's header
 mkdir -p "$W/calls/lib"
