@@ -64,10 +64,6 @@ class LogFile:
             self.fh.flush()
             self.cv.notify_all()
 
-    def note(self, text):
-        """A line the runtime itself adds (none today; kept for symmetry with the stub)."""
-        self.write(b'stdout', text.encode())
-
     def finish(self):
         with self.cv:
             if not self.done:

@@ -440,6 +440,10 @@ class PodWorker:
             except (ProcessLookupError, PermissionError):
                 pass
 
+    def exited(self, c):
+        """C's process ended and the pod loop has not taken note yet."""
+        return c.exit is not None and c.proc is not None
+
     def alive(self, c):
         return c.proc is not None and c.exit is None
 
@@ -485,7 +489,7 @@ class PodWorker:
         self.post_status()
         while True:
             with self.cv:
-                if not self.deleting() and not any(c.exit for c in self.ctrs) and not self.hooks_due():
+                if not self.deleting() and not any(self.exited(c) for c in self.ctrs) and not self.hooks_due():
                     self.cv.wait(self.next_wake())
             if self.deleting():
                 return self.terminate()
@@ -494,7 +498,7 @@ class PodWorker:
                 return self.evicted()
             now = time.monotonic()
             for c in self.ctrs:
-                if c.exit is not None and c.proc is not None:
+                if self.exited(c):
                     self.ended(c)
                 if c.proc is None and not c.done and c.next_start and now >= c.next_start:
                     c.next_start = 0.0
