@@ -17,7 +17,7 @@ export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 run_part() {
   local name=$1 ver=$2 final=$3 fn=$4 tmp log t0 secs
   if [ -d "$final" ]; then echo "$name $ver: cached in $final"; return 0; fi
-  tmp=$(mktemp -d "$final.tmp.XXXXXX")
+  tmp=$(mktemp -d "$final.tmp.XXXXXX") && chmod 755 "$tmp"
   log=$JAXJOB_CACHE/logs/$name-$ver.log
   t0=$(date +%s)
   if ! ("$fn" "$tmp" "$ver") >"$log" 2>&1; then
