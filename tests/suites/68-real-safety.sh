@@ -120,6 +120,34 @@ else
 	{ echo "rc $(cat "$O/safe-down.rc") job $(job_state safe-down)"; tail -n 15 "$T/safe-down.err"; } >&2
 fi
 
+# ---- 2b. SIGTERM after the verdict while the API server is away (issue 40): the step was
+# stopped, the job succeeded meanwhile, the server froze, then SIGTERM. The step cannot tell
+# a cancel from a finish until the server answers; when it does, the job had finished, and
+# the logs are still read within the signal's grace: every line printed once, exit 0.
+name=grace
+bg_launch "$name" --name "$name" --image x/jax:1 --workers 2 --env SIM_LINES=5 --env SIM_DURATION=4 \
+	--out-state "$O/$name.state"
+pid=$BG_grace
+wait_until grep -q "Running" "$T/$name.err" || echo "$name: never Running" >&2
+kill -STOP "$pid"
+wait_until job_state_is "$name" Succeeded || echo "$name: the job did not succeed" >&2
+apiserver=$(cat "$KCP_DIR/pids/apiserver.pid")
+kill -STOP "$apiserver"		# the server away: connections open, nothing answered
+kill -CONT "$pid"
+kill -TERM "$pid"
+wait_until grep -q "SIGTERM received" "$T/$name.err" || echo "$name: the signal was not seen" >&2
+kill -CONT "$apiserver"
+bg_wait "$name"
+rc=$?
+expect "SIGTERM after the verdict, the server away: exit 0 (got $rc), Succeeded" \
+	"test $rc -eq 0 && test \"\$(cat $O/$name.state)\" = Succeeded"
+expect '... and every line of both workers printed once, within the signal'"'"'s grace' "
+	for w in 0 1; do
+		expected_log $name \$w 2 5 >$T/$name.want.\$w && worker_log $T/$name.out \$w >$T/$name.got.\$w &&
+		diff $T/$name.want.\$w $T/$name.got.\$w || exit 1
+	done
+	! grep -q 'incomplete' $T/$name.err"
+
 # ---- 3. SIGTERM with stdout a pipe nobody reads
 stalled() { # NAME
 	local name=$1 fifo=$T/$1.fifo reader pid rc

@@ -666,7 +666,7 @@ static void signal_while_running(void **state)
 	run_free(&r);
 }
 
-/* A signal after the verdict cuts the drain short; the outcome stands. */
+/* A signal after the verdict: the logs are still read, the outcome stands. */
 static void signal_during_the_drain(void **state)
 {
 	struct run r;
@@ -674,9 +674,36 @@ static void signal_during_the_drain(void **state)
 	defaults(&r);
 	RUN(&r, { 1, JOB, "Succeeded", 0 }, { 2, SIGNAL, NULL, SIGTERM }, { 3, DRAINED, NULL, 0 });
 	assert_int_equal(end_of(&r), END_FINISHED);
+	assert_true(loop.now == 3);	/* when the logs were in */
 	assert_int_equal(launch_hub_why(r.h)->signo, SIGTERM);
 	assert_true(launch_hub_verdict(r.h)->succeeded);
-	assert_non_null(strstr(loop.notes, "not waiting for the rest of the logs"));
+	assert_non_null(strstr(loop.notes, "reading the rest of the logs for up to 15s"));
+	run_free(&r);
+}
+
+/* ... within the signal's grace: 15 s from the signal, not --log-drain's 30 s. */
+static void signal_grace_bounds_the_drain(void **state)
+{
+	struct run r;
+	(void)state;
+	defaults(&r);
+	RUN(&r, { 1, JOB, "Succeeded", 0 }, { 2, SIGNAL, NULL, SIGTERM });
+	assert_int_equal(end_of(&r), END_FINISHED);
+	assert_true(loop.now == 17);
+	run_free(&r);
+}
+
+/* ... and a second signal stops it at once. */
+static void second_signal_stops_the_drain(void **state)
+{
+	struct run r;
+	(void)state;
+	defaults(&r);
+	RUN(&r, { 1, JOB, "Succeeded", 0 }, { 2, SIGNAL, NULL, SIGTERM }, { 4, SIGNAL, NULL, SIGINT },
+	    { 9, DRAINED, NULL, 0 });
+	assert_int_equal(end_of(&r), END_FINISHED);
+	assert_true(loop.now == 4);
+	assert_non_null(strstr(loop.notes, "SIGINT received again: not waiting for the rest of the logs"));
 	run_free(&r);
 }
 
@@ -908,6 +935,8 @@ int main(void)
 		cmocka_unit_test(hopeless_never_with_zero),
 		cmocka_unit_test(signal_while_running),
 		cmocka_unit_test(signal_during_the_drain),
+		cmocka_unit_test(signal_grace_bounds_the_drain),
+		cmocka_unit_test(second_signal_stops_the_drain),
 		cmocka_unit_test(drain_bounded),
 		cmocka_unit_test(drain_waits_while_logs_move),
 		cmocka_unit_test(drain_ends_when_logs_stop),

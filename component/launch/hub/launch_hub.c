@@ -51,6 +51,7 @@ static void hub_stop(struct launch_hub *h, enum launch_end why)
 {
 	if (h->phase != RUN_WAITING)
 		return;
+	h->stopped = 1;
 	if (h->why.end == END_NONE || (h->why.end == END_FINISHED && why == END_FINISHED))
 		h->why.end = why;
 	launch_loop_wake(h->ctx->loop);
@@ -294,24 +295,44 @@ static const struct hub_clock_reports clock_reports = {
 
 /* ---- signals ------------------------------------------------------------- */
 
+static void on_grace_over(void *ud)
+{
+	struct launch_hub *h = ud;
+	h->grace_timer = NULL;
+	hub_stop(h, END_FINISHED);
+}
+
 static void on_signal(void *ud, int signo)
 {
 	struct launch_hub *h = ud;
 	const struct launch_ctx *ctx = h->ctx;
+	const char *name = signo == SIGINT ? "SIGINT" : "SIGTERM";
+	int first = h->signal_at <= 0;
 
 	h->why.signo = signo;
+	if (first)
+		h->signal_at = kube_now();
+	else
+		h->signal_again = 1;
 	if (h->phase == RUN_WAITING && h->draining) {
-		/* the job has finished: its outcome stands, stop waiting for logs */
-		launch_progress_note(ctx->prog, "%s received: not waiting for the rest of the logs",
-				     signo == SIGINT ? "SIGINT" : "SIGTERM");
-		hub_stop(h, END_FINISHED);
+		/* the job has finished: its outcome stands; the logs are read
+		 * within the signal's grace, unless it is the second signal */
+		if (!first) {
+			launch_progress_note(ctx->prog, "%s received again: not waiting for the rest "
+					     "of the logs", name);
+			hub_stop(h, END_FINISHED);
+			return;
+		}
+		launch_progress_note(ctx->prog, "%s received after the verdict: reading the rest of "
+				     "the logs for up to %.0fs (a second signal stops now)", name,
+				     HUB_SIGNAL_GRACE_S);
+		h->grace_timer = kube_timer_add(ctx->c, HUB_SIGNAL_GRACE_S, on_grace_over, h);
 		return;
 	}
 	switch (h->phase) {
 	case RUN_CREATING:
 	case RUN_WAITING:
-		launch_progress_note(ctx->prog, "%s received: cancelling",
-				     signo == SIGINT ? "SIGINT" : "SIGTERM");
+		launch_progress_note(ctx->prog, "%s received: cancelling", name);
 		if (h->why.end == END_NONE || h->why.end == END_FINISHED)
 			h->why.end = END_SIGNAL;
 		/* ends the wait, or cancels the blocking create/get in flight
@@ -404,6 +425,47 @@ static int start_spokes(struct launch_hub *h, const char *from, struct err *e)
 	       jobwatch_start_events(h->jw, from, e) || kueue_start(h->kueue, from, e);
 }
 
+/* What the late drain waits for: an end of the drain (hub_stop). */
+static int hub_stopped(const void *hub)
+{
+	const struct launch_hub *h = hub;
+	return h->stopped;
+}
+
+/*
+ * The wait ended on a signal while the job was running as far as the watch
+ * showed, and the ending's look found it had finished meanwhile (the watch
+ * was behind: the step stopped, the server away). That is no cancel, and the
+ * logs are read as a verdict's would be: within what is left of the
+ * signal's grace and --log-drain; a further signal stops at once.
+ */
+void launch_hub_drain_late(struct launch_hub *h)
+{
+	const struct launch_ctx *ctx = h->ctx;
+	struct err e = ERR_INIT;
+	double left = h->signal_at + HUB_SIGNAL_GRACE_S - kube_now();
+
+	if (h->why.end != END_FINISHED || h->signal_at <= 0 || h->draining ||
+	    ctx->o->log_drain_s <= 0 || left <= 0)
+		return;
+	h->draining = 1;
+	h->why.decided_at = kube_now();
+	workers_settle(h->workers, &h->v);
+	if (workers_drained(h->workers, &h->v))
+		return;
+	launch_progress_note(ctx->prog, "reading the rest of the logs for up to %.0fs of the "
+			     "signal's grace", left);
+	h->phase = RUN_WAITING;
+	h->stopped = 0;
+	drain_arm(h);
+	h->grace_timer = kube_timer_add(ctx->c, left, on_grace_over, h);
+	launch_loop_until(ctx->loop, hub_stopped, h, &e);
+	kube_timer_cancel(h->drain_timer);
+	kube_timer_cancel(h->grace_timer);
+	h->drain_timer = h->grace_timer = NULL;
+	h->phase = RUN_CLEANING;
+}
+
 /* What the wait waits for: an end. */
 static int hub_ended(const void *hub)
 {
@@ -436,7 +498,8 @@ void launch_hub_wait(struct launch_hub *h, const char *from)
 	hub_clocks_stop(h);
 	kube_timer_cancel(h->stuck_timer);
 	kube_timer_cancel(h->drain_timer);
-	h->stuck_timer = h->drain_timer = NULL;
+	kube_timer_cancel(h->grace_timer);
+	h->stuck_timer = h->drain_timer = h->grace_timer = NULL;
 	jobwatch_stop_events(h->jw);
 	kueue_stop(h->kueue);
 	qpos_stop(h->qpos);

@@ -95,6 +95,9 @@ void launch_hub_cause(const struct launch_hub *h, struct launch_cause *c);
 /* After a fresh look (launch_hub_take): a wait that ended without seeing
  * the job finish, whose job has finished meanwhile, ends FINISHED: 1. */
 int launch_hub_finished_meanwhile(struct launch_hub *h);
+/* after launch_hub_finished_meanwhile() on a wait a signal ended: read the rest of
+ * the logs within the signal's grace (HUB_SIGNAL_GRACE_S) and --log-drain */
+void launch_hub_drain_late(struct launch_hub *h);
 /* Seconds held by Kueue (finished stretches and the current one). */
 double launch_hub_queued_seconds(const struct launch_hub *h);
 /* What the run saw of its queue: the last position (1-based, 0 none) in the

@@ -170,7 +170,13 @@ void launch_hub_finish(struct launch_hub *h)
 	double since = h->drain_from > 0 ? kube_now() - h->drain_from :
 		       h->why.decided_at > 0 ? kube_now() - h->why.decided_at : 0;
 
+	double grace = h->signal_at > 0 ? h->signal_at + HUB_SIGNAL_GRACE_S - kube_now() : 0;
+
 	h->phase = RUN_DONE;
-	launch_stdout_finish(h->ctx->out, h->why.signo ? 0 : h->ctx->o->log_drain_s - since,
-			     &h->why.signo);
+	/* after a signal: the lines already read are written within its grace,
+	 * unless another signal comes */
+	if (h->why.signo)
+		launch_stdout_finish(h->ctx->out, grace, &h->signal_again);
+	else
+		launch_stdout_finish(h->ctx->out, h->ctx->o->log_drain_s - since, &h->why.signo);
 }

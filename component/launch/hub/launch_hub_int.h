@@ -22,6 +22,15 @@
 
 enum launch_run_phase { RUN_CREATING, RUN_WAITING, RUN_CLEANING, RUN_DONE };
 
+/*
+ * A signal after the verdict: the logs are still read for this long from the
+ * first signal (and within --log-drain), then the step exits with the
+ * verdict's code. A pipeline's SIGTERM comes with a grace period before the
+ * SIGKILL (terminationGracePeriodSeconds, 30 s by default); half of it leaves
+ * the other half to the cleanup and the outputs. A second signal stops at once.
+ */
+#define HUB_SIGNAL_GRACE_S 15.0
+
 struct launch_hub {
 	const struct launch_ctx *ctx;
 	enum launch_run_phase phase;
@@ -44,6 +53,10 @@ struct launch_hub {
 					 * the last time the logs were seen moving on */
 	unsigned long drain_mark;	/* workers_progress() then */
 	struct buf incomplete;		/* the drain report's words, for the outputs */
+	double signal_at;		/* the first SIGTERM/SIGINT, 0 none */
+	struct kube_timer *grace_timer;	/* a signal's grace for the logs (HUB_SIGNAL_GRACE_S) */
+	int stopped;			/* hub_stop() was called: the late drain's end */
+	int signal_again;		/* a signal after the first: stop writing now */
 
 	/*
 	 * Kueue's queue clock (launch_hub_clock.c). Queue time is not run

@@ -66,11 +66,13 @@ static enum view look(struct launch_hub *h, const struct launch_ctx *ctx, double
 	}
 	launch_hub_take(h, fresh);
 	/* a wait that did not see the job finish: has it, in fact? */
-	if (launch_hub_finished_meanwhile(h))
+	if (launch_hub_finished_meanwhile(h)) {
 		launch_progress_note(ctx->prog, "%s %s/%s had already %s (seen now, the watch was "
 				     "behind): that is the outcome; not cancelling it", ctx->kind,
 				     ctx->ns, ctx->name, launch_hub_verdict(h)->succeeded ?
 				     "succeeded" : "failed");
+		launch_hub_drain_late(h);
+	}
 	return VIEW_SEEN;
 }
 
