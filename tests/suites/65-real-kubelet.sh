@@ -191,7 +191,7 @@ api DELETE "/api/v1/namespaces/$NS/pods/al" >/dev/null
 
 # ---- deletion: SIGTERM, then SIGKILL after the grace period ------------------------------------------
 sim_pod hang Never "$(env1 SIM_HANG 1)"
-host_pod stub Never '"trap \"echo got TERM, staying\" TERM; echo started; while :; do sleep 0.1; done"' '' '"terminationGracePeriodSeconds":3'
+host_pod stub Never '"trap \"echo got TERM, staying\" TERM; echo started; while :; do sleep 0.1; done"' '' '"terminationGracePeriodSeconds":3'	# sleep-ok: the container's own loop (it runs until killed), not a wait
 wait_until -t 60 is_phase hang Running && wait_until -t 60 is_phase stub Running
 rv=$(api GET "/api/v1/namespaces/$NS/pods" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["metadata"]["resourceVersion"])')
 curl -sS -N --cacert "$KUBE_CA" --cert "$ADMIN_CRT" --key "$ADMIN_KEY" --max-time 60 \
@@ -237,7 +237,7 @@ expect 'the kubelet finished the deletion: an Event Killing for each, the pods r
 # ---- OOMKilled hook ----------------------------------------------------------------------------------
 sim_pod oom Never "$(env1 SIM_FAILURE oom),$(env1 SIM_EXIT 137),$(env1 SIM_LINES 2),$(env1 SIM_DURATION 1)"
 sim_pod ev Never "$(env1 SIM_FAILURE evict),$(env1 SIM_EXIT 1),$(env1 SIM_LINES 1),$(env1 SIM_DURATION 1)"
-host_pod oomh Never '"echo eating; while :; do sleep 0.1; done"'
+host_pod oomh Never '"echo eating; while :; do sleep 0.1; done"'	# sleep-ok: the container's own loop (it runs until killed), not a wait
 wait_until -t 60 is_phase oomh Running
 uid=$(pod oomh 'o["metadata"]["uid"]')
 touch "$KROOT/pods/${NS}_oomh_$uid/c.oom"
