@@ -8,8 +8,8 @@ pieces ended by an F piece (containerd's max_container_log_line_size, 16 KiB by 
 Serving (kubelet pkg/kubelet/kuberuntime/logs/logs.go ReadLogs): tailLines picks the last N
 records first, then sinceTime drops older ones, limitBytes cuts the output; timestamps=true
 prefixes each record with its time (RFC3339NanoFixed) and a space; P pieces are sent without a
-newline, so a cut line arrives whole (with timestamps, each piece carries its own stamp, as the
-kubelet does it); follow=true streams until the container has exited and everything was sent.
+newline, so a cut line arrives whole, with one timestamp (logWriter.write's addPrefix);
+follow=true streams until the container has exited and everything was sent.
 Python 3 standard library only."""
 import os
 import re
@@ -98,6 +98,7 @@ def serve(lf, out, follow=False, timestamps=False, since=None, tail=None, limit=
     """Write the log of LogFile LF to OUT(bytes) with the kubelet's options. ALIVE() false ends a
     follow early (the pod is gone)."""
     sent = 0
+    line_start = True      # the stamp goes before a line's first piece only (logs.go addPrefix)
     recs, off = lf.records(0)
     if tail is not None:
         recs = recs[-tail:] if tail > 0 else []
@@ -108,8 +109,9 @@ def serve(lf, out, follow=False, timestamps=False, since=None, tail=None, limit=
             if since is not None and ts < since:
                 continue
             piece = text if partial else text + b'\n'
-            if timestamps:
+            if timestamps and line_start:
                 piece = fmt_ts(ts).encode() + b' ' + piece
+            line_start = not partial
             if limit is not None and sent + len(piece) > limit:
                 piece = piece[:max(0, limit - sent)]
             buf.append(piece)

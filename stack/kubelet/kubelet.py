@@ -50,7 +50,7 @@ sys.path.insert(0, os.path.join(REPO, 'tests', 'kube-apiserver'))
 sys.path.insert(0, HERE)
 import crilog  # noqa: E402
 from kapi import STOP, Informer, Kube, say  # noqa: E402
-from simscript import EVICT_MESSAGE, event_object, knobs_from, kf, pull_message, worker_index  # noqa: E402
+from simscript import EVICT_MESSAGE, event_object, int_set, knobs_from, kf, pull_message, worker_index  # noqa: E402
 
 UA = 'jaxjob-kubelet/1'
 GPU = 'nvidia.com/gpu'
@@ -396,6 +396,7 @@ class PodWorker:
         lf = crilog.LogFile(os.path.join(self.dir, c.name, f'{inst}.log'))
         c.logs[inst] = lf
         c.eof_delay = kf(k, 'SIM_EOF_DELAY', 0.0)
+        self.kl.link_log(self, c, lf)
         try:
             p = subprocess.Popen(argv, env=full, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, start_new_session=True)
@@ -403,6 +404,8 @@ class PodWorker:
             lf.finish()
             raise ConfigError(f'failed to start container "{c.name}": {e}') from e
         c.proc, c.oom, c.exit, c.killed = p, False, None, False
+        if k.get('SIM_OOM') and c is self.main():   # SIM_OOM=s: the OOM killer takes it s seconds in
+            threading.Timer(kf(k, 'SIM_OOM', 1.0), self.oom_hook, (c, p)).start()
         c.cid = 'jaxjob://' + os.urandom(32).hex()
         c.started_at = now_iso()
         c.state = {'running': {'startedAt': c.started_at}}
@@ -421,10 +424,11 @@ class PodWorker:
         for t in readers:
             t.join()
         code = rc if rc >= 0 else 128 - rc
+        done = lambda: (lf.finish(), self.kl.mark_exited(self, c, lf))  # noqa: E731
         if c.eof_delay > 0:
-            threading.Timer(c.eof_delay, lf.finish).start()
+            threading.Timer(c.eof_delay, done).start()
         else:
-            lf.finish()
+            done()
         with self.cv:
             reason = 'OOMKilled' if c.oom else 'Completed' if code == 0 else 'Error'
             c.exit = (code, reason)
@@ -439,6 +443,12 @@ class PodWorker:
                     os.kill(c.proc.pid, sig)
             except (ProcessLookupError, PermissionError):
                 pass
+
+    def oom_hook(self, c, p):
+        if c.proc is p and c.exit is None:
+            open(os.path.join(self.dir, c.name + '.oom'), 'w').close()
+            with self.cv:
+                self.cv.notify_all()
 
     def exited(self, c):
         """C's process ended and the pod loop has not taken note yet."""
@@ -466,7 +476,10 @@ class PodWorker:
             img = c.spec.get('image', '')
             if self.knobs(c).get('SIM_IMAGE_PULL_ERROR') not in (None, '', '0') and c is main:
                 return self.pull_error(c, img)
-        startup = kf(self.knobs(main), 'SIM_STARTUP', 0.0) if main else 0.0
+        k = self.knobs(main) if main else {}
+        startup = kf(k, 'SIM_STARTUP', 0.0)
+        if worker_index(self.pod) in int_set(k.get('SIM_LATE_WORKER')):    # this worker's container starts late
+            startup += kf(k, 'SIM_LATE_DELAY', 2.0)
         if startup > 0 and self.wait(startup):
             return self.terminate()
         for c in self.inits:
@@ -883,6 +896,32 @@ class Kubelet:
         if res == 'secrets':
             data = {k: base64.b64decode(v).decode('utf-8', 'replace') for k, v in data.items()}
         return data
+
+    # -- the log view ----------------------------------------------------------------------------
+    def view(self, w, c):
+        return os.path.join(self.root, 'logs', w.ns, w.name, c.name + '.log')
+
+    def link_log(self, w, c, lf):
+        """<root>/logs/<ns>/<pod>/<container>.log: a symlink to the running instance's CRI log (as
+        /var/log/containers links a kubelet keeps), `.exited` beside it once that instance ended
+        and its log is whole: what suites read where operator.py wrote FAKE_KUBELET_LOG_ROOT."""
+        v = self.view(w, c)
+        os.makedirs(os.path.dirname(v), exist_ok=True)
+        try:
+            os.unlink(v + '.exited')
+        except FileNotFoundError:
+            pass
+        tmp = f'{v}.{os.getpid()}.{threading.get_ident()}'
+        os.symlink(lf.path, tmp)
+        os.replace(tmp, v)
+
+    def mark_exited(self, w, c, lf):
+        v = self.view(w, c)
+        try:
+            if os.readlink(v) == lf.path:
+                open(v + '.exited', 'w').close()
+        except OSError:
+            pass
 
     # -- names --------------------------------------------------------------------------------
     def hosts_text(self, w):

@@ -18,6 +18,8 @@ part_up() {
     stack_env KUBELET_PORT "$port"
   fi
   stack_env KUBELET_ROOT "$STACK_RUN/kubelet"
+  # <ns>/<pod>/<container>.log (+ .exited): the view suites read (operator.py's log root before)
+  stack_env FAKE_KUBELET_LOG_ROOT "$KUBELET_ROOT/logs"
   local n=${STACK_NODES:-1} i names=
   for ((i = 0; i < n; i++)); do names="$names${names:+,}${STACK_NODE_PREFIX:-node}-$i"; done
   stack_env STACK_NODE_NAMES "$names"

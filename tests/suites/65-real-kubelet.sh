@@ -164,6 +164,9 @@ expect 'logs follow with timestamps: every line, each stamped RFC 3339 with 9 di
 	cut -d" " -f1 "$T/follow" | sort -c &&
 	grep -q " INFO:sim:worker 0 finished$" "$T/follow" && tail -n 1 "$T/follow" | grep -q finished'
 wait_until -t 30 is_phase lf Succeeded
+expect 'the log view <root>/logs/<ns>/<pod>/<container>.log: the CRI lines, .exited once the container ended' '
+	wait_until -t 10 test -e "$KROOT/logs/$NS/lf/c.log.exited" &&
+	[ "$(grep -c " stdout F " "$KROOT/logs/$NS/lf/c.log")" = 6 ] && tail -n 1 "$KROOT/logs/$NS/lf/c.log" | grep -q " stdout F INFO:sim:worker 0 finished$"'
 third=$(sed -n 3p "$T/follow" | cut -d" " -f1)
 expect 'tailLines=2, limitBytes=10, sinceTime (the 3rd line'"'"'s time: 4 lines from it)' '
 	[ "$(logs lf tailLines=2 | wc -l)" = 2 ] && logs lf tailLines=2 | tail -n 1 | grep -q finished &&
@@ -236,15 +239,17 @@ expect 'the kubelet finished the deletion: an Event Killing for each, the pods r
 
 # ---- OOMKilled hook ----------------------------------------------------------------------------------
 sim_pod oom Never "$(env1 SIM_FAILURE oom),$(env1 SIM_EXIT 137),$(env1 SIM_LINES 2),$(env1 SIM_DURATION 1)"
+sim_pod oom2 Never "$(env1 SIM_OOM 1),$(env1 SIM_HANG 1)"
 sim_pod ev Never "$(env1 SIM_FAILURE evict),$(env1 SIM_EXIT 1),$(env1 SIM_LINES 1),$(env1 SIM_DURATION 1)"
 host_pod oomh Never '"echo eating; while :; do sleep 0.1; done"'	# sleep-ok: the container's own loop (it runs until killed), not a wait
 wait_until -t 60 is_phase oomh Running
 uid=$(pod oomh 'o["metadata"]["uid"]')
 touch "$KROOT/pods/${NS}_oomh_$uid/c.oom"
-wait_until -t 60 is_phase oom Failed && wait_until -t 60 is_phase oomh Failed
-expect 'OOMKilled: SIM_FAILURE=oom and the hook file <pod dir>/<container>.oom end the container exit 137, reason OOMKilled' '
+wait_until -t 60 is_phase oom Failed && wait_until -t 60 is_phase oomh Failed && wait_until -t 60 is_phase oom2 Failed
+expect 'OOMKilled: SIM_FAILURE=oom, SIM_OOM=1 and the hook file <pod dir>/<container>.oom end the container exit 137, reason OOMKilled' '
 	[ "$(pod oom "o[\"status\"][\"containerStatuses\"][0][\"state\"][\"terminated\"][\"reason\"], o[\"status\"][\"containerStatuses\"][0][\"state\"][\"terminated\"][\"exitCode\"]")" = "OOMKilled 137" ] &&
-	[ "$(pod oomh "o[\"status\"][\"containerStatuses\"][0][\"state\"][\"terminated\"][\"reason\"]")" = OOMKilled ]'
+	[ "$(pod oomh "o[\"status\"][\"containerStatuses\"][0][\"state\"][\"terminated\"][\"reason\"]")" = OOMKilled ] &&
+	[ "$(pod oom2 "o[\"status\"][\"containerStatuses\"][0][\"state\"][\"terminated\"][\"reason\"]")" = OOMKilled ]'
 
 wait_until -t 60 is_phase ev Failed
 expect 'eviction (SIM_FAILURE=evict, the <pod dir>/evict hook): Failed, reason Evicted, DisruptionTarget TerminationByKubelet' '
