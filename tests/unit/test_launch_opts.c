@@ -416,6 +416,16 @@ static void help_exit_codes_are_the_outcome_table(void **state)
 		if (!strstr(want.data, line))
 			fail_msg("row %s: no line \"%s\" in --help", d->name, line);
 	}
+	/* a flag a meaning names is a flag of the help (the table had said
+	 * --fail-fast for --fail-fast-after) */
+	for (const char *p = want.data; (p = strstr(p, "--")); p += 2) {
+		size_t n = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+		char opt[64];
+		snprintf(opt, sizeof(opt), "\n  %.*s", (int)n, p);
+		const char *at = strstr(help, opt);
+		if (!at || (at[strlen(opt)] != ' ' && at[strlen(opt)] != '\n'))
+			fail_msg("the exit status names %.*s, which is no option of --help", (int)n, p);
+	}
 	/* nothing before the list states a code of its own (as the --outcome
 	 * flag's words did: they drifted from the table) */
 	char *prose = strndup(help, (size_t)(tail - help));

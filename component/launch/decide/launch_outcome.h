@@ -48,7 +48,7 @@ enum launch_outcome_diag {
 	X(API_ERROR, "Error", LAUNCH_EXIT_API_ERROR, 0, AFTER, 1, "", "the API server refused, failed or could not be reached") \
 	X(CANCELLED, "Cancelled", LAUNCH_EXIT_CANCELLED, 1, AFTER, 0, "Cancelled", "cancelled by SIGTERM or SIGINT") \
 	X(DELETED, "Deleted", LAUNCH_EXIT_JOB_LOST, 1, AFTER, 0, "Deleted", "the job was deleted by someone else") \
-	X(STUCK, "Stuck", LAUNCH_EXIT_STUCK, 1, KEEP, 0, "", "stuck past --fail-fast, or rejected for good") \
+	X(STUCK, "Stuck", LAUNCH_EXIT_STUCK, 1, KEEP, 0, "", "stuck past --fail-fast-after, or rejected for good") \
 	X(QUEUE_TIMEOUT, "QueueTimeout", LAUNCH_EXIT_QUEUE_TIMEOUT, 1, AFTER, 0, "QueueTimeout", "queued by Kueue past --queue-timeout") \
 	X(QUEUE_INADMISSIBLE, "QueueInadmissible", LAUNCH_EXIT_QUEUE_TIMEOUT, 1, AFTER, 0, "QueueInadmissible", "Kueue says it cannot admit the job, for all of --queue-hopeless-after") \
 	X(DRY_RUN, "DryRun", LAUNCH_EXIT_SUCCEEDED, 0, NONE, 0, "", "--server-dry-run: accepted by the server")
