@@ -180,6 +180,25 @@ expect 'restartPolicy OnFailure: exit 3 then success - restartCount 1, lastState
 	[ "$(pod rs "o[\"status\"][\"containerStatuses\"][0][\"restartCount\"], o[\"status\"][\"containerStatuses\"][0][\"lastState\"][\"terminated\"][\"exitCode\"], o[\"status\"][\"containerStatuses\"][0][\"lastState\"][\"terminated\"][\"reason\"]")" = "1 3 Error" ]'
 expect 'previous=true serves the crashed instance'"'"'s log, the plain read the current one' '
 	logs rs previous=true | tail -n 1 | grep -q "crashed (exit code 3" && logs rs | tail -n 1 | grep -q "finished$"'
+# the training operator's ExitCode policy: a retryable exit, the pod deleted and made again under
+# the same owner; SIM_RESTART counts the worker's runs across the pods
+owner=$(api POST "/api/v1/namespaces/$NS/configmaps" '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"job-x"}}' |
+	"$PY" -c 'import json,sys; print(json.load(sys.stdin)["metadata"]["uid"])')
+rc_pod() {
+	api POST "/api/v1/namespaces/$NS/pods" "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"rc-worker-0\",
+		\"labels\":{\"training.kubeflow.org/replica-index\":\"0\"},\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",
+		\"name\":\"job-x\",\"uid\":\"$owner\",\"controller\":true}]},\"spec\":{$BIND \"restartPolicy\":\"Never\",
+		\"containers\":[{\"name\":\"jax\",\"image\":\"x/jax:1\",\"env\":[$(env1 SIM_RESTART 1),$(env1 SIM_LINES 1),$(env1 SIM_DURATION 1)]}]}}" >/dev/null
+}
+rc_pod
+wait_until -t 60 is_phase rc-worker-0 Failed
+first=$(pod rc-worker-0 'o["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"]')
+api DELETE "/api/v1/namespaces/$NS/pods/rc-worker-0" >/dev/null
+wait_until -t 60 gone rc-worker-0
+rc_pod
+wait_until -t 60 is_phase rc-worker-0 Succeeded
+expect 'SIM_RESTART=1 across a re-created pod of the same owner and index: the first pod exits 137, the second succeeds' '
+	[ "$first" = 137 ] && is_phase rc-worker-0 Succeeded'
 host_pod nv Never '"echo bye; exit 7"'
 wait_until -t 60 is_phase nv Failed
 expect 'restartPolicy Never: exit 7 - Failed, terminated exit 7 Error, no restart; previous: the kubelet'"'"'s 400' '
