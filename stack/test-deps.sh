@@ -24,9 +24,11 @@ mkdir -p "$JAXJOB_CACHE/logs"
 TESTDATA_DIR=$JAXJOB_CACHE/testdata-to$TRAINING_OPERATOR_VERSION-trainer$TRAINER_VERSION-argowf$ARGO_WORKFLOWS_VERSION
 
 moddir() { # MOD@VERSION -> the module's directory in Go's module cache (downloaded if missing)
-	local j
-	j=$(GOFLAGS=-mod=mod go mod download -json "$1") || { printf '%s\n' "$j" | grep '"Error"' >&2; return 1; }
-	printf '%s\n' "$j" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p'
+	local j d
+	j=$(GOFLAGS=-mod=mod go mod download -json "$1" 2>&1) || { echo "go mod download $1: $j" >&2; return 1; }
+	d=$(printf '%s\n' "$j" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+	[ -n "$d" ] && [ -d "$d" ] || { echo "go mod download $1 gave no directory: $j" >&2; return 1; }
+	echo "$d"
 }
 
 # fenced_object FILE OUT: the first fenced block of a Markdown FILE holding a JAXJob with a
@@ -49,22 +51,22 @@ PY
 make_testdata() { # OUT
 	local out=$1 d
 	command -v go >/dev/null || die "testdata: needs \`go\` (any Go >= 1.19: only \`go mod download\`; make deps installs Debian's golang-go)"
-	mkdir -p "$out/crds" "$out/status-samples" "$out/argo-workflows" "$out/upstream-examples/training-operator-$TRAINING_OPERATOR_VERSION"
-	d=$(moddir "github.com/kubeflow/training-operator@$TRAINING_OPERATOR_VERSION")
-	cp "$d/manifests/base/crds/kubeflow.org_jaxjobs.yaml" "$out/crds/"
-	cp -R "$d/examples/jax" "$out/upstream-examples/training-operator-$TRAINING_OPERATOR_VERSION/"
+	mkdir -p "$out/crds" "$out/status-samples" "$out/argo-workflows" "$out/upstream-examples/training-operator-$TRAINING_OPERATOR_VERSION" || return 1
+	d=$(moddir "github.com/kubeflow/training-operator@$TRAINING_OPERATOR_VERSION") || return 1
+	cp "$d/manifests/base/crds/kubeflow.org_jaxjobs.yaml" "$out/crds/" || return 1
+	cp -R "$d/examples/jax" "$out/upstream-examples/training-operator-$TRAINING_OPERATOR_VERSION/" || return 1
 	# only the manifests and the README (whose kubectl output is a sample): no code
-	find "$out/upstream-examples" -type f ! -name '*.yaml' ! -name 'README.md' -delete
+	find "$out/upstream-examples" -type f ! -name '*.yaml' ! -name 'README.md' -delete || return 1
 	fenced_object "$d/examples/jax/jax-dist-spmd-mnist/README.md" "$out/status-samples/jaxjob-succeeded-mnist.yaml" \
-		"github.com/kubeflow/training-operator@$TRAINING_OPERATOR_VERSION examples/jax/jax-dist-spmd-mnist/README.md"
-	d=$(moddir "github.com/kubeflow/trainer/v2@$TRAINER_VERSION")
-	cp "$d/manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml" "$out/crds/"
+		"github.com/kubeflow/training-operator@$TRAINING_OPERATOR_VERSION examples/jax/jax-dist-spmd-mnist/README.md" || return 1
+	d=$(moddir "github.com/kubeflow/trainer/v2@$TRAINER_VERSION") || return 1
+	cp "$d/manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml" "$out/crds/" || return 1
 	fenced_object "$d/docs/legacy-v1/user-guides/jax.md" "$out/status-samples/jaxjob-succeeded-simple.yaml" \
-		"github.com/kubeflow/trainer/v2@$TRAINER_VERSION docs/legacy-v1/user-guides/jax.md"
-	d=$(moddir "github.com/argoproj/argo-workflows/v4@$ARGO_WORKFLOWS_VERSION")
-	cp "$d/api/jsonschema/schema.json" "$out/argo-workflows/"
-	chmod -R u+w "$out"
-	find "$out" -type f | sed "s|^$out/||" | sort >"$out/FILES"
+		"github.com/kubeflow/trainer/v2@$TRAINER_VERSION docs/legacy-v1/user-guides/jax.md" || return 1
+	d=$(moddir "github.com/argoproj/argo-workflows/v4@$ARGO_WORKFLOWS_VERSION") || return 1
+	cp "$d/api/jsonschema/schema.json" "$out/argo-workflows/" || return 1
+	chmod -R u+w "$out" || return 1
+	find "$out" -type f | sed "s|^$out/||" | sort >"$out/FILES" || return 1
 }
 
 # made NAME DIR FUNCTION: skip when DIR exists, else FUNCTION TMP, then rename TMP to DIR.
@@ -74,7 +76,11 @@ made() {
 	tmp=$(mktemp -d "$final.tmp.XXXXXX")
 	log=$JAXJOB_CACHE/logs/test-deps-$name.log
 	t0=$(date +%s)
-	if ! ("$fn" "$tmp") >"$log" 2>&1; then
+	# (FUNCTION checks each step itself: made runs in a tested context, where bash
+	# ignores set -e, and a half-made part must never be renamed into place)
+	local st=0
+	("$fn" "$tmp") >"$log" 2>&1 || st=$?
+	if [ "$st" -ne 0 ]; then
 		tail -n 5 "$log" >&2
 		rm -rf "$tmp"
 		echo "stack/test-deps.sh: $name: failed after $(( $(date +%s) - t0 )) s (log: $log)" >&2
