@@ -86,7 +86,12 @@ if [ "${STACK_CP_SLOT:-}" != held ] && ! stack_running apiserver; then
   exec 9>/tmp/cp-slot-1.lock
   if ! flock -n 9; then
     exec 9>/tmp/cp-slot-2.lock
-    flock -n 9 || { stack_say "both control-plane slots are taken; waiting for one"; flock 9; }
+    if ! flock -n 9; then
+      tw=$SECONDS
+      stack_say "both control-plane slots are taken; waiting for one"
+      flock 9
+      stack_say "got a control-plane slot after $((SECONDS - tw)) s"
+    fi
   fi
 fi
 

@@ -148,7 +148,7 @@ cp_kcm() {
     --kubeconfig "$STACK_RUN/kcm.kubeconfig" \
     --authentication-kubeconfig "$STACK_RUN/kcm.kubeconfig" --authorization-kubeconfig "$STACK_RUN/kcm.kubeconfig" \
     --bind-address 127.0.0.1 --secure-port "$KCM_PORT" --cert-dir "$STACK_RUN/kcm" \
-    --controllers "${STACK_KCM_CONTROLLERS:-job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,endpoints-controller,endpointslice-controller,root-ca-certificate-publisher-controller,clusterrole-aggregation-controller,ttl-after-finished-controller,pod-garbage-collector-controller}" \
+    --controllers "${STACK_KCM_CONTROLLERS:-job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,endpoints-controller,endpointslice-controller,root-ca-certificate-publisher-controller,clusterrole-aggregation-controller,ttl-after-finished-controller,pod-garbage-collector-controller,node-lifecycle-controller,taint-eviction-controller}" \
     --service-account-private-key-file "$STACK_RUN/pki/sa.key" --root-ca-file "$STACK_RUN/pki/ca.crt" \
     --use-service-account-credentials=true --leader-elect=false --v 1
   stack_wait 120 kube-controller-manager kcm curl -sfk "https://127.0.0.1:$KCM_PORT/healthz"

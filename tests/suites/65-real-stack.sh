@@ -64,11 +64,12 @@ expect "a user with no RBAC gets 403 Forbidden; admin by token and by client cer
 	[ "$(k --kubeconfig "$S/admin-token.kubeconfig" auth whoami -o jsonpath={.status.userInfo.username})" = admin ] &&
 	k -n smoke get pods >/dev/null'
 
-# a Node as a kubelet would register it (no kubelet runs: the scheduler needs only the object).
-# The TaintNodesByCondition admission plugin taints every new Node node.kubernetes.io/not-ready
-# (NoSchedule) and leaves its removal to the node lifecycle controller once the node is Ready
-# (kubernetes v1.36.4 plugin/pkg/admission/nodetaint/admission.go): that controller does not run
-# here (no kubelet renews a Lease), so the test removes the taint as it would.
+# a Node as a kubelet registers it (no kubelet runs: the scheduler needs only the object). The
+# TaintNodesByCondition admission plugin taints every new Node node.kubernetes.io/not-ready
+# (NoSchedule); the node lifecycle controller's tainting pass removes it at once while the node
+# has no Ready condition and keeps it off while Ready (kubernetes v1.36.4
+# plugin/pkg/admission/nodetaint/admission.go, pkg/controller/nodelifecycle) - until the Lease,
+# which no kubelet renews here, goes stale after the grace period, long after this test
 cat >"$T/node.yaml" <<'YAML'
 apiVersion: v1
 kind: Node
@@ -94,12 +95,13 @@ spec:
     resources: {requests: {cpu: "1"}}
 YAML
 cond() { k -n smoke get pod "$1" -o jsonpath="{.status.conditions[?(@.type==\"PodScheduled\")].status} {.status.conditions[?(@.type==\"PodScheduled\")].reason} {.status.conditions[?(@.type==\"PodScheduled\")].message}"; }
-expect "a new Node is tainted not-ready (admission); untainted, the scheduler binds a pod that fits and sets PodScheduled=False/Unschedulable (Insufficient cpu) on one no node can hold" '
+expect "a Node is untainted (node lifecycle controller); the scheduler binds a pod that fits and sets PodScheduled=False/Unschedulable (Insufficient cpu) on one no node can hold" '
 	k apply -f "$T/node.yaml" >/dev/null &&
-	k get node smoke-node -o jsonpath="{.spec.taints[*].key}" | grep -qx node.kubernetes.io/not-ready &&
-	k taint node smoke-node node.kubernetes.io/not-ready:NoSchedule- >/dev/null &&
+	now=$(date -u +%Y-%m-%dT%H:%M:%SZ) &&
 	k patch node smoke-node --subresource status --type merge \
-		-p "{\"status\": {\"capacity\": {\"cpu\": \"4\", \"memory\": \"8Gi\", \"pods\": \"10\"}, \"allocatable\": {\"cpu\": \"4\", \"memory\": \"8Gi\", \"pods\": \"10\"}}}" >/dev/null &&
+		-p "{\"status\": {\"capacity\": {\"cpu\": \"4\", \"memory\": \"8Gi\", \"pods\": \"10\"}, \"allocatable\": {\"cpu\": \"4\", \"memory\": \"8Gi\", \"pods\": \"10\"},
+			\"conditions\": [{\"type\": \"Ready\", \"status\": \"True\", \"reason\": \"KubeletReady\", \"message\": \"smoke\", \"lastHeartbeatTime\": \"$now\", \"lastTransitionTime\": \"$now\"}]}}" >/dev/null &&
+	wait_until sh -c "[ -z \"\$(\"$KUBECTL\" get node smoke-node -o jsonpath={.spec.taints})\" ]" &&
 	k apply -f "$T/pods.yaml" >/dev/null &&
 	wait_until sh -c "\"$KUBECTL\" -n smoke get pod fits -o jsonpath={.spec.nodeName} | grep -qx smoke-node" &&
 	wait_until sh -c "\"$KUBECTL\" -n smoke get pod hog -o jsonpath={.status.conditions} | grep -q Unschedulable" &&
