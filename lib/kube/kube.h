@@ -2,7 +2,9 @@
  * kube.h - the Kubernetes client in one include, for front-ends.
  *
  *   kube_config.h  where the cluster is, who we are (kubeconfig, in-cluster)
- *   kube_client.h  resources, paths, requests with retries (blocking, async)
+ *   kube_client.h  the client: made, configured, freed; blocking requests
+ *   kube_request.h resources, paths, requests and responses (builders)
+ *   kube_call.h    one request with retries, blocking or async
  *   kube_loop.h    the one event loop: run/stop, timers, signals
  *   kube_watch.h   list+watch with resume, bookmarks, 410 re-list, polling
  *   kube_log.h     follow a container log line by line

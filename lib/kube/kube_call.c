@@ -13,6 +13,8 @@
  * on the stream belongs to its consumer, and a broken connection is
  * reported to `done` as ERR_NETWORK.
  */
+#include "kube_call.h"
+
 #include "kube_int.h"
 
 #include <stdio.h>

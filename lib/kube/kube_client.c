@@ -6,6 +6,8 @@
  * steps the loop until it is done) is kube_call.c's; the requests it sends
  * are built by kube_request.c, below the calls, watches and logs.
  */
+#include "kube_client.h"
+
 #include "kube_int.h"
 
 #include <stdio.h>
@@ -113,7 +115,8 @@ void kube_client_set_trace(struct kube_client *c,
 
 void kube_client_traffic(const struct kube_client *c, struct kube_traffic *t)
 {
-	*t = c->traffic;
+	t->bytes_in = c->traffic.bytes_in;
+	t->requests = c->traffic.requests;
 }
 
 static int run(struct kube_client *c, struct kube_request *rq, cJSON **out, struct err *e)

@@ -8,10 +8,8 @@
  * loop's state (kube_loop.h). There are no threads: blocking
  * calls drive the same loop until their own request is done.
  *
- * Resources are plain descriptors, so JAXJob and TrainJob (or any CRD) go
- * through the same code:
- *     kube_path(&p, &KUBE_JAXJOB, "team-a", "mnist", NULL)
- *       -> /apis/kubeflow.org/v1/namespaces/team-a/jaxjobs/mnist
+ * The resources, paths and requests are kube_request.h's, a call (blocking
+ * or asynchronous) is kube_call.h's; both come with this header.
  *
  * Every request:
  *   - sends `User-Agent: jaxjob/<version>`, `Accept: application/json`,
@@ -47,45 +45,10 @@
 
 #include "buf.h"
 #include "err.h"
+#include "kube_call.h"
 #include "kube_config.h"
+#include "kube_request.h"
 #include "kube_status.h"	/* KUBE_REASON_UNREACHABLE */
-
-/* err.reason of a TLS verification failure of the API server (code ERR_NETWORK). */
-#define KUBE_REASON_TLS_UNTRUSTED "TLSVerificationFailed"
-
-static inline int kube_err_tls_untrusted(const struct err *e)
-{
-	return e && e->code == ERR_NETWORK && !strcmp(e->reason, KUBE_REASON_TLS_UNTRUSTED);
-}
-
-/* ---- resources and paths ---------------------------------------------- */
-
-struct kube_resource {
-	const char *group;	/* "" for the core API (/api/v1) */
-	const char *version;	/* "v1", "v1alpha1" */
-	const char *plural;	/* "jaxjobs": the path segment and RBAC resource */
-	const char *kind;	/* "JAXJob": for messages */
-	int namespaced;
-};
-
-extern const struct kube_resource KUBE_JAXJOB;	/* kubeflow.org/v1 jaxjobs */
-extern const struct kube_resource KUBE_TRAINJOB;	/* trainer.kubeflow.org/v1alpha1 trainjobs */
-extern const struct kube_resource KUBE_POD;	/* v1 pods */
-extern const struct kube_resource KUBE_EVENT;	/* v1 events (core) */
-
-/*
- * Append the path of a collection (name == NULL) or an object, optionally a
- * subresource ("status", "log", "scale"). `ns` is ignored for cluster-scoped
- * resources. Segments are percent-encoded.
- */
-void kube_path(struct buf *out, const struct kube_resource *r, const char *ns,
-	       const char *name, const char *subresource);
-
-/* Append "?key=value" or "&key=value" (value percent-encoded) to a path. */
-void kube_query(struct buf *path, const char *key, const char *value);
-
-/* "jaxjobs.kubeflow.org \"x\"" or "pods \"x\"": how the API names an object. */
-void kube_describe(struct buf *out, const struct kube_resource *r, const char *name);
 
 /* ---- the client -------------------------------------------------------- */
 
@@ -160,119 +123,6 @@ struct kube_traffic {
 	unsigned long requests;
 };
 void kube_client_traffic(const struct kube_client *c, struct kube_traffic *t);
-
-/* ---- requests ---------------------------------------------------------- */
-
-enum kube_method { KUBE_GET, KUBE_POST, KUBE_PUT, KUBE_PATCH, KUBE_DELETE };
-
-enum kube_patch_type {
-	KUBE_PATCH_MERGE,	/* application/merge-patch+json (RFC 7386) */
-	KUBE_PATCH_JSON,	/* application/json-patch+json (RFC 6902) */
-};
-
-enum kube_propagation {
-	KUBE_PROPAGATE_DEFAULT,	/* server default (Background for CRs) */
-	KUBE_PROPAGATE_BACKGROUND,
-	KUBE_PROPAGATE_FOREGROUND,
-	KUBE_PROPAGATE_ORPHAN,
-};
-
-enum kube_req_flags {
-	KUBE_DRY_RUN = 1 << 0,	/* ?dryRun=All: validated and admitted, not stored */
-};
-
-/*
- * One request. The builders below fill it; kube_request_free() releases the
- * path and body buffers. `what` is used in error messages
- * ("create jaxjobs.kubeflow.org \"x\": ...").
- */
-struct kube_request {
-	enum kube_method method;
-	struct buf path;		/* path + query, e.g. from kube_path() */
-	struct buf body;		/* empty = no body */
-	const char *content_type;	/* static string; NULL when no body */
-	const char *verb;		/* "create", "get", ... (static) */
-	struct buf what;		/* the object, for messages */
-	double retry_s;			/* 0 = the client's default, < 0 = no retries */
-	double timeout_s;		/* one attempt's bound; 0 = the client's
-					 * (kube_client_set_request_timeout) */
-	size_t body_max;		/* bytes of response body kept; 0 = KUBE_BODY_MAX
-					 * (64 MiB). A larger body fails the request (ERR_API,
-					 * "response larger than N bytes") without reading more:
-					 * a caller that looks often at an answer of unbounded
-					 * size (a queue's pending list) bounds what it costs. */
-};
-
-struct kube_response {
-	long status;		/* HTTP status, 0 when no response arrived */
-	struct buf body;	/* raw body */
-	cJSON *json;		/* parsed body when it is JSON, else NULL */
-	double retry_after;	/* seconds from a Retry-After header, -1 = none */
-	int attempts;		/* how many times it was sent */
-};
-
-/* An empty request (for paths the builders below do not cover). */
-void kube_request_init(struct kube_request *rq, enum kube_method m, const char *verb);
-void kube_request_free(struct kube_request *rq);
-void kube_response_init(struct kube_response *rs);
-void kube_response_free(struct kube_response *rs);
-
-void kube_req_create(struct kube_request *rq, const struct kube_resource *r,
-		     const char *ns, const cJSON *obj, unsigned flags);
-void kube_req_get(struct kube_request *rq, const struct kube_resource *r,
-		  const char *ns, const char *name);
-/*
- * What a destructive request is conditional on: the object the decision was
- * made on. The server refuses the request with 409 Conflict when the object
- * is no longer that one (a DELETE's DeleteOptions.preconditions; a patch's
- * metadata.resourceVersion, optimistic concurrency). Either may be NULL.
- */
-struct kube_precond {
-	const char *uid;
-	const char *resource_version;
-};
-
-/* `pre` (may be NULL: unconditional) goes into the DeleteOptions body. */
-void kube_req_delete(struct kube_request *rq, const struct kube_resource *r,
-		     const char *ns, const char *name, enum kube_propagation p,
-		     const struct kube_precond *pre, unsigned flags);
-void kube_req_patch(struct kube_request *rq, const struct kube_resource *r,
-		    const char *ns, const char *name, enum kube_patch_type t,
-		    const cJSON *patch, unsigned flags);
-
-/* Selectors and paging for lists (and watches, kube_watch.h). */
-struct kube_list_opts {
-	const char *label_selector;	/* "training.kubeflow.org/job-name=x" */
-	const char *field_selector;	/* "metadata.name=x" */
-	long limit;			/* 0 = no paging */
-	const char *continue_token;	/* from a previous page's metadata.continue */
-};
-
-void kube_req_list(struct kube_request *rq, const struct kube_resource *r,
-		   const char *ns, const struct kube_list_opts *o);
-
-/*
- * Blocking: run the request (with retries) to completion. 2xx → 0, `rs`
- * holds the response (free it). Otherwise -1, `e` set, `rs` still holds the
- * last response (status may be 0 for connection failures).
- * May NOT be called from a loop callback (ERR_INTERNAL): use kube_start().
- * If kube_loop_stop() is called (e.g. by a signal callback) while it runs, it
- * returns -1 with ERR_CANCELLED; the request may or may not have taken effect.
- */
-int kube_call(struct kube_client *c, const struct kube_request *rq,
-	      struct kube_response *rs, struct err *e);
-
-/*
- * Asynchronous: start the request; `done` is called from the loop when it
- * finished (after retries), with e == NULL on 2xx. `rq` is copied. Returns
- * a handle valid until `done` returns, for kube_cancel().
- */
-struct kube_call;
-typedef void kube_done_fn(void *ud, struct kube_response *rs, const struct err *e);
-struct kube_call *kube_start(struct kube_client *c, const struct kube_request *rq,
-			     kube_done_fn *done, void *ud);
-/* Abandon a started request; `done` is not called. */
-void kube_cancel(struct kube_call *call);
 
 /* ---- blocking conveniences (builder + kube_call) ----------------------- */
 

@@ -3,7 +3,7 @@
  * include it): the client struct, one HTTP transfer on the multi handle,
  * and streaming calls.
  *
- * Included by: kube_call.c kube_client.c kube_log.c kube_loop.c kube_request.c kube_watch.c kube_xfer.c
+ * Included by: kube_call.c kube_client.c kube_log.c kube_loop.c kube_watch.c kube_xfer.c
  *
  * Layers, bottom up:
  *   kube_xfer  (kube_xfer.c)   one easy handle on the multi: sends a request,
@@ -14,8 +14,9 @@
  *                              the transfers' data and ends to their owners;
  *   kube_call  (kube_call.c)   a request with credentials and the retry
  *                              policy: one or more xfers, backoff timers;
- *   requests   (kube_request.c) paths and request/response values, below
- *              the calls; the blocking get/create/patch/delete/list on
+ *   requests   (kube_request.c, kube_request.h) paths and request and
+ *              response values, below the calls and below this header (no
+ *              client needed); the blocking get/create/patch/delete/list on
  *              calls, and the client itself, are kube_client.c's (on top);
  *   watches and logs           built on calls (kube_watch.c, kube_log.c).
  *
@@ -29,8 +30,10 @@
 #include <curl/curl.h>
 
 #include "kube_auth.h"
-#include "kube_client.h"
+#include "kube_call.h"
+#include "kube_config.h"
 #include "kube_loop.h"
+#include "kube_request.h"
 
 #define KUBE_STREAM_PENDING_MAX (256 * 1024)	/* undelivered stream bytes before pausing */
 #define KUBE_STREAM_KEEP_CAP (16 * 1024)	/* a drained stream buffer above this is freed */
@@ -135,6 +138,12 @@ struct kube_loop_state {
 	unsigned rnd_state;	/* kube_random() */
 };
 
+/* kube_xfer.c: what was sent and received (kube_client_traffic() hands a copy) */
+struct kube_counters {
+	unsigned long long bytes_in;	/* response headers and bodies, as curl hands them */
+	unsigned long requests;		/* attempts sent */
+};
+
 /*
  * kube_watch.c, kube_log.c: the watches and log streams still on the
  * client, and how kube_client_free() stops them. Both are the client's users
@@ -159,7 +168,7 @@ struct kube_client {
 	struct kube_contact contact;	/* kube_call.c */
 	struct kube_calls calls;	/* kube_call.c */
 	struct kube_xfers xfers;	/* kube_xfer.c */
-	struct kube_traffic traffic;	/* kube_xfer.c: bumped in curl's callbacks */
+	struct kube_counters traffic;	/* kube_xfer.c: bumped in curl's callbacks */
 	struct kube_loop_state loop;	/* kube_loop.c */
 	struct kube_watches watches;	/* kube_watch.c */
 	struct kube_logs logs;		/* kube_log.c */
@@ -228,7 +237,5 @@ double kube_loop_deaf(const struct kube_client *c);
 /* Uniform random number in [0,1) for jitter. */
 double kube_random(struct kube_client *c);
 
-/* Copy a request (deep). */
-void kube_request_copy(struct kube_request *dst, const struct kube_request *src);
 
 #endif

@@ -1,11 +1,10 @@
 /*
  * kube_request.c - the values below every call: the resources we know,
- * API paths and queries, and the requests and responses (kube_client.h's
- * builders). Nothing here needs a client, so calls, watches and logs
+ * API paths and queries, and the requests and responses (kube_request.h). Nothing here needs a client, so calls, watches and logs
  * (kube_call.c, kube_watch.c, kube_log.c) build their requests here without
  * reaching up into kube_client.c, which uses them in turn.
  */
-#include "kube_int.h"
+#include "kube_request.h"
 
 #include <stdio.h>
 #include <stdlib.h>
