@@ -81,8 +81,12 @@ export STACK_PY
 
 # At most two control planes on the machine (TEAM.md): hold a slot; the started daemons inherit
 # the descriptor, so the slot stays taken while any of them runs. STACK_CP_SLOT=held: the caller
-# holds one already.
-if [ "${STACK_CP_SLOT:-}" != held ] && ! stack_running apiserver; then
+# holds one already. A DIR with a process still running holds one (a restart of a killed piece).
+slot=${STACK_CP_SLOT:-}
+for f in "$STACK_RUN"/pids/*.pid; do
+  [ -f "$f" ] && stack_running "$(basename "$f" .pid)" && slot=held
+done
+if [ "$slot" != held ]; then
   exec 9>/tmp/cp-slot-1.lock
   if ! flock -n 9; then
     exec 9>/tmp/cp-slot-2.lock

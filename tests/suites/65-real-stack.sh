@@ -36,6 +36,7 @@ echo "# control plane $KUBERNETES_VERSION up in $((SECONDS - t0)) s"
 # shellcheck disable=SC1091
 . "$S/env"
 k() { "$KUBECTL" "$@"; }
+gone() { case $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) in "" | Z | X) return 0 ;; esac; return 1; } # PID: exited (a zombie too)
 api() { curl -sS --cacert "$KUBE_CA" -H "Authorization: Bearer $(cat "$KUBE_TOKEN_FILE")" "$KUBE_SERVER$1"; }
 
 expect "up.sh printed the env file and it names the server, CA, tokens, audit log and PIDs" '
@@ -128,8 +129,17 @@ expect "the audit log has the requests, at Metadata level, with user and verb" '
 	wait_until grep -q "\"objectRef\":{\"resource\":\"pods\",\"namespace\":\"smoke\",\"name\":\"hog\"" "$KCP_AUDIT_LOG" &&
 	grep "\"name\":\"hog\"" "$KCP_AUDIT_LOG" | grep -q "\"level\":\"Metadata\".*\"verb\":\"create\".*\"username\":\"admin\""'
 
+expect "a SIGKILLed apiserver comes back on the same port with up.sh DIR controlplane (the rest left running, no second slot taken)" '
+	old=$(cat "$KCP_PIDS/apiserver.pid") etcd=$(cat "$KCP_PIDS/etcd.pid") &&
+	kill -KILL "$old" &&
+	wait_until gone "$old" &&
+	STACK_CP_SLOT= "$JAXJOB_TOP/stack/up.sh" "$S" controlplane >/dev/null 2>"$T/up2.err" &&
+	! grep -q "slot" "$T/up2.err" &&
+	[ "$(cat "$KCP_PIDS/apiserver.pid")" != "$old" ] && [ "$(cat "$KCP_PIDS/etcd.pid")" = "$etcd" ] &&
+	k -n smoke get pod hog >/dev/null'
+
 expect "stack/down.sh stops every process by its PID file" '
 	pids=$(cat "$KCP_PIDS"/*.pid) &&
 	"$JAXJOB_TOP/stack/down.sh" "$S" &&
-	for p in $pids; do case $(awk "{print \$3}" "/proc/$p/stat" 2>/dev/null) in "" | Z | X) ;; *) exit 1 ;; esac; done &&
+	for p in $pids; do gone "$p" || exit 1; done &&
 	[ -z "$(ls "$KCP_PIDS")" ]'
