@@ -56,8 +56,8 @@ expect "a new namespace gets its default service account (kcm serviceaccount con
 
 expect "the training operator module's JAXJob CRD applies and becomes Established" '
 	k apply --server-side -f "$STACK_CRDS_DIR/training-operator/kubeflow.org_jaxjobs.yaml" >/dev/null &&
-	k wait --for condition=Established --timeout 60s crd/jaxjobs.kubeflow.org >/dev/null &&
-	k -n smoke get jaxjobs.kubeflow.org >/dev/null'
+	wait_until k wait --for condition=Established --timeout 10s crd/jaxjobs.kubeflow.org &&
+	wait_until k -n smoke get jaxjobs.kubeflow.org'
 
 expect "a user with no RBAC gets 403 Forbidden; admin by token and by client certificate get 200" '
 	code=$(curl -s -o /dev/null -w "%{http_code}" --cacert "$KUBE_CA" -H "Authorization: Bearer $(cat "$KUBE_NOBODY_TOKEN_FILE")" "$KUBE_SERVER/api/v1/namespaces/smoke/pods") &&
