@@ -17,6 +17,13 @@ export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 run_part() {
   local name=$1 ver=$2 final=$3 fn=$4 tmp log t0 secs
   if [ -d "$final" ]; then echo "$name $ver: cached in $final"; return 0; fi
+  # one builder per part at a time: a second build.sh waits for the first, then finds it done
+  exec 8>"$final.lock"
+  if ! flock -n 8; then
+    echo "$name $ver: another build.sh is building it; waiting" >&2
+    flock 8
+  fi
+  if [ -d "$final" ]; then echo "$name $ver: cached in $final"; exec 8>&-; return 0; fi
   tmp=$(mktemp -d "$final.tmp.XXXXXX") && chmod 755 "$tmp"
   log=$JAXJOB_CACHE/logs/$name-$ver.log
   t0=$(date +%s)
@@ -29,6 +36,7 @@ run_part() {
   printf 'part=%s\nversion=%s\nbuild_seconds=%s\nnproc=%s\nloadavg=%s\ngo=%s\n' "$name" "$ver" "$secs" \
     "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(go version | awk "{print \$3}")" >"$tmp/BUILD_INFO"
   mv -T "$tmp" "$final" 2>/dev/null || { rm -rf "$tmp"; [ -d "$final" ] || die "$name: rename failed"; }
+  exec 8>&-
   echo "$name $ver: built in ${secs} s into $final"
 }
 
