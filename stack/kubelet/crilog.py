@@ -40,15 +40,13 @@ def parse_ts(s):
     return sec * 1_000_000_000 + int((frac + '000000000')[:9])
 
 
-class LogFile:
-    """One container instance's log: the writer appends records, readers follow it."""
+class Writer:
+    """What the runtime's shim does (shim.py): append records to a container's CRI log."""
 
     def __init__(self, path):
-        self.path = path
-        self.cv = threading.Condition()
-        self.done = False          # the container exited and its output was all written
         os.makedirs(os.path.dirname(path), exist_ok=True)
         self.fh = open(path, 'ab')
+        self.lock = threading.Lock()
 
     def write(self, stream, data):
         """Append DATA (bytes, one line with or without its newline) read from STREAM."""
@@ -59,16 +57,34 @@ class LogFile:
             out.append(b'%s %s P %s\n' % (ts, stream, text[:MAX_LINE]))
             text = text[MAX_LINE:]
         out.append(b'%s %s F %s\n' % (ts, stream, text))
-        with self.cv:
+        with self.lock:
             self.fh.write(b''.join(out))
             self.fh.flush()
-            self.cv.notify_all()
+
+    def write_partial(self, stream, piece):
+        """A piece of a line still being written (MAX_LINE bytes without a newline yet)."""
+        with self.lock:
+            self.fh.write(b'%s %s P %s\n' % (fmt_ts(time.time_ns()).encode(), stream, piece))
+            self.fh.flush()
+
+    def close(self):
+        self.fh.close()
+
+
+class LogFile:
+    """One container instance's log as the kubelet serves it: the file the shim writes, and
+    whether the container has exited and the shim has written all of its output."""
+
+    POLL = 0.1    # how often a follow looks for new records (the kubelet watches the file too)
+
+    def __init__(self, path):
+        self.path = path
+        self.cv = threading.Condition()
+        self.done = False
 
     def finish(self):
         with self.cv:
-            if not self.done:
-                self.done = True
-                self.fh.close()
+            self.done = True
             self.cv.notify_all()
 
     def records(self, offset):
@@ -130,4 +146,4 @@ def serve(lf, out, follow=False, timestamps=False, since=None, tail=None, limit=
                     break
                 if lf.done or not alive() or time.monotonic() > deadline:
                     return
-                lf.cv.wait(0.5)
+                lf.cv.wait(lf.POLL)

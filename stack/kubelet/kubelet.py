@@ -397,32 +397,46 @@ class PodWorker:
         c.logs[inst] = lf
         c.eof_delay = kf(k, 'SIM_EOF_DELAY', 0.0)
         self.kl.link_log(self, c, lf)
+        os.makedirs(os.path.dirname(lf.path), exist_ok=True)
+        open(lf.path, 'ab').close()
         try:
             p = subprocess.Popen(argv, env=full, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, start_new_session=True)
         except OSError as e:
             lf.finish()
             raise ConfigError(f'failed to start container "{c.name}": {e}') from e
+        # the shim writes the log (as containerd's does): a stopped kubelet stalls no container
+        fds = (p.stdout.fileno(), p.stderr.fileno())
+        try:
+            shim = subprocess.Popen(['/usr/bin/python3', os.path.join(HERE, 'shim.py'), lf.path, str(fds[0]), str(fds[1])],
+                                    pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    start_new_session=True)
+        except OSError as e:
+            os.killpg(p.pid, signal.SIGKILL)
+            lf.finish()
+            raise ConfigError(f'failed to start the shim of container "{c.name}": {e}') from e
+        finally:
+            p.stdout.close()
+            p.stderr.close()
         c.proc, c.oom, c.exit, c.killed = p, False, None, False
         if k.get('SIM_OOM') and c is self.main():   # SIM_OOM=s: the OOM killer takes it s seconds in
             threading.Timer(kf(k, 'SIM_OOM', 1.0), self.oom_hook, (c, p)).start()
         c.cid = 'jaxjob://' + os.urandom(32).hex()
         c.started_at = now_iso()
         c.state = {'running': {'startedAt': c.started_at}}
-        readers = [threading.Thread(target=pump, args=(p.stdout, b'stdout', lf), daemon=True),
-                   threading.Thread(target=pump, args=(p.stderr, b'stderr', lf), daemon=True)]
-        for t in readers:
-            t.start()
-        threading.Thread(target=self.reap, args=(c, p, lf, readers), daemon=True, name=f'reap {c.name}').start()
+        threading.Thread(target=self.reap, args=(c, p, lf, shim), daemon=True, name=f'reap {c.name}').start()
 
-    def reap(self, c, p, lf, readers):
+    def reap(self, c, p, lf, shim):
         rc = p.wait()
         try:
             os.killpg(p.pid, signal.SIGKILL)   # what is left of the container goes with it
         except (ProcessLookupError, PermissionError):
             pass
-        for t in readers:
-            t.join()
+        try:
+            shim.wait(timeout=10)              # all of its output is in the log
+        except subprocess.TimeoutExpired:      # a process outside the container holds its stdout
+            shim.kill()
+            shim.wait()
         code = rc if rc >= 0 else 128 - rc
         done = lambda: (lf.finish(), self.kl.mark_exited(self, c, lf))  # noqa: E731
         if c.eof_delay > 0:
@@ -710,12 +724,6 @@ BASE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 def fmt_dur(s):
     s = int(s)
     return f'{s // 60}m{s % 60}s' if s >= 60 else f'{s}s'
-
-
-def pump(pipe, stream, lf):
-    for line in iter(pipe.readline, b''):
-        lf.write(stream, line)
-    pipe.close()
 
 
 def qos_class(pod):

@@ -42,6 +42,7 @@ fi
 
 kl_gone() { ! kill -0 "$KPID" 2>/dev/null; }
 cleanup() {
+	[ -n "${kpid:-}" ] && kill -CONT "$kpid" 2>/dev/null
 	# SIGTERM: the kubelet stops its containers, then goes
 	[ -n "${KPID:-}" ] && kill -TERM "$KPID" 2>/dev/null && wait_until -t 10 kl_gone
 	if [ "$MODE" = stack ]; then
@@ -172,6 +173,23 @@ expect 'tailLines=2, limitBytes=10, sinceTime (the 3rd line'"'"'s time: 4 lines 
 	[ "$(logs lf tailLines=2 | wc -l)" = 2 ] && logs lf tailLines=2 | tail -n 1 | grep -q finished &&
 	[ "$(logs lf limitBytes=10 | wc -c)" = 10 ] &&
 	[ "$(logs lf "sinceTime=$third&timestamps=true" | wc -l)" -ge 4 ]'
+
+# ---- the shim writes the log: a stopped kubelet stalls no container -------------------------------
+sim_pod st Never "$(env1 SIM_HANG 1)"
+wait_until -t 60 is_phase st Running
+kpid=${KPID:-$(cat "$T/stack/pids/kubelet.pid" 2>/dev/null)}
+view=$KROOT/logs/$NS/st/c.log
+lines() { grep -c "still running" "$view"; }
+wait_until -t 30 eval '[ "$(lines)" -ge 1 ]'
+kill -STOP "$kpid"
+n0=$(lines)
+grew() { [ "$(lines)" -ge $((n0 + 2)) ]; }
+wait_until -t 20 grew
+grown=$?
+kill -CONT "$kpid"
+expect 'the container'"'"'s output goes on into its log while the kubelet is stopped (SIGSTOP), as a runtime shim writes it' '
+	[ "$grown" = 0 ] && logs st | grep -q "still running ($((n0 + 2)))"'
+api DELETE "/api/v1/namespaces/$NS/pods/st" >/dev/null
 
 # ---- exit code, restart, lastState, previous --------------------------------------------------------
 sim_pod rs OnFailure "$(env1 SIM_LINES 2),$(env1 SIM_RESTART 1),$(env1 SIM_RESTART_EXIT 3),$(env1 SIM_DURATION 1)"
