@@ -42,7 +42,7 @@ kcp_stack_built() { # 0 when every binary stack/up.sh starts is in the cache; el
 	. "$KCP_TOP/stack/lib.sh" || return 1
 	for f in "$STACK_ETCD_DIR/bin/etcd" "$STACK_KUBE_DIR/bin/kube-apiserver" \
 		"$STACK_KUBE_DIR/bin/kube-controller-manager" "$STACK_KUBE_DIR/bin/kube-scheduler" \
-		"$STACK_KUBE_DIR/bin/kubectl" "$STACK_TO_DIR/bin/training-operator" "$STACK_KUEUE_DIR/bin/kueue"; do
+		"$STACK_KUBE_DIR/bin/kubectl" "$STACK_TO_DIR/bin/training-operator"; do
 		[ -x "$f" ] || miss="$miss ${f#"$JAXJOB_CACHE"/}"
 	done
 	[ -d "$STACK_CRDS_DIR" ] || miss="$miss ${STACK_CRDS_DIR#"$JAXJOB_CACHE"/}"
@@ -53,6 +53,16 @@ kcp_stack_built() { # 0 when every binary stack/up.sh starts is in the cache; el
 # make check-real sets JAXJOB_REAL=1: the real stack, which must then be built (a failure, not a
 # skip, when it is not). Otherwise the 1.24 plane of ../shared where it is, else a skip naming
 # make check-real.
+# kcp_stack_has kueue|trainer: that optional part of the stack is built
+kcp_stack_has() {
+	# shellcheck disable=SC1091
+	[ -n "${STACK_KUEUE_DIR:-}" ] || . "$KCP_TOP/stack/lib.sh" || return 1
+	case $1 in
+	kueue) [ -x "$STACK_KUEUE_DIR/bin/kueue" ] ;;
+	trainer) [ -x "$STACK_TRAINER_DIR/bin/trainer-controller-manager" ] && [ -x "$STACK_JOBSET_DIR/bin/jobset" ] ;;
+	*) return 1 ;;
+	esac
+}
 if [ -z "${KCP_BACKEND:-}" ]; then
 	if [ -n "${JAXJOB_REAL:-}" ]; then KCP_BACKEND=stack; else KCP_BACKEND=kcp124; fi
 fi
@@ -161,8 +171,13 @@ kcp_up_stack() {
 	KCP_DIR=$(cd "$dir" && pwd)
 	export KCP_DIR
 	KCP_UP=1
+	# the parts whose binaries are built (Kueue and Trainer v2 + JobSet are optional:
+	# kcp_stack_has tells a suite that needs one)
+	local parts="controlplane kubelet operator"
+	kcp_stack_has trainer && parts="$parts trainer"
+	kcp_stack_has kueue && parts="$parts kueue"
 	# (run-all already counts this suite's control plane: the slot is the runner's)
-	if ! STACK_CP_SLOT=held STACK_PKI_CACHE=${JAXJOB_TMP:+$JAXJOB_TMP/stack-pki-cache} \
+	if ! STACK_PARTS=${STACK_PARTS:-$parts} STACK_CP_SLOT=held STACK_PKI_CACHE=${JAXJOB_TMP:+$JAXJOB_TMP/stack-pki-cache} \
 		"$KCP_TOP/stack/up.sh" "$KCP_DIR" >"$KCP_DIR/up.log" 2>&1; then
 		echo "kcp_up: stack/up.sh failed:" >&2
 		tail -n 25 "$KCP_DIR/up.log" >&2
