@@ -49,7 +49,7 @@ ended() { # NAME CODE DESCRIPTION
 ended oom 1 'a worker killed by the kernel for memory: the job fails (exit 1)'
 expect 'oom: worker-2, OOMKilled, exit 137, its last line; stderr leads with the cause' '
 	check oom 2 oom 137 "allocating activations" &&
-	grep -q "Failed: JAXJobFailed: worker-2 OOMKilled (exit 137) on [a-z-]* at [0-9:]* - " "$T/oom.err"'
+	grep -q "Failed: JAXJobFailed: worker-2 OOMKilled (exit 137) on [a-z0-9.-]* at [0-9:]* - " "$T/oom.err"'
 ended tb 1 'a Python exception: the job fails'
 expect 'traceback: worker-1, application, exit 1, the exception line picked out' \
 	'check tb 1 application 1 "^ValueError: loss is NaN" "ValueError: loss is NaN at step 3 (worker 1)"'

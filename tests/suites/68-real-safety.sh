@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The drills of issue 27 ("never act on a guess") on a REAL kube-apiserver 1.24 with the simulated
-# operator and kubelet (tests/realserver):
+# The drills of issue 27 ("never act on a guess") on a real kube-apiserver (tests/realserver/kcp.sh:
+# the real stack in make check-real, ../shared's 1.24 plane with the simulated operator otherwise):
 #   - preconditions: the real server refuses a DELETE with a stale resourceVersion (409), and every
 #     DELETE and suspend PATCH the launch sends carries the uid/resourceVersion it decided on (the
 #     audit log at level Request shows the request bodies);
@@ -20,20 +20,25 @@ mkdir -p "$O"
 
 # ---- the audit log at level Request for our jobs (request bodies), set by restarting the apiserver
 # through a wrapper that swaps in this suite's policy (up.sh rewrites its own at every start)
-mkdir -p "$T/kcp-bin"
-ln -s "$KCP_TOOL/bin/kube-controller-manager" "$T/kcp-bin/kube-controller-manager"
-cat >"$T/kcp-bin/kube-apiserver" <<EOF
-#!/bin/sh
-prev=
-for a in "\$@"; do
-	shift
-	if [ "\$prev" = --audit-policy-file ]; then set -- "\$@" "$T/audit-policy.yaml"; else set -- "\$@" "\$a"; fi
-	prev=\$a
-done
-exec "$KCP_TOOL/bin/kube-apiserver" "\$@"
-EOF
-chmod +x "$T/kcp-bin/kube-apiserver"
-export KCP_BIN=$T/kcp-bin
+if [ "$KCP_BACKEND" = stack ]; then
+	# stack/parts/controlplane.sh appends APISERVER_EXTRA_ARGS: the last --audit-policy-file wins
+	export APISERVER_EXTRA_ARGS="${APISERVER_EXTRA_ARGS:-} --audit-policy-file $T/audit-policy.yaml"
+else
+	mkdir -p "$T/kcp-bin"
+	ln -s "$KCP_TOOL/bin/kube-controller-manager" "$T/kcp-bin/kube-controller-manager"
+	cat >"$T/kcp-bin/kube-apiserver" <<-EOF
+	#!/bin/sh
+	prev=
+	for a in "\$@"; do
+		shift
+		if [ "\$prev" = --audit-policy-file ]; then set -- "\$@" "$T/audit-policy.yaml"; else set -- "\$@" "\$a"; fi
+		prev=\$a
+	done
+	exec "$KCP_TOOL/bin/kube-apiserver" "\$@"
+	EOF
+	chmod +x "$T/kcp-bin/kube-apiserver"
+	export KCP_BIN=$T/kcp-bin
+fi
 cat >"$T/audit-policy.yaml" <<'EOF'
 apiVersion: audit.k8s.io/v1
 kind: Policy
