@@ -11,8 +11,10 @@ What Kueue answers (kubernetes-sigs/kueue at ff69552e; facts, not code):
   pkg/visibility/storage/utils.go:40-66);
 - `offset` counts within the LocalQueue, `limit` defaults to 1000 and is capped at 100,000
   (pkg/visibility/storage/pending_workloads_lq.go:65-97, utils.go:28-33, pkg/constants/constants.go:43-49);
-- a LocalQueue its queue manager does not know: NotFound "localqueue \"LQ\" not found"
-  (pending_workloads_lq.go:75-77);
+- a LocalQueue its queue manager does not know: NotFound
+  "localqueue.visibility.kueue.x-k8s.io \"LQ\" not found" (pending_workloads_lq.go:75-77:
+  NewNotFound of the group-qualified resource; seen on the real Kueue v0.17.1 by
+  65-real-operators, which compares it with not_found_message());
 - versions v1beta2 and v1beta1, the same storage (pkg/visibility/server.go:187-191); a version
   whose APIService is not installed is the apiserver's plain "404 page not found".
 
@@ -36,6 +38,11 @@ def _true(o, ctype):
         if c.get('type') == ctype:
             return c.get('status') == 'True'
     return False
+
+
+def not_found_message(lq):
+    """What Kueue's visibility server says of a LocalQueue it does not know."""
+    return f'localqueue.{GROUP} "{lq}" not found'
 
 
 def pending(store, R, ns, lq):
@@ -76,8 +83,7 @@ def serve(h, cfg, store, R, version, ns, lq, q, not_found_page, err):
         raise err(503, 'the server is currently unable to handle the request')
     items = pending(store, R, ns, lq)
     if items is None:
-        raise err(404, f'localqueue "{lq}" not found', details={'name': lq, 'group': GROUP,
-                                                                 'kind': 'localqueue'})
+        raise err(404, not_found_message(lq), details={'name': lq, 'group': GROUP, 'kind': 'localqueue'})
     try:
         limit = int(q.get('limit') or 1000)
         offset = int(q.get('offset') or 0)
