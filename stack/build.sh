@@ -93,12 +93,24 @@ build_install() {
   mkdir -p "$out/bin"
   GOBIN="$out/bin" go install -trimpath -ldflags "-s -w" "$pkg@$v"
   got=$(ls "$out/bin")
+  [ -n "$got" ] || { echo "go install $pkg@$v made no binary"; return 1; }
   [ "$got" = "$want" ] || mv "$out/bin/$got" "$out/bin/$want"
 }
 build_training_operator() { build_install "$1" "$2" github.com/kubeflow/training-operator/cmd/training-operator.v1 training-operator; }
 build_kueue() { build_install "$1" "$2" sigs.k8s.io/kueue/cmd/kueue kueue; }
 build_trainer() { build_install "$1" "$2" github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager trainer-controller-manager; }
-build_jobset() { build_install "$1" "$2" sigs.k8s.io/jobset jobset; }
+# go install MOD@V first asks the proxy for MOD's version list (deprecation notice); the proxy
+# refuses sigs.k8s.io/jobset's list (403) though it serves v0.12.0: build it from a wrapper
+# module that requires it (no replaces in its go.mod, so the build list is the same)
+build_jobset() {
+  local out=$1 v=$2
+  newmod "$out" jaxjob.local/jobset-wrapper
+  cd "$out/src"
+  go mod edit -require="sigs.k8s.io/jobset@$v"
+  GOFLAGS="$GOFLAGS -mod=mod" go build -trimpath -ldflags "-s -w" -o "$out/bin/jobset" sigs.k8s.io/jobset
+  cp go.mod "$out/wrapper.go.mod"
+  rm -rf "$out/src"
+}
 
 moddir() { go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p'; }
 
