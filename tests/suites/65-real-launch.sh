@@ -124,7 +124,7 @@ expect "an image that cannot be pulled fails fast: exit 7 (got $rc_ip), Stuck, t
 	test $rc_ip -eq 7 && test \"\$(cat $O/ip/state)\" = Stuck &&
 	grep -Eq '^(ErrImagePull|ImagePullBackOff)\$' $O/ip/reason && grep -q image-pull-error $O/ip/message"
 expect '... and the job was deleted (--on-cancel=delete), its pods too' \
-	'test "$(job_state ip)" = absent && wait_for test -z "$(pods_of ip)"'
+	'test "$(job_state ip)" = absent && wait_for pods_gone ip'
 expect "a Service the API rejects (ResourceQuota services=0): exit 7 (got $rc_svc), reason FailedCreateService" "
 	test $rc_svc -eq 7 && test \"\$(cat $O/svc/reason)\" = FailedCreateService"
 expect "... with the API server's own words (exceeded quota) in the message" \
@@ -142,7 +142,7 @@ expect "a 2-node TrainJob completes: exit 0 (got $rc_tj), AllJobsCompleted, both
 expect "SIGTERM with --on-cancel=suspend: exit 5 (got $rc_sus)" "test $rc_sus -eq 5"
 expect '... spec.runPolicy.suspend is true, the operator says Suspended, the pods are gone' '
 	kcp_ctl GET $J/sus | grep -q "\"suspend\":true" &&
-	wait_for eval "job_state sus | grep -q Suspended" && wait_for test -z "$(pods_of sus)"'
+	wait_for eval "job_state sus | grep -q Suspended" && wait_for pods_gone sus'
 expect "SIGTERM with the default --on-cancel=delete: exit 5 (got $rc_fg), deletion confirmed" \
 	"test $rc_fg -eq 5 && grep -q 'deleted JAXJob team-a/fg' $T/fg.err"
 expect '... when launch exits, the job AND its pods are gone (foreground: the real GC deleted the pods first)' \
@@ -150,7 +150,7 @@ expect '... when launch exits, the job AND its pods are gone (foreground: the re
 expect '... the pods were deleted gracefully: the kubelet stopped their containers (last line: SIGTERM)' \
 	'for w in 0 1; do tail -n 1 "$FAKE_KUBELET_LOG_ROOT/team-a/fg-worker-$w/jax.log" | grep -q "received SIGTERM" || exit 1; done'
 expect '... the workers'"'"' Services went with the job (ownerReferences, GC)' \
-	'wait_for test -z "$(kubectl -n team-a get services -l training.kubeflow.org/job-name=fg -o name)"'
+	'wait_for eval "test -z \"\$(kubectl -n team-a get services -l training.kubeflow.org/job-name=fg -o name)\""'
 
 # ---- re-attach --------------------------------------------------------------------------------------
 expect "a retried step re-attaches after the first was killed (-9): exit 0 (got $rc_ra2)" \
