@@ -51,8 +51,9 @@ kcp_stack_built() { # 0 when every binary stack/up.sh starts is in the cache; el
 	return 1
 }
 # make check-real sets JAXJOB_REAL=1: the real stack, which must then be built (a failure, not a
-# skip, when it is not). Otherwise the 1.24 plane of ../shared where it is, else a skip naming
-# make check-real.
+# skip, when it is not). Otherwise, where the stack is built, a skip naming make check-real (which
+# .ci/run runs there); else the 1.24 plane of ../shared where it is (KCP_FORCE_1_24=1 takes it
+# even beside a built stack), else a skip naming make check-real.
 # kcp_stack_has kueue|trainer: that optional part of the stack is built
 kcp_stack_has() {
 	# shellcheck disable=SC1091
@@ -76,6 +77,11 @@ kcp_check() {
 		done
 		[ -x "$KCP_PY" ] || { KCP_WHY="needed for the real stack but missing: $KCP_PY"; return 2; }
 		return 0
+	fi
+	# the stack built here: these suites are make check-real's (.ci/run runs it), not run twice
+	if [ -z "${KCP_FORCE_1_24:-}" ] && kcp_stack_built; then
+		KCP_WHY="runs on the real stack in make check-real (built in $JAXJOB_CACHE)"
+		return 1
 	fi
 	if [ -z "$KCP_TOOL" ] || [ ! -d "$KCP_TOOL" ]; then
 		KCP_WHY="runs on the real stack in make check-real (it builds the stack once, cached in ${JAXJOB_CACHE:-~/.cache/jaxjob})"
