@@ -32,7 +32,7 @@ t0=$SECONDS
 # shellcheck disable=SC1091
 . "$work/stack/env"
 echo "  up in $((SECONDS - t0)) s"
-server=$("$KUBECTL" --kubeconfig "$KUBECONFIG" version -o json | "$STACK_PY" -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])')
+server=$("$KUBECTL" --kubeconfig "$KUBECONFIG" version -o json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])')
 echo "  Kubernetes $server (kube-apiserver, kube-controller-manager, kube-scheduler), etcd $ETCD_VERSION"
 echo "  Kubeflow training operator $TRAINING_OPERATOR_VERSION, Kueue $KUEUE_VERSION, Trainer $TRAINER_VERSION, JobSet $JOBSET_VERSION"
 echo "  JAX $("$jaxpy" -c 'import jax, jaxlib; print(jax.__version__, "(jaxlib", jaxlib.__version__ + ")")') on CPU, Python $("$jaxpy" -c 'import platform; print(platform.python_version())')"

@@ -96,7 +96,7 @@ def main():
     total = jax.jit(jax.shard_map(lambda v: jax.lax.psum(jnp.sum(v), 'p'), mesh=mesh, in_specs=P('p'),
                                   out_specs=P()))(ids)
     want = sum(range(nproc)) * jax.local_device_count()
-    print(f'worker {pid}: all-reduce of process ids = {int(total)} (expected {want})', flush=True)
+    print(f'worker {pid}: all-reduce of the process ids gives {int(total)} (expected {want})', flush=True)
     if int(total) != want:
         sys.exit(f'train.py: the cross-process sum is {int(total)}, expected {want}')
 

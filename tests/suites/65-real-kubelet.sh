@@ -310,7 +310,7 @@ else
 	echo "# 2 JAX workers done in $((SECONDS - t1)) s"
 	expect 'jax.distributed across two pods (coordinator by Service name): a real all-reduce, both Succeeded' '
 		is_phase jx-worker-0 Succeeded && is_phase jx-worker-1 Succeeded &&
-		logs jx-worker-1 | grep -qx "worker 1: all-reduce of process ids = 1 (expected 1)" &&
+		logs jx-worker-1 | grep -qx "worker 1: all-reduce of the process ids gives 1 (expected 1)" &&
 		logs jx-worker-0 | grep -q "^step 30/30 loss=[0-9.]* worker=0$"'
 fi
 expect 'the kubelet logged no Python traceback' '! grep -q Traceback "$KLOG"'
