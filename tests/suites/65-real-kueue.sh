@@ -7,6 +7,11 @@
 # launcher's line that answers the previous one.
 # run-all: uses control-plane
 . "$JAXJOB_TOP/tests/suites/65-real.lib"
+# a simulated Kueue must not run beside the real one (stack/parts/kueue.sh, which the stack backend starts)
+if [ "$KCP_BACKEND" = stack ]; then
+	skip "real control plane with Kueue" "the real Kueue runs on the stack: 65-real-kueue-launch and 65-real-operators cover it"
+	exit 0
+fi
 KUEUE_CRDS=${JAXJOB_SHARED:+$JAXJOB_SHARED/reference/kueue/crds}
 if [ -z "$KUEUE_CRDS" ] || [ ! -d "$KUEUE_CRDS" ]; then
 	skip "real control plane with Kueue" "needs ../shared/reference/kueue/crds"
