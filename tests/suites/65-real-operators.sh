@@ -20,14 +20,18 @@ for b in "$STACK_ETCD_DIR/bin/etcd" "$STACK_KUBE_DIR/bin/kube-apiserver" "$STACK
 done
 PY=/usr/bin/python3
 S=$T/stack
+# Trainer v2 + JobSet (stack/parts/trainer.sh) where they are built
+PARTS="controlplane operator kueue"
+[ -x "$STACK_TRAINER_DIR/bin/trainer-controller-manager" ] && [ -x "$STACK_JOBSET_DIR/bin/jobset" ] &&
+	PARTS="controlplane operator trainer kueue"
 trap 'STACK_GRACE=5 "$JAXJOB_TOP/stack/down.sh" "$S" >/dev/null 2>&1; [ -n "${REAL_KEEP:-}" ] || rm -rf "$T"' EXIT
 trap 'exit 143' TERM INT HUP	# run-all's cleanup: still bring the stack down
 t0=$SECONDS
 # (run-all counts this suite's control plane: the slot is the runner's, as in kcp.sh)
-if ! STACK_CP_SLOT=held STACK_PARTS="controlplane operator kueue" "$JAXJOB_TOP/stack/up.sh" "$S" >"$T/up.out" 2>"$T/up.err"; then
-	not_ok "the real stack (control plane, training operator, Kueue) comes up"
+if ! STACK_CP_SLOT=held STACK_PARTS=$PARTS "$JAXJOB_TOP/stack/up.sh" "$S" >"$T/up.out" 2>"$T/up.err"; then
+	not_ok "the real stack ($PARTS) comes up"
 	tail -n 30 "$T/up.err" >&2
-	for f in "$S"/logs/training-operator.log "$S"/logs/kueue.log; do [ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; } >&2; done
+	for f in "$S"/logs/training-operator.log "$S"/logs/kueue.log "$S"/logs/jobset.log "$S"/logs/trainer.log; do [ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; } >&2; done
 	exit 1
 fi
 . "$S/env"
@@ -206,4 +210,25 @@ expect "qa deleted: qb is admitted (not suspended, its pod made), qc still suspe
 	test "$(wl_cond qb Admitted)" = True && test "$(suspended qc)" = true'
 first_only() { test "$(positions $V/v1beta1/clusterqueues/cq/pendingworkloads)" = "$wc:0:0"; }
 expect "... and qc is first (and alone: qx deleted) in the queue now" 'wait_until -t 60 first_only'
+# ---- Trainer v2 + JobSet: a TrainJob on the jax-distributed runtime ------------------------------
+if [ "${PARTS#*trainer}" = "$PARTS" ]; then
+	skip "the real Trainer v2 and JobSet" "not built ($STACK_TRAINER_DIR, $STACK_JOBSET_DIR): run make stack"
+else
+	K create -f - >/dev/null <<JSON
+{"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "tj", "namespace": "$NS"},
+ "spec": {"runtimeRef": {"name": "jax-distributed"}, "trainer": {"numNodes": 2, "image": "x/jax:1",
+   "command": ["python3", "-c", "print(1)"]}}}
+JSON
+	tjpods() { K -n $NS get pods -l jobset.sigs.k8s.io/jobset-name=tj -o name | grep -c .; }
+	wait_until -t 90 test "$(tjpods)" = 2
+	expect "real Trainer ($TRAINER_VERSION) + JobSet ($JOBSET_VERSION): TrainJob tj -> JobSet tj -> Job tj-node-0 (Indexed, 2) -> 2 pods, headless Service tj" '
+		K -n $NS get jobset tj >/dev/null &&
+		test "$(K -n $NS get job tj-node-0 -o jsonpath="{.spec.completionMode} {.spec.completions}")" = "Indexed 2" &&
+		test "$(K -n $NS get service tj -o jsonpath="{.spec.clusterIP}")" = None'
+	expect "... each pod: JAX_NUM_PROCESSES=2, JAX_PROCESS_ID from the completion index, JAX_COORDINATOR_ADDRESS=tj-node-0-0.tj:29500" '
+		K -n $NS get pods -l jobset.sigs.k8s.io/jobset-name=tj -o jsonpath="{range .items[*]}{.spec.hostname}:{range .spec.containers[0].env[*]}{.name}={.value}{.valueFrom.fieldRef.fieldPath},{end};{end}" >$T/tj.env &&
+		grep -qF "tj-node-0-0:JAX_NUM_PROCESSES=2,JAX_PROCESS_ID=metadata.annotations['"'"'batch.kubernetes.io/job-completion-index'"'"'],JAX_COORDINATOR_ADDRESS=tj-node-0-0.tj:29500," $T/tj.env &&
+		grep -q "tj-node-0-1:" $T/tj.env'
+	echo "# TrainJob pods: restartPolicy $(K -n $NS get pods -l jobset.sigs.k8s.io/jobset-name=tj -o jsonpath='{.items[0].spec.restartPolicy}'), Job backoffLimit $(K -n $NS get job tj-node-0 -o jsonpath='{.spec.backoffLimit}')"
+fi
 echo "# stack logs: $S/logs (REAL_KEEP=1 keeps them)"
