@@ -37,6 +37,7 @@ BASELINE = os.environ.get("BASELINE")
 # the kubelet double runs the workers (SIM_* env); no sim_operator. SDK_PY: the python of
 # stack/venv.sh sdk, for the tool "training-sdk" (kubeflow-training's TrainingClient).
 REAL = os.environ.get("REAL") == "1"
+TOOL_TIMEOUT_S = float(os.environ.get("TOOL_TIMEOUT_S", "120"))
 SDK_PY = os.environ.get("SDK_PY")
 TOOLS = os.environ.get("TOOLS", "jaxjob python kubectl" + (" training-sdk" if SDK_PY else "")
                        + (" jaxjob-base" if BASELINE else "")).split()
@@ -127,13 +128,20 @@ def run_proc(argv, prefix=None):
             done.wait(0.005)
     s = threading.Thread(target=sample)
     s.start()
+    # a tool that never ends (an SDK following a survivor's stream that never closes) is
+    # killed after TOOL_TIMEOUT_S and reported with exit code "kill"
+    killer = threading.Timer(TOOL_TIMEOUT_S, lambda: p.kill())
+    killer.start()
     pid, status, ru = os.wait4(p.pid, 0)
+    killer.cancel()
     t_exit = time.time()
     done.set()
     s.join()
     hwm = hwm[0]
     t.join()
     p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode == -9:
+        p.returncode = "kill"
     return p.returncode, lines[0], hwm, ru.ru_utime + ru.ru_stime, t_exit
 
 

@@ -147,8 +147,17 @@ expect '... spec.runPolicy.suspend is true, the operator says Suspended, the pod
 	wait_for eval "job_state sus | grep -q Suspended" && wait_for pods_gone sus'
 expect "SIGTERM with the default --on-cancel=delete: exit 5 (got $rc_fg), deletion confirmed" \
 	"test $rc_fg -eq 5 && grep -q 'deleted JAXJob team-a/fg' $T/fg.err"
-expect '... when launch exits, the job AND its pods are gone (foreground: the real GC deleted the pods first)' \
-	'test "$(job_state fg)" = absent && test -z "$(pods_of fg)"'
+# (On the real stack the garbage collector can drop the job's foregroundDeletion finalizer
+# before its graph holds the pods - its pod informer behind on a loaded machine - and delete
+# them next as dependents of a gone owner: seen once under ASan in make check-real. So there
+# the pods are waited for.)
+if [ "$KCP_BACKEND" = stack ]; then
+	expect '... the job is gone when launch exits, and its pods go after it (the real GC)' \
+		'test "$(job_state fg)" = absent && wait_for pods_gone fg'
+else
+	expect '... when launch exits, the job AND its pods are gone (foreground: the real GC deleted the pods first)' \
+		'test "$(job_state fg)" = absent && test -z "$(pods_of fg)"'
+fi
 expect '... the pods were deleted gracefully: the kubelet stopped their containers (last line: SIGTERM)' \
 	'for w in 0 1; do tail -n 1 "$FAKE_KUBELET_LOG_ROOT/team-a/fg-worker-$w/jax.log" | grep -q "received SIGTERM" || exit 1; done'
 expect '... the workers'"'"' Services went with the job (ownerReferences, GC)' \
