@@ -48,6 +48,11 @@ bg_launch svc --name svc --namespace svcq --image x/jax:1 --workers 2 --env SIM_
 tj=
 real_trainjob && tj=tj && bg_launch tj --api trainjob --name tj --image x/jax:1 --workers 2 --env SIM_LINES=3 \
 	--out-state="$O/tj/state" --out-reason="$O/tj/reason"
+# the real kube-scheduler (stack only): a worker no Node can hold (the kubelet double's Nodes
+# have 8 cpu) fails the launch fast from the scheduler's own PodScheduled=False condition
+hog=
+[ "$KCP_BACKEND" = stack ] && hog=hog && bg_launch hog --name hog --image x/jax:1 --workers 2 --cpu 64 \
+	--fail-fast-after 3s --out-state="$O/hog/state" --out-reason="$O/hog/reason" --out-message="$O/hog/message"
 bg_launch sus --name sus $HANG --on-cancel suspend
 bg_launch fg --name fg $HANG
 export ARGO_WORKFLOW_NAME=real-x7k2p	# the re-attach identity
@@ -66,7 +71,7 @@ bg_launch ra2 --name ra --image x/jax:1 --workers 2 --env SIM_DURATION=5 --env S
 	--out-job-uid="$O/ra/uid"
 unset ARGO_WORKFLOW_NAME
 
-for n in ok3 late bad rst ip svc $tj sus fg ra2 cnt eof; do
+for n in ok3 late bad rst ip svc $tj $hog sus fg ra2 cnt eof; do
 	bg_wait $n
 	eval "rc_$n=$?"
 	echo "# $n ended at +$((SECONDS - t_start)) s"
@@ -133,6 +138,14 @@ expect "... with the API server's own words (exceeded quota) in the message" \
 expect '... --on-cancel=leave kept the job' \
 	'kcp_ctl GET /apis/kubeflow.org/v1/namespaces/svcq/jaxjobs/svc >/dev/null'
 kcp_ctl DELETE /apis/kubeflow.org/v1/namespaces/svcq/jaxjobs/svc >/dev/null
+
+# ---- the real scheduler ---------------------------------------------------------------------------
+if [ -n "$hog" ]; then
+	expect "a worker no Node can hold (64 cpu): exit 7 (got $rc_hog), Stuck, reason Unschedulable from the real scheduler" "
+		test $rc_hog -eq 7 && test \"\$(cat $O/hog/state)\" = Stuck && test \"\$(cat $O/hog/reason)\" = Unschedulable"
+	expect '... with the scheduler'"'"'s own words: Insufficient cpu, nodes are available' \
+		"grep -q 'Insufficient cpu' $O/hog/message && grep -q 'nodes are available' $O/hog/message"
+fi
 
 # ---- TrainJob -----------------------------------------------------------------------------------
 [ -n "$tj" ] || skip "a 2-node TrainJob completes" "$TRAINJOB_WHY"

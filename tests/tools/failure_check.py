@@ -39,7 +39,7 @@ def main():
     if cat != category:
         bad.append(f'category output = {cat!r}, want {category!r}')
     msg = open(d + '/message').read()
-    if not msg.startswith(f'worker-{worker} '):
+    if not any(msg.startswith(f'worker-{w} ') for w in workers):
         bad.append(f'message does not lead with the cause: {msg[:120]!r}')
     md = open(d + '/summary').read()
     why = md.split('#### Why it failed', 1)
