@@ -90,7 +90,8 @@ drill_restarts() { # NAME DELETE-TIMEOUT BRING-BACK(yes|no)
 	bg_launch "$name" --name "$name" --image x/jax:1 --workers 2 --env SIM_LINES=3 --env SIM_DURATION=8 \
 		--delete-timeout "$2" --out-state "$O/$name.state" --out-summary "$O/$name.md"
 	eval "pid=\$BG_${name//-/_}"
-	wait_until grep -q "Running" "$T/$name.err" || echo "$name: never Running" >&2
+	# (the real operator writes Running after the workers' first lines can be read: either says it runs)
+	wait_until grep -qE "Running|training: step" "$T/$name.err" || echo "$name: never Running" >&2
 	kill -STOP "$pid"
 	# restart 1 while the launch is stopped: its connections die with the apiserver, so the
 	# job's success (made through the new one) reaches it by no event it already holds
@@ -133,7 +134,7 @@ name=grace
 bg_launch "$name" --name "$name" --image x/jax:1 --workers 2 --env SIM_LINES=5 --env SIM_DURATION=4 \
 	--out-state "$O/$name.state"
 pid=$BG_grace
-wait_until grep -q "Running" "$T/$name.err" || echo "$name: never Running" >&2
+wait_until grep -qE "Running|training: step" "$T/$name.err" || echo "$name: never Running" >&2
 kill -STOP "$pid"
 wait_until job_state_is "$name" Succeeded || echo "$name: the job did not succeed" >&2
 apiserver=$(cat "$KCP_DIR/pids/apiserver.pid")
