@@ -35,7 +35,7 @@ else
 	case $? in
 	0) MODE=kcp ;;
 	2) not_ok "$DESC: ../shared's control plane can run here"; echo "$KCP_WHY" >&2; exit 1 ;;
-	*) skip "$DESC" "the real stack is not built: make check-real builds it (make stack) and runs this suite on it"
+	*) skip "$DESC" "$KCP_WHY"
 		exit 0 ;;
 	esac
 fi

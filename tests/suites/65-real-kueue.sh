@@ -14,7 +14,7 @@ if [ "$KCP_BACKEND" = stack ]; then
 fi
 KUEUE_CRDS=${JAXJOB_SHARED:+$JAXJOB_SHARED/reference/kueue/crds}
 if [ -z "$KUEUE_CRDS" ] || [ ! -d "$KUEUE_CRDS" ]; then
-	skip "real control plane with Kueue" "needs ../shared/reference/kueue/crds"
+	skip "real control plane with Kueue" "the simulated-Kueue drills need ../shared's 1.24 plane; make check-real runs the real Kueue (65-real-kueue-launch, 65-real-operators)"
 	exit 0
 fi
 real_start "real control plane with Kueue"
