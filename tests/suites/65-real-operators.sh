@@ -162,6 +162,13 @@ jaxjob qa 1 q >/dev/null
 wait_until -t 60 test "$(wl_cond qa Admitted)" = True
 wait_until -t 60 test "$(count pods qa)" = 1
 jaxjob qb 1 q >/dev/null
+# Kueue orders a queue by the Workloads' creationTimestamp, whole seconds: qb and qc made in one
+# second tie, and a loaded machine showed qc first. qc is made once the clock is past the second
+# of qb's Workload.
+wait_until -t 60 eval 'test -n "$(workload qb)"'
+qb_t=$(K -n $NS get workloads.kueue.x-k8s.io "$(workload qb)" -o jsonpath='{.metadata.creationTimestamp}')
+qb_s=$(date -u -d "$qb_t" +%s)
+wait_until -t 10 eval 'test "$(date -u +%s)" -gt "$qb_s"'
 jaxjob qc 1 q >/dev/null
 wait_until -t 60 test "$(wl_cond qc QuotaReserved)" = False
 expect "real Kueue ($KUEUE_VERSION): the first queued JAXJob is admitted (Workload Admitted, not suspended, its pod made)" '
