@@ -3,7 +3,7 @@
 #   . "$JAXJOB_TOP/tests/lib/tap.sh"
 #   expect 'dry-run prints a JAXJob' 'jj launch --dry-run ... | grep -q "kind: JAXJob"'
 #   expect_exit 2 'workers=0 is rejected' jj launch --dry-run --workers 0 ...
-#   skip 'needs ../shared' 'reason'
+#   skip 'the TrainJob CRD validates' 'needs make test-deps'   (the reason a user acts on)
 #   wait_until [-t SECONDS] CMD...   poll until CMD succeeds (an event: a file, a line, a state)
 #
 # Each test body runs in a subshell with `set -e`-free semantics: the test

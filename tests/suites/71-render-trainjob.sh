@@ -6,7 +6,7 @@
 # are refused with the reason (also when inherited from defaults), the hash
 # ignores spec.suspend, the hash-suffix name budget follows the JobSet pod
 # name, and every rendered TrainJob validates against the upstream CRD
-# (SKIP without ../shared).
+# (the CRD from its Go module, make test-deps; a SKIP naming it where not made).
 set -u
 . "$JAXJOB_TOP/tests/lib/tap.sh"
 . "$JAXJOB_TOP/tests/render/lib.sh"
