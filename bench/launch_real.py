@@ -46,14 +46,16 @@ UA = {"jaxjob": "jaxjob/", "jaxjob-base": "jaxjob/", "python": "OpenAPI-Generato
 api = sim_operator.Api()
 
 
-def sim_env(outcome):
+def sim_env(outcome, workers):
     """On the real stack, what the workers do (the kubelet double's SIM_* vocabulary): LINES
     lines over a second; for fail, worker 0 exits 1 and the others hang, streams open."""
     if not REAL:
         return {}
     env = {"SIM_LINES": str(LINES), "SIM_DURATION": "1"}
     if outcome != "ok":
-        env.update(SIM_FAIL_WORKER="0", SIM_EXIT="1", SIM_HANG="1")
+        # SIM_HANG would hang every worker, worker 0 too: no verdict ever came
+        env.update(SIM_FAIL_WORKER="0", SIM_EXIT="1",
+                   SIM_HANG_WORKER=",".join(str(i) for i in range(1, workers)))
     return env
 
 
@@ -69,7 +71,7 @@ def manifest(name, workers, env):
 
 def commands(tool, name, workers, outcome):
     """The process(es) a user of this tool would run, in order."""
-    env = sim_env(outcome)
+    env = sim_env(outcome, workers)
     if tool in ("jaxjob", "jaxjob-base"):
         return [[BIN if tool == "jaxjob" else BASELINE, "launch", "--kubeconfig", KC, "--name", name, "--image", "ghcr.io/x/jax:1",
                  "--workers", str(workers), "--quiet"] + [f"--env={k}={v}" for k, v in env.items()]
