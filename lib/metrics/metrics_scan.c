@@ -611,7 +611,8 @@ static int scan(const char *line, const char *const *step_keys, struct metrics_r
 		if (!value_may_start(q))
 			continue;
 		kn = key_before(line, p, &k, &quoted);
-		if (!kn || (*p == ':' && !quoted && !is_space(p[1])))
+		/* an unquoted key touches its colon: "ranks is : 3" is prose */
+		if (!kn || (*p == ':' && !quoted && (!is_space(p[1]) || is_space(p[-1]))))
 			continue;
 		kind = kind_of(k, kn, step_keys);
 		trace_key(t, k, kn);

@@ -16,7 +16,8 @@
  *
  * The rules (component/README.md "Metrics" repeats them for users):
  *  1. A metric is KEY=NUMBER, KEY: NUMBER (whitespace after the colon, so
- *     host:8080 is not one), "KEY": NUMBER or 'KEY': NUMBER. KEY starts with
+ *     host:8080 is not one, and none before it, so Gloo's "peer ranks is : 3"
+ *     is prose), "KEY": NUMBER or 'KEY': NUMBER. KEY starts with
  *     a letter or '_', holds letters, digits, '_', '.', '/', '-', at most 47
  *     characters, and is not preceded by '-' (an echoed --flag=value) or by a
  *     letter, digit or '.' (part of a longer word, a file name).

@@ -87,6 +87,12 @@ static void test_scan_no_nonsense(void **state)
 	SCAN("hex=0x1f seed=42 rank=0 pid=4242 version=2", "");
 	SCAN("ERROR:sim:worker 0 crashed (exit code 1, SIM_RESTART)", "");
 	SCAN("train.py:48] nothing to see", "");
+	/* Gloo's prose under jax.distributed: "is : 3" is no KEY: NUMBER (the
+	 * key must touch its colon unless quoted); quoted keys may still space */
+	SCAN("[Gloo] Rank 1 is connected to 3 peer ranks. Expected number of connected "
+	     "peer ranks is : 3", "");
+	SCAN("loss : 0.5", "");
+	SCAN("{\"loss\" : 0.5, 'acc' : 0.9}", "loss=0.5 acc=0.9 ");
 	SCAN("", "");
 }
 
