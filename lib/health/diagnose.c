@@ -31,7 +31,6 @@ struct diag_worker {
 	char reason[64];
 	char message[256];
 	char finished[40];		/* finishedAt, "" unknown */
-	unsigned long seq;		/* when this failure was first observed */
 	char *ring;			/* the last log bytes, lines ended by '\n' */
 	size_t size;			/* bytes allocated: grows to ring_cap, then wraps */
 	size_t total;			/* bytes ever written to the ring */
@@ -42,7 +41,6 @@ struct diag {
 	size_t ring_cap;
 	struct diag_worker **w;		/* by replica index */
 	int nw;
-	unsigned long seq;
 	char oom_nodes[OOM_NODES_MAX][254];	/* nodes with an OOMKilling event */
 	int noom;
 };
@@ -141,16 +139,9 @@ static const char *const config_reasons[] = {
 
 /* ---- observations -------------------------------------------------------- */
 
-static void fail(struct diag *d, struct diag_worker *w)
-{
-	if (!w->failed)
-		w->seq = ++d->seq;
-	w->failed = 1;
-}
-
 /* A terminated container state (state.terminated, or lastState.terminated:
  * the JSON name of the API's LastTerminationState). */
-static void terminated(struct diag *d, struct diag_worker *w, const cJSON *t)
+static void terminated(struct diag_worker *w, const cJSON *t)
 {
 	int code = (int)jtree_get_int(t, "exitCode", 0);
 	int sig = (int)jtree_get_int(t, "signal", 0);
@@ -164,8 +155,7 @@ static void terminated(struct diag *d, struct diag_worker *w, const cJSON *t)
 	if (w->failed && w->exit_code == code &&
 	    !strcmp(w->finished, jtree_get_string(t, "finishedAt", "")))
 		return;
-	w->failed = 0;
-	fail(d, w);
+	w->failed = 1;
 	w->exit_code = code;
 	/* the runtime's signal when it says one; else a shell's 128+N convention */
 	w->signal = sig ? sig : code > 128 && code <= 128 + 64 ? code - 128 : 0;
@@ -187,13 +177,13 @@ static const cJSON *container_status(const cJSON *pod, const char *container)
 }
 
 /* A waiting container that cannot start: image or configuration. */
-static void waiting(struct diag *d, struct diag_worker *w, const cJSON *wt, const cJSON *last)
+static void waiting(struct diag_worker *w, const cJSON *wt, const cJSON *last)
 {
 	const char *r = jtree_get_string(wt, "reason", NULL);
 
 	if (in_list(r, image_reasons) || in_list(r, config_reasons)) {
 		if (!w->failed || w->exit_code < 0) {
-			fail(d, w);
+			w->failed = 1;
 			w->hint = in_list(r, image_reasons) ? DIAG_IMAGE : DIAG_CONFIG;
 			w->exit_code = -1;
 			copy(w->reason, sizeof(w->reason), r);
@@ -201,7 +191,7 @@ static void waiting(struct diag *d, struct diag_worker *w, const cJSON *wt, cons
 		}
 	} else if (jtree_get(last, "terminated")) {
 		/* CrashLoopBackOff and the like: the last run failed, the next waits */
-		terminated(d, w, jtree_get(last, "terminated"));
+		terminated(w, jtree_get(last, "terminated"));
 	}
 }
 
@@ -212,10 +202,10 @@ static void waiting(struct diag *d, struct diag_worker *w, const cJSON *wt, cons
  * that restart only there, and a job that failed on its backoff limit names
  * it (63-launch-failure's bo, with the pods' watch behind).
  */
-static void running(struct diag *d, struct diag_worker *w, const cJSON *last)
+static void running(struct diag_worker *w, const cJSON *last)
 {
 	if (last && strcmp(w->finished, jtree_get_string(last, "finishedAt", "")))
-		terminated(d, w, last);
+		terminated(w, last);
 	w->past |= w->failed;
 	w->ran = 1;
 	w->failed = 0;
@@ -267,11 +257,11 @@ void diag_pod(struct diag *d, int index, const cJSON *pod, const char *container
 		keep(&w->node, jtree_get_string(pod, "spec.nodeName", NULL));
 	w->restarts = (int)jtree_get_int(cs, "restartCount", w->restarts);
 	if (jtree_get(state, "terminated"))
-		terminated(d, w, jtree_get(state, "terminated"));
+		terminated(w, jtree_get(state, "terminated"));
 	else if (jtree_get(state, "running"))
-		running(d, w, jtree_get(last, "terminated"));
+		running(w, jtree_get(last, "terminated"));
 	else if (jtree_get(state, "waiting"))
-		waiting(d, w, jtree_get(state, "waiting"), last);
+		waiting(w, jtree_get(state, "waiting"), last);
 	disruption(w, pod);
 	if (preason && (!strcmp(preason, "Evicted") || !strcmp(preason, "DeadlineExceeded") ||
 			!strcmp(preason, "Preempting"))) {
@@ -280,13 +270,13 @@ void diag_pod(struct diag *d, int index, const cJSON *pod, const char *container
 		copy(w->reason, sizeof(w->reason), preason);
 		copy(w->message, sizeof(w->message), jtree_get_string(pod, "status.message", ""));
 		if (!strcmp(phase, "Failed") || w->hint == DIAG_PREEMPTED)
-			fail(d, w);
+			w->failed = 1;
 	} else if (!strcmp(phase, "Failed") && !w->failed) {
-		fail(d, w);
+		w->failed = 1;
 		copy(w->reason, sizeof(w->reason), preason ? preason : "Failed");
 	}
 	if (w->hint == DIAG_SCHEDULING && !w->ran)
-		fail(d, w);
+		w->failed = 1;
 }
 
 static struct diag_worker *worker_of_pod(struct diag *d, const char *name)
@@ -340,7 +330,7 @@ void diag_event(struct diag *d, const cJSON *ev)
 	}
 	if (w->hint == DIAG_NONE || hint == DIAG_EVICTED || hint == DIAG_PREEMPTED)
 		w->hint = hint;
-	fail(d, w);
+	w->failed = 1;
 }
 
 /* ---- the log ring: the per-line path -------------------------------------- */
@@ -539,8 +529,8 @@ static int candidate_cmp(const void *a, const void *b)
 		return c;
 	if (x->coordination != y->coordination)	/* a tie: the victim is not the cause */
 		return x->coordination - y->coordination;
-	if (!xt && x->w->seq != y->w->seq)
-		return x->w->seq < y->w->seq ? -1 : 1;
+	/* not the order they were seen in: of two workers failing alike (an
+	 * image no registry has) that is the kubelets' order, not the job's */
 	return x->index - y->index;
 }
 
@@ -550,6 +540,38 @@ static int any_coordination(const char *const *lines, const size_t *lens, int n)
 		if (diag_coordination_text(lines[i], lens[i]))
 			return 1;
 	return 0;
+}
+
+/* Worker i as a candidate: its lines name a coordination timeout? */
+static int coordination_of(const struct diag *d, const struct diag_worker *w, struct buf *text)
+{
+	const char **lines = NULL;
+	size_t *lens = NULL;
+	int k = ring_lines(d, w, text, &lines, &lens);
+	int c = any_coordination(lines, lens, k);
+
+	free(lines);
+	free(lens);
+	return c;
+}
+
+int diag_first_of(const struct diag *d, const int *index, int n)
+{
+	static const struct diag_worker unseen = { .exit_code = -1 };
+	struct candidate best = { -1, NULL, 0 };
+	struct buf text = BUF_INIT;
+
+	for (int i = 0; i < n; i++) {
+		struct candidate c = { index[i], &unseen, 0 };
+		if (d && index[i] >= 0 && index[i] < d->nw && d->w[index[i]]) {
+			c.w = d->w[index[i]];
+			c.coordination = coordination_of(d, c.w, &text);
+		}
+		if (!best.w || candidate_cmp(&c, &best) < 0)
+			best = c;
+	}
+	buf_free(&text);
+	return best.index;
 }
 
 static enum diag_category category_of(const struct diag *d, const struct diag_worker *w,
@@ -643,16 +665,11 @@ int diag_result(const struct diag *d, const char *job_message, struct diag_failu
 		if (d->w[i] && d->w[i]->failed)
 			past = 0;
 	for (int i = 0; i < d->nw; i++) {
-		const char **lines = NULL;
-		size_t *lens = NULL;
 		if (!d->w[i] || !(d->w[i]->failed || (past && d->w[i]->past)))
 			continue;
 		c[n].index = i;
 		c[n].w = d->w[i];
-		int k = ring_lines(d, d->w[i], &text, &lines, &lens);
-		c[n++].coordination = any_coordination(lines, lens, k);
-		free(lines);
-		free(lens);
+		c[n++].coordination = coordination_of(d, d->w[i], &text);
 	}
 	buf_free(&text);
 	qsort(c, (size_t)n, sizeof(*c), candidate_cmp);

@@ -22,8 +22,13 @@
  *
  * The first failing worker is the one whose failure is earliest by its
  * container's finishedAt (RFC 3339 in UTC, compared as text: the API server
- * writes one format), ties and failures without a time by the order they
- * were observed, then by index. Its category, most specific first:
+ * writes one format); ties and failures without a time go by index, not by
+ * the order they were seen in (of two workers that cannot pull one image,
+ * that is the kubelets' order), a worker whose lines name a coordination
+ * timeout after one whose lines do not. diag_first_of() is that rule for
+ * whoever else names a worker (the launcher's stuck message), so the
+ * message and the failure record name the same one. Its category, most
+ * specific first:
  * evicted, preempted, oom, image, config, scheduling, deadline, then for a
  * non-zero exit coordination (the log names a JAX distributed-runtime
  * timeout, diag_coordination_text()) or application, then backoff (the
@@ -135,6 +140,13 @@ struct diag_failure {
  */
 int diag_result(const struct diag *d, const char *job_message, struct diag_failure *f);
 void diag_failure_free(struct diag_failure *f);
+
+/*
+ * Of workers index[0..n), the one diag_result() would name first (the
+ * order above; a worker the diagnosis has not seen fail counts as failed
+ * without a time). -1 when n is 0. `d` may be NULL: then the lowest index.
+ */
+int diag_first_of(const struct diag *d, const int *index, int n);
 
 /*
  * One line that leads with the cause: "worker-2 OOMKilled (exit 137) on

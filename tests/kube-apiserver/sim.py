@@ -705,7 +705,11 @@ class Simulator:
                 return
             self.event(pod, 'Normal', 'Scheduled', f'Successfully assigned {ns}/{name} to {NODE}',
                        component='default-scheduler')
-        self.later(self.scale(0.05), self.kubelet_start, ns, name, uid)
+        # SIM_SLOW_KUBELET_WORKER: these workers' kubelet starts them later, so their pods are seen
+        # before the others' yet fail after them (which of two workers failing alike is seen first)
+        slow = self.worker_index(pod) in int_set(k.get('SIM_SLOW_KUBELET_WORKER'))
+        self.later(self.scale(0.05 + (kf(k, 'SIM_SLOW_KUBELET_DELAY', 0.5) if slow else 0)), self.kubelet_start,
+                   ns, name, uid)
 
     def kubelet_start(self, ns, name, uid):
         pod = self.s.get(R.PODS, ns, name)

@@ -39,6 +39,13 @@ expect_run 7 'an image that cannot be pulled: stuck' img \
 expect 'image: worker-0, image, no exit code, the pull message' 'check img 0 image - "image-pull-error"'
 
 # shellcheck disable=SC2046
+expect_run 7 'two workers that cannot pull, worker-1 failing first: stuck' img2 \
+	launch --name img2 --image x/image-pull-error:1 --workers 2 --fail-fast-after 3s \
+	--env SIM_SLOW_KUBELET_WORKER=0 $(fouts img2) -- python train.py
+expect 'image: the message and --out-failure name one worker by one rule (the lower index)' \
+	'check img2 0 image - "image-pull-error" && grep -q "\"worker\": 1" "$O/img2/failure"'
+
+# shellcheck disable=SC2046
 expect_run 7 'a missing secret: CreateContainerConfigError, stuck' sec \
 	launch --name sec --image x/jax:1 --workers 2 --fail-fast-after 1s \
 	--env '[{"name":"HF_TOKEN","valueFrom":{"secretKeyRef":{"name":"hf-token","key":"token"}}}]' \

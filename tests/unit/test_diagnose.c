@@ -1,5 +1,5 @@
 /* test_diagnose.c - why a job failed, from pods, events and log lines: the
- * first failing worker (by finishedAt, ties by index), its category, its
+ * first failing worker (by finishedAt, ties and undated ones by index), its category, its
  * exception and last lines, the workers that failed after it. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -186,6 +186,41 @@ static void same_second_victim_is_not_the_cause(void **state)
 	assert_int_equal(f.category, DIAG_COORDINATION);
 	diag_failure_free(&f);
 	diag_free(e);
+	diag_free(d);
+}
+
+/* Two workers that cannot pull one image: which the kubelets report first
+ * is their order, not the job's; the diagnosis names the lower index, and
+ * diag_first_of (the launcher's stuck message) by the same rule. */
+static void workers_failing_alike_by_index(void **state)
+{
+	static const char pull[] = "{\"waiting\":{\"reason\":\"ErrImagePull\",\"message\":\"no\"}}";
+	struct diag *d = diag_new(20);
+	struct diag_failure f;
+	int both[] = { 1, 0 }, one[] = { 3 }, coord[] = { 2, 3 };
+	(void)state;
+
+	pod(d, 0, "{\"waiting\":{\"reason\":\"ContainerCreating\"}}", NULL);
+	pod(d, 1, pull, NULL);
+	pod(d, 0, pull, NULL);
+	assert_int_equal(diag_result(d, NULL, &f), 1);
+	assert_int_equal(f.index, 0);
+	assert_int_equal(f.ncollateral, 1);
+	assert_int_equal(f.collateral[0].index, 1);
+	diag_failure_free(&f);
+	assert_int_equal(diag_first_of(d, both, 2), 0);
+	assert_int_equal(diag_first_of(d, one, 1), 3);	/* unseen: still named */
+	assert_int_equal(diag_first_of(d, both, 0), -1);
+	assert_int_equal(diag_first_of(NULL, both, 2), 0);
+	/* a dated failure before an undated one; a coordination victim last */
+	term(d, 2, 1, "Error", "12:00:05");
+	assert_int_equal(diag_first_of(d, (int[]){ 0, 2 }, 2), 2);
+	term(d, 3, 1, "Error", "12:00:05");
+	line(d, 2, "DEADLINE_EXCEEDED: Barrier timed out");
+	assert_int_equal(diag_first_of(d, coord, 2), 3);
+	assert_int_equal(diag_result(d, NULL, &f), 1);
+	assert_int_equal(f.index, 3);
+	diag_failure_free(&f);
 	diag_free(d);
 }
 
@@ -426,6 +461,7 @@ int main(void)
 		cmocka_unit_test(coordination_cascade_names_the_first),
 		cmocka_unit_test(same_second_victim_is_not_the_cause),
 		cmocka_unit_test(evicted_image_config_scheduling),
+		cmocka_unit_test(workers_failing_alike_by_index),
 		cmocka_unit_test(preempted_and_oom_node_event),
 		cmocka_unit_test(restart_then_failure_reports_the_last_container),
 		cmocka_unit_test(ring_is_bounded_and_keeps_whole_lines),

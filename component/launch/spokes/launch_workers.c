@@ -266,18 +266,27 @@ int workers_incomplete(const struct workers *w, const struct launch_verdict *v, 
 	return n + unseen;
 }
 
+/* Of the stuck workers, the one the diagnosis names first (diag_first_of):
+ * the message and --out-failure name the same worker by one rule. */
 int workers_stuck(const struct workers *w, char *reason, size_t rn, char *msg, size_t mn)
 {
-	for (int i = 0; i < w->npods; i++) {
-		const struct launch_pod *p = w->pods[i];
-		if (p->gone || !p->stuck[0])
-			continue;
-		snprintf(reason, rn, "%s", p->stuck);
-		snprintf(msg, mn, "worker-%d (%s): %s%s%s", p->index, p->name, p->stuck,
-			 p->stuck_msg && p->stuck_msg[0] ? ": " : "", p->stuck_msg ? p->stuck_msg : "");
-		return 1;
-	}
-	return 0;
+	int *stuck = xcalloc((size_t)w->npods + 1, sizeof(*stuck)), n = 0, first;
+	const struct launch_pod *p = NULL;
+
+	for (int i = 0; i < w->npods; i++)
+		if (!w->pods[i]->gone && w->pods[i]->stuck[0])
+			stuck[n++] = w->pods[i]->index;
+	first = diag_first_of(w->ctx->diag, stuck, n);
+	free(stuck);
+	for (int i = 0; n && !p; i++)
+		if (!w->pods[i]->gone && w->pods[i]->stuck[0] && w->pods[i]->index == first)
+			p = w->pods[i];
+	if (!p)
+		return 0;
+	snprintf(reason, rn, "%s", p->stuck);
+	snprintf(msg, mn, "worker-%d (%s): %s%s%s", p->index, p->name, p->stuck,
+		 p->stuck_msg && p->stuck_msg[0] ? ": " : "", p->stuck_msg ? p->stuck_msg : "");
+	return 1;
 }
 
 int workers_count(const struct workers *w, struct launch_workers *c)

@@ -47,8 +47,9 @@ unsigned long workers_progress(const struct workers *w);
  * returns how many. */
 int workers_incomplete(const struct workers *w, const struct launch_verdict *v, struct buf *out);
 
-/* The first worker that is stuck (image pull, unschedulable): 1 with
- * "reason" and "worker-N (pod): reason: message" filled in, else 0. */
+/* The first worker that is stuck (image pull, unschedulable), first by the
+ * diagnosis's rule (diag_first_of): 1 with "reason" and
+ * "worker-N (pod): reason: message" filled in, else 0. */
 int workers_stuck(const struct workers *w, char *reason, size_t rn, char *msg, size_t mn);
 /* Worker counts from the pods seen (for jobs whose status has none);
  * returns how many pods were seen. */
