@@ -59,7 +59,7 @@ bg_wait sc1
 rc=$?
 ctl DELETE /_test/faults >/dev/null
 expect "SIGTERM during the create exits 5 (got $rc)" "test $rc -eq 5"
-expect '... and no job is left behind' 'wait_for test "$(job_state sc1)" = absent'
+expect '... and no job is left behind' 'wait_for job_absent sc1'
 
 # cancel_held NAME: a launch of NAME, SIGTERM once it runs; its cleanup's DELETE
 # reaches the server and is held there. release NAME: answer it; the launch's

@@ -76,11 +76,16 @@ for w in json.load(sys.stdin)["items"]:
 wl_cond() { # JOB TYPE: the condition's status
 	K -n $NS get workloads.kueue.x-k8s.io "$(workload "$1")" -o jsonpath="{.status.conditions[?(@.type==\"$2\")].status}" 2>/dev/null
 }
+# Predicates for wait_until: each call asks again (wait_until test "$(...)" would ask once, then
+# wait out its ceiling on that one answer, as 65-real.lib's pods_gone says)
+count_is() { test "$(count "$1" "$2")" = "$3"; }	# KIND JOB N
+wl_cond_is() { test "$(wl_cond "$1" "$2")" = "$3"; }	# JOB TYPE STATUS
+suspended_is() { test "$(suspended "$1")" = "$2"; }	# JOB true|false
 
 # ---- the operator: pods and Services, compared field by field with the doubles' -----------------
 jaxjob ev 2 >/dev/null
-wait_until -t 60 test "$(count pods ev)" = 2
-wait_until -t 30 test "$(count services ev)" = 2
+wait_until -t 60 count_is pods ev 2
+wait_until -t 30 count_is services ev 2
 K -n $NS get jaxjob ev -o json >"$T/ev.json"
 K -n $NS get pods -l training.kubeflow.org/job-name=ev -o json >"$T/ev-pods.json"
 K -n $NS get services -l training.kubeflow.org/job-name=ev -o json >"$T/ev-svcs.json"
@@ -157,10 +162,11 @@ K apply -f - >/dev/null <<JSON
  {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "$NS"},
   "spec": {"clusterQueue": "cq"}}]}
 JSON
-wait_until -t 60 test "$(K get clusterqueues.kueue.x-k8s.io cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}')" = True
+cq_active() { test "$(K get clusterqueues.kueue.x-k8s.io cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}')" = True; }
+wait_until -t 60 cq_active
 jaxjob qa 1 q >/dev/null
-wait_until -t 60 test "$(wl_cond qa Admitted)" = True
-wait_until -t 60 test "$(count pods qa)" = 1
+wait_until -t 60 wl_cond_is qa Admitted True
+wait_until -t 60 count_is pods qa 1
 jaxjob qb 1 q >/dev/null
 # Kueue orders a queue by the Workloads' creationTimestamp, whole seconds: qb and qc made in one
 # second tie, and a loaded machine showed qc first. qc is made once the clock is past the second
@@ -170,7 +176,7 @@ qb_t=$(K -n $NS get workloads.kueue.x-k8s.io "$(workload qb)" -o jsonpath='{.met
 qb_s=$(date -u -d "$qb_t" +%s)
 wait_until -t 10 eval 'test "$(date -u +%s)" -gt "$qb_s"'
 jaxjob qc 1 q >/dev/null
-wait_until -t 60 test "$(wl_cond qc QuotaReserved)" = False
+wait_until -t 60 wl_cond_is qc QuotaReserved False
 expect "real Kueue ($KUEUE_VERSION): the first queued JAXJob is admitted (Workload Admitted, not suspended, its pod made)" '
 	test "$(suspended qa)" = false && test "$(count pods qa)" = 1'
 expect "... the next two stay suspended by Kueue's webhook, no pods, QuotaReserved=False" '
@@ -210,7 +216,7 @@ expect "... an unknown LocalQueue: NotFound with the message the double (visibil
 
 # ---- a request over the ClusterQueue's whole quota: Kueue v0.17 says Pending, "> maximum capacity"
 jaxjob qx 2 q >/dev/null
-wait_until -t 60 test "$(wl_cond qx QuotaReserved)" = False
+wait_until -t 60 wl_cond_is qx QuotaReserved False
 expect "a JAXJob of 2 cpu on a quota of 1: Pending (not ExceedsMaxQuota before v0.19), \"> maximum capacity\" as the launcher reads it" '
 	test "$(K -n $NS get workloads.kueue.x-k8s.io "$(workload qx)" -o jsonpath="{.status.conditions[?(@.type==\"QuotaReserved\")].reason}|{.status.conditions[?(@.type==\"QuotaReserved\")].message}")" = \
 	"Pending|couldn'"'"'t assign flavors to pod set worker: insufficient quota for cpu in flavor default-flavor, previously considered podsets requests (0) + current podset request (2) > maximum capacity (1)"'
@@ -218,8 +224,8 @@ K -n $NS delete jaxjob qx --wait=false >/dev/null
 
 # ---- quota frees: qb admitted, qc moves up --------------------------------------------------------
 K -n $NS delete jaxjob qa --wait=false >/dev/null
-wait_until -t 90 test "$(suspended qb)" = false
-wait_until -t 60 test "$(count pods qb)" = 1
+wait_until -t 90 suspended_is qb false
+wait_until -t 60 count_is pods qb 1
 expect "qa deleted: qb is admitted (not suspended, its pod made), qc still suspended" '
 	test "$(wl_cond qb Admitted)" = True && test "$(suspended qc)" = true'
 first_only() { test "$(positions $V/v1beta1/clusterqueues/cq/pendingworkloads)" = "$wc:0:0"; }
@@ -234,7 +240,8 @@ else
    "command": ["python3", "-c", "print(1)"]}}}
 JSON
 	tjpods() { K -n $NS get pods -l jobset.sigs.k8s.io/jobset-name=tj -o name | grep -c .; }
-	wait_until -t 90 test "$(tjpods)" = 2
+	tjpods_are() { test "$(tjpods)" = "$1"; }
+	wait_until -t 90 tjpods_are 2
 	expect "real Trainer ($TRAINER_VERSION) + JobSet ($JOBSET_VERSION): TrainJob tj -> JobSet tj -> Job tj-node-0 (Indexed, 2) -> 2 pods, headless Service tj" '
 		K -n $NS get jobset tj >/dev/null &&
 		test "$(K -n $NS get job tj-node-0 -o jsonpath="{.spec.completionMode} {.spec.completions}")" = "Indexed 2" &&
