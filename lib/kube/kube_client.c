@@ -117,6 +117,7 @@ void kube_client_traffic(const struct kube_client *c, struct kube_traffic *t)
 {
 	t->bytes_in = c->traffic.bytes_in;
 	t->requests = c->traffic.requests;
+	t->held = c->traffic.held;
 }
 
 static int run(struct kube_client *c, struct kube_request *rq, cJSON **out, struct err *e)

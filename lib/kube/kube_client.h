@@ -116,11 +116,13 @@ void kube_client_set_trace(struct kube_client *c,
  * body as curl hands them over - after TLS and HTTP/2 framing, watch and log
  * streams included, whether or not the caller kept them - and the requests
  * sent (each attempt of a retried request counts). Two counters, bumped in
- * curl's callbacks.
+ * curl's callbacks. And how many bulk requests (kube_request.bulk) waited
+ * for their turn to open a connection.
  */
 struct kube_traffic {
 	unsigned long long bytes_in;
 	unsigned long requests;
+	unsigned long held;
 };
 void kube_client_traffic(const struct kube_client *c, struct kube_traffic *t);
 

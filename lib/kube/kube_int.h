@@ -60,6 +60,13 @@ struct kube_xfer {
 	long status;
 	CURLcode result;
 	int finished, paused, dead;
+	int get;		/* a GET: nothing to send once the request is out */
+	int bulk;		/* kube_request.bulk: waits while others open (held) */
+	int held;		/* not on the multi handle yet: its turn to open comes */
+	int connected;		/* its request went out (curl's pretransfer time) */
+	unsigned long seq;	/* order of start, for the held ones' turns */
+	int head_done;		/* the response's header block has ended (on_header) */
+	int trimmed;		/* its idle send buffers given back (xfer_trim) */
 	double started;
 	size_t body_max;	/* an ordinary body's bound (kube_request.body_max) */
 	kube_xfer_data_fn *on_data;	/* NULL: collect the whole body */
@@ -120,6 +127,7 @@ struct kube_calls {
 struct kube_xfers {
 	CURLM *multi;
 	struct kube_xfer *list;
+	unsigned long seq;	/* transfers started, for kube_xfer.seq */
 };
 
 /* kube_loop.c: timers, signals, the writable fd, the dispatch step */
@@ -142,6 +150,7 @@ struct kube_loop_state {
 struct kube_counters {
 	unsigned long long bytes_in;	/* response headers and bodies, as curl hands them */
 	unsigned long requests;		/* attempts sent */
+	unsigned long held;		/* bulk transfers that waited their turn */
 };
 
 /*

@@ -169,6 +169,7 @@ struct kube_log *kube_log_follow(struct kube_client *c, const struct kube_log_op
 
 	struct kube_request rq;
 	kube_request_init(&rq, KUBE_GET, o->once ? "read the log of" : "follow the log of");
+	rq.bulk = 1;	/* one of a job's many: opens its connection in turn */
 	kube_path(&rq.path, &KUBE_POD, o->ns, o->pod, "log");
 	if (!o->once)
 		kube_query(&rq.path, "follow", "true");
@@ -399,6 +400,7 @@ static int tail_start(struct kube_log *l, long tail, double until, struct err *e
 	}
 	kube_request_init(&rq, KUBE_GET, "read the end of the log of");
 	rq.retry_s = 2;	/* the stream goes on meanwhile: this is only a shortcut */
+	rq.bulk = 1;
 	buf_add(&rq.path, l->tail_path.data, l->tail_path.len);
 	if (tail > 0) {
 		snprintf(n, sizeof(n), "%ld", tail);

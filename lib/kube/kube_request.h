@@ -86,7 +86,11 @@ struct kube_request {
 					 * "response larger than N bytes") without reading more:
 					 * a caller that looks often at an answer of unbounded
 					 * size (a queue's pending list) bounds what it costs. */
+	int bulk;			/* one of many alike (a big job's log reads): when
+					 * KUBE_BULK_OPENING such requests are opening their
+					 * connection already, it waits its turn (kube_xfer.c) */
 };
+#define KUBE_BULK_OPENING 8	/* bulk requests opening a connection at once */
 
 struct kube_response {
 	long status;		/* HTTP status, 0 when no response arrived */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <openssl/crypto.h>
+#include <openssl/ssl.h>
 
 #include "version.h"
 
@@ -67,6 +68,9 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
 	if (len >= 5 && !memcmp(p, "HTTP/", 5)) {	/* a new response (after 100) */
 		x->retry_after[0] = x->content_type[0] = '\0';
 		x->status = 0;
+		x->head_done = 0;
+	} else if (len <= 2 && (len == 0 || p[0] == '\r' || p[0] == '\n')) {
+		x->head_done = 1;	/* the blank line: the request is out */
 	} else if (len > 12 && !strncasecmp(p, "Retry-After:", 12)) {
 		copy_header(p + 12, len - 12, x->retry_after, sizeof(x->retry_after));
 	} else if (len > 13 && !strncasecmp(p, "Content-Type:", 13)) {
@@ -141,6 +145,7 @@ static void set_method(struct kube_xfer *x, const struct kube_request *rq)
 	}
 	if (rq->method != KUBE_GET && rq->method != KUBE_POST)
 		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method_name(rq->method));
+	x->get = rq->method == KUBE_GET && !rq->body.len;
 }
 
 /* A transfer's memory and its easy handle, not yet on the multi. */
@@ -225,6 +230,65 @@ static void set_transport(struct kube_xfer *x, const struct kube_request *rq,
 		curl_easy_setopt(h, CURLOPT_CONNECT_TO, set->connect_to);
 }
 
+/*
+ * Bulk transfers (kube_request.bulk: a big job's log follows, reads and
+ * tail reads) open their connections KUBE_BULK_OPENING at a time. On
+ * HTTP/1.1 each transfer that finds no idle connection opens one of its
+ * own, and a TLS handshake in flight holds ~35 kB that a connection in use
+ * does not (OpenSSL's handshake buffer and BIO, the key exchange, curl's
+ * send buffer): when 64 workers of a 1,000-worker job exit together, 64
+ * tail reads opened 64 connections beside the 64 follows, and that burst
+ * was the launch's peak (bench/README.md, big jobs, 2026-11-29). A held
+ * transfer has its easy handle but is not on the multi handle; it is
+ * added, oldest first, when one of the opening ones has sent its request
+ * (curl's pretransfer time: connected, TLS done) or ended. An opening
+ * transfer is bounded by the connect timeout, so the wait is too. Other
+ * requests (watches, the job's reads and writes) never wait. On HTTP/2
+ * the requests are streams of one connection and turns come at once.
+ */
+static int bulk_opening(const struct kube_client *c)
+{
+	int n = 0;
+	for (const struct kube_xfer *x = c->xfers.list; x; x = x->next)
+		if (x->bulk && !x->held && !x->dead && !x->finished && !x->connected)
+			n++;
+	return n;
+}
+
+static void note_connected(struct kube_xfer *x)
+{
+	curl_off_t pre = 0;
+	if (x->connected || x->held || x->dead || x->finished)
+		return;
+	if (x->head_done || (curl_easy_getinfo(x->easy, CURLINFO_PRETRANSFER_TIME_T, &pre) ==
+			     CURLE_OK && pre > 0))
+		x->connected = 1;
+}
+
+static void release_held(struct kube_client *c)
+{
+	int opening = bulk_opening(c);
+	while (opening < KUBE_BULK_OPENING) {
+		struct kube_xfer *next = NULL;
+		for (struct kube_xfer *x = c->xfers.list; x; x = x->next)
+			if (x->held && !x->dead && (!next || x->seq < next->seq))
+				next = x;
+		if (!next)
+			return;
+		next->held = 0;
+		next->started = kube_now();
+		CURLMcode mc = curl_multi_add_handle(c->xfers.multi, next->easy);
+		if (mc != CURLM_OK) {	/* ends as a failed transfer, in the next dispatch */
+			next->finished = 1;
+			next->result = CURLE_FAILED_INIT;
+			snprintf(next->errbuf, sizeof(next->errbuf), "curl_multi_add_handle: %s",
+				 curl_multi_strerror(mc));
+			continue;
+		}
+		opening++;
+	}
+}
+
 struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_request *rq,
 				  const struct kube_cred_view *cred,
 				  const struct kube_xfer_opts *o, struct err *e)
@@ -236,15 +300,22 @@ struct kube_xfer *kube_xfer_start(struct kube_client *c, const struct kube_reque
 	set_tls(x, &c->setup.cfg, cred);
 	set_headers(x, rq, cred);
 	set_method(x, rq);
+	x->bulk = rq->bulk;
+	x->seq = ++c->xfers.seq;
 	x->started = kube_now();
-	CURLMcode mc = curl_multi_add_handle(c->xfers.multi, x->easy);
-	if (mc != CURLM_OK) {
-		curl_slist_free_all(x->headers);
-		curl_easy_cleanup(x->easy);
-		buf_free(&x->req_body);
-		free(x);
-		err_set(e, ERR_INTERNAL, "curl_multi_add_handle: %s", curl_multi_strerror(mc));
-		return NULL;
+	if (x->bulk && bulk_opening(c) >= KUBE_BULK_OPENING) {
+		x->held = 1;	/* its turn comes in release_held() */
+		c->traffic.held++;
+	} else {
+		CURLMcode mc = curl_multi_add_handle(c->xfers.multi, x->easy);
+		if (mc != CURLM_OK) {
+			curl_slist_free_all(x->headers);
+			curl_easy_cleanup(x->easy);
+			buf_free(&x->req_body);
+			free(x);
+			err_set(e, ERR_INTERNAL, "curl_multi_add_handle: %s", curl_multi_strerror(mc));
+			return NULL;
+		}
 	}
 	x->next = c->xfers.list;
 	c->xfers.list = x;
@@ -257,12 +328,13 @@ void kube_xfer_cancel(struct kube_xfer *x)
 	if (!x || x->dead)
 		return;
 	x->dead = 1;
-	curl_multi_remove_handle(x->c->xfers.multi, x->easy);
+	if (!x->held)
+		curl_multi_remove_handle(x->c->xfers.multi, x->easy);
 }
 
 static void xfer_free(struct kube_xfer *x)
 {
-	if (!x->finished && !x->dead)
+	if (!x->finished && !x->dead && !x->held)
 		curl_multi_remove_handle(x->c->xfers.multi, x->easy);
 	curl_easy_cleanup(x->easy);
 	curl_slist_free_all(x->headers);
@@ -321,6 +393,53 @@ int kube_xfer_busy(const struct kube_client *c)
 
 /* ---- the dispatch: ends collected, data and ends handed on ---------------- */
 
+/*
+ * A GET whose response has begun sends nothing more on its connection, yet
+ * two send buffers stay with it for as long as it lives, ~33 kB, which on
+ * HTTP/1.1 (one connection per transfer: the test double, an HTTP/1.1
+ * proxy) is a third of what each of a big job's 64 open log streams costs
+ * (bench/README.md, big jobs, 2026-11-29):
+ *   - curl 7.88's upload buffer (16 kB at least, KUBE_UPLOAD_BUFFER): an
+ *     HTTP/1.1 request over TLS is copied into it to be sent
+ *     (Curl_buffer_send, lib/http.c) and it is freed only with the handle
+ *     or at the transfer's end (multi_done, lib/multi.c). Setting
+ *     CURLOPT_UPLOAD_BUFFERSIZE frees it ("force a realloc next
+ *     opportunity", lib/setopt.c), and curl allocates it again should the
+ *     handle ever send (Curl_get_upload_buffer, lib/transfer.c; all curl
+ *     7.88.1). Newer curls have no such buffer; the call is then harmless.
+ *   - OpenSSL's write buffer (16.7 kB): curl asks for SSL_MODE_RELEASE_BUFFERS,
+ *     but the buffer is set up again after the handshake to read the
+ *     server's TLS 1.3 session tickets and is released only after a write,
+ *     which a stream never makes. SSL_free_buffers() gives back both
+ *     buffers when neither holds pending data (0 otherwise: asked again at
+ *     the next dispatch); OpenSSL sets them up again on the next read or
+ *     write (ssl3_read_n, do_ssl3_write; OpenSSL 3.0).
+ * Done here, after curl_multi_perform() has returned, never inside curl's
+ * callbacks. Not on HTTP/2: no upload buffer there, and its one connection
+ * is written to all the time.
+ */
+static void xfer_trim(struct kube_xfer *x)
+{
+	long version = 0;
+	struct curl_tlssessioninfo *tls = NULL;
+
+	if (x->dead || x->finished || x->trimmed > 0 || !x->get || !x->head_done)
+		return;
+	if (curl_easy_getinfo(x->easy, CURLINFO_HTTP_VERSION, &version) != CURLE_OK ||
+	    version == CURL_HTTP_VERSION_2_0) {
+		x->trimmed = 1;
+		return;
+	}
+	if (x->trimmed == 0)
+		curl_easy_setopt(x->easy, CURLOPT_UPLOAD_BUFFERSIZE, KUBE_UPLOAD_BUFFER);
+	if (curl_easy_getinfo(x->easy, CURLINFO_TLS_SSL_PTR, &tls) != CURLE_OK || !tls ||
+	    tls->backend != CURLSSLBACKEND_OPENSSL || !tls->internals ||
+	    SSL_free_buffers(tls->internals))
+		x->trimmed = 1;
+	else
+		x->trimmed = -1;	/* the curl buffer is back; OpenSSL's next time */
+}
+
 void kube_xfer_collect(struct kube_client *c)
 {
 	CURLMsg *m;
@@ -356,6 +475,9 @@ static void trace(const struct kube_xfer *x)
 void kube_xfer_dispatch(struct kube_client *c)
 {
 	for (struct kube_xfer *x = c->xfers.list; x; x = x->next) {
+		note_connected(x);
+		if (x->trimmed <= 0)
+			xfer_trim(x);
 		if (!x->dead && x->on_data && is_2xx(x->status) && x->in.len) {
 			size_t used = x->on_data(x->ud, x->in.data, x->in.len);
 			buf_consume(&x->in, used);
@@ -393,4 +515,5 @@ void kube_xfer_reap(struct kube_client *c)
 			p = &x->next;
 		}
 	}
+	release_held(c);
 }

@@ -950,6 +950,73 @@ static void s_async_delete(void)
 	CHECK(d.f.deleted == 1, "DELETED seen %d times", d.f.deleted);
 }
 
+#define BULK_N 20
+struct bulk_run {
+	struct follow f;
+	int answered[BULK_N + 1];	/* [BULK_N]: the request that is not bulk */
+	int failed, left;
+	int plain_before;		/* bulk answers before the plain one's */
+};
+static struct bulk_run *cur_bulk;
+
+static void bulk_done(void *ud, struct kube_response *rs, const struct err *e)
+{
+	struct bulk_run *b = cur_bulk;
+	long i = (long)ud;
+	if (e || rs->status != 200)
+		b->failed++;
+	b->answered[i]++;
+	if (i == BULK_N)
+		for (int j = 0; j < BULK_N; j++)
+			b->plain_before += b->answered[j];
+	if (--b->left == 0)
+		finish(&b->f);
+}
+
+static struct kube_call *start_get(const char *path, int bulk, long i)
+{
+	struct kube_request rq;
+	kube_request_init(&rq, KUBE_GET, "get");
+	buf_adds(&rq.path, path);
+	buf_adds(&rq.what, path);
+	rq.bulk = bulk;
+	struct kube_call *k = kube_start(admin, &rq, bulk_done, (void *)i);
+	kube_request_free(&rq);
+	return k;
+}
+
+/* Many bulk requests at once (a big job's log reads): KUBE_BULK_OPENING
+ * open their connections, the others wait their turn, oldest first; every
+ * one is answered; a request that is not bulk never waits; a waiting one
+ * cancelled is never answered. */
+static void s_bulk_turns(void)
+{
+	struct bulk_run b;
+	struct kube_call *calls[BULK_N];
+	struct kube_traffic t0, t1;
+	memset(&b, 0, sizeof(b));
+	cur_bulk = &b;
+	b.f.c = admin;
+	kube_client_traffic(admin, &t0);
+	for (long i = 0; i < BULK_N; i++)
+		calls[i] = start_get("/api/v1/namespaces/team-a/pods?limit=1", 1, i);
+	start_get("/api/v1/namespaces/team-a/pods?limit=2", 0, BULK_N);
+	kube_cancel(calls[BULK_N - 1]);
+	b.left = BULK_N;	/* BULK_N - 1 bulk ones and the plain one */
+	kube_client_traffic(admin, &t1);
+	CHECK(t1.held - t0.held == BULK_N - KUBE_BULK_OPENING, "%lu of %d bulk requests wait "
+	      "their turn (%d open at once)", t1.held - t0.held, BULK_N, KUBE_BULK_OPENING);
+	b.f.guard = kube_timer_add(admin, 40, guard_fired, &b.f);
+	run_loop(admin, &b.f);
+	CHECK(!b.failed, "%d requests failed", b.failed);
+	for (int i = 0; i < BULK_N - 1; i++)
+		CHECK(b.answered[i] == 1, "bulk request %d answered %d times", i, b.answered[i]);
+	CHECK(b.answered[BULK_N - 1] == 0, "the cancelled one is never answered");
+	CHECK(b.answered[BULK_N] == 1, "the plain request is answered");
+	CHECK(b.plain_before < BULK_N - 1, "the plain request did not wait for every bulk one "
+	      "(%d answered before it)", b.plain_before);
+}
+
 static void s_list_pages(void)
 {
 	for (int i = 0; i < 3; i++) {
@@ -1213,6 +1280,7 @@ int main(int argc, char **argv)
 		{ "log: a read stopped anywhere and taken up at its resume point gives the rest exactly", s_log_resume_point },
 		{ "config: HTTPS_PROXY from the environment is used, NO_PROXY bypasses it", s_proxy_env },
 		{ "list: limit/continue pages and kube_list merging them; bad selector is 400", s_list_pages },
+		{ "bulk: 20 requests at once open KUBE_BULK_OPENING connections, the rest in turn, each answered once", s_bulk_turns },
 		{ "patch: merge patch suspends, JSON patch resumes", s_patch },
 	};
 	admin = client_from("kubeconfig");
