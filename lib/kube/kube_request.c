@@ -206,8 +206,12 @@ void kube_req_list(struct kube_request *rq, const struct kube_resource *r,
 		snprintf(n, sizeof(n), "%ld", o->limit);
 		kube_query(&rq->path, "limit", n);
 	}
-	if (o && o->continue_token && *o->continue_token)
+	if (o && o->continue_token && *o->continue_token) {
 		kube_query(&rq->path, "continue", o->continue_token);
+	} else if (o && o->not_older_than) {
+		kube_query(&rq->path, "resourceVersion", o->not_older_than);
+		kube_query(&rq->path, "resourceVersionMatch", "NotOlderThan");
+	}
 	kube_describe(&rq->what, r, NULL);
 }
 

@@ -137,6 +137,18 @@ struct kube_list_opts {
 	const char *field_selector;	/* "metadata.name=x" */
 	long limit;			/* 0 = no paging */
 	const char *continue_token;	/* from a previous page's metadata.continue */
+	/*
+	 * Lists only (a watch's own list ignores it): a resourceVersion the
+	 * answer must be at least as new as (resourceVersionMatch=NotOlderThan),
+	 * served from the API server's watch cache without waiting for etcd;
+	 * not sent with a continue token (the token holds its own). NULL: a
+	 * consistent read, which a 1.31+ server serves from the cache only
+	 * once the cache has caught up with etcd - it asks etcd for progress
+	 * every 100 ms while a read waits (k8s.io/apiserver v0.36.4
+	 * pkg/storage/cacher/progress/watch_progress.go, progressRequestPeriod),
+	 * so such a list can take up to 100 ms on a quiet cluster.
+	 */
+	const char *not_older_than;
 };
 
 void kube_req_list(struct kube_request *rq, const struct kube_resource *r,

@@ -411,6 +411,7 @@ static void start_list(struct kube_watch *w, const char *cont)
 {
 	struct kube_list_opts sel = w->o.sel;
 	sel.continue_token = cont;
+	sel.not_older_than = NULL;	/* a watch starts from a consistent list */
 	if (!cont) {
 		cJSON_Delete(w->acc);
 		w->acc = NULL;
@@ -539,7 +540,7 @@ static void stream_done(void *ud, struct kube_response *rs, const struct err *e)
 
 static void start_watch(struct kube_watch *w)
 {
-	struct kube_list_opts sel = { w->label, w->field, 0, NULL };
+	struct kube_list_opts sel = { w->label, w->field, 0, NULL, NULL };
 	struct kube_request rq;
 	char num[32];
 	kube_req_list(&rq, w->o.res, w->ns, &sel);

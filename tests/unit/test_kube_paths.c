@@ -91,12 +91,22 @@ static void builders_set_method_body_type_and_query(void **state)
 	assert_string_equal(rq.content_type, "application/json-patch+json");
 	kube_request_free(&rq);
 
-	struct kube_list_opts o = { "training.kubeflow.org/job-name=m", "status.phase=Running", 2, "tok" };
+	/* a continue token carries its own resourceVersion: none is sent beside it */
+	struct kube_list_opts o = { "training.kubeflow.org/job-name=m", "status.phase=Running", 2, "tok",
+				    "41" };
 	kube_req_list(&rq, &KUBE_POD, "team-a", &o);
 	assert_string_equal(rq.path.data, "/api/v1/namespaces/team-a/pods"
 			    "?labelSelector=training.kubeflow.org%2Fjob-name%3Dm"
 			    "&fieldSelector=status.phase%3DRunning&limit=2&continue=tok");
 	assert_string_equal(rq.verb, "list");
+	kube_request_free(&rq);
+	/* the first page: from the watch cache, not older than what was seen */
+	o.continue_token = NULL;
+	kube_req_list(&rq, &KUBE_POD, "team-a", &o);
+	assert_string_equal(rq.path.data, "/api/v1/namespaces/team-a/pods"
+			    "?labelSelector=training.kubeflow.org%2Fjob-name%3Dm"
+			    "&fieldSelector=status.phase%3DRunning&limit=2"
+			    "&resourceVersion=41&resourceVersionMatch=NotOlderThan");
 	kube_request_free(&rq);
 	cJSON_Delete(job);
 	cJSON_Delete(patch);
