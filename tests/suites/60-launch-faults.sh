@@ -277,6 +277,43 @@ assert len(r) == 1 and r[0][\"path\"].endswith(\"/ev2-worker-2/log\"), r
 assert \"follow\" not in r[0][\"query\"] and \"tailLines\" not in r[0][\"query\"], r
 assert r[0].get(\"code\") == 200, r'"
 ctl DELETE $J/ev2 >/dev/null
+# The survivor's read goes out beside the verdict's list of the pods, not after it (issue 40:
+# one round trip after a Failed verdict, not two): with the list held in the server, the
+# survivor's read still arrives; the exit waits for both.
+ctl POST /_test/faults '{"logEofDelayMs": 600000, "holdVerdict": true}' >/dev/null
+ks_mark
+bg_launch ev3 --name ev3 --image x/jax:1 --workers 3 --env SIM_FAIL_WORKER=1 --env SIM_HANG_WORKER=2 \
+	--env SIM_EXIT=3 --env SIM_LINES=2 --env SIM_DURATION=0.5 --log-drain 60s
+tails_of_ev3() {
+	requests | python3 -c '
+import json, sys
+t = {e["path"] for e in json.load(sys.stdin) if e["path"].endswith("/log") and "tailLines=" in e["query"]}
+sys.exit(0 if {p.split("/")[-2] for p in t} >= {"ev3-worker-0", "ev3-worker-1"} else 1)'
+}
+wait_for tails_of_ev3
+ctl POST /_test/faults '{"holdMatch": "/pods$", "holdMethod": "GET"}' >/dev/null
+ks_mark
+ctl POST /_test/faults '{"holdVerdict": null}' >/dev/null
+# the list (not the pod watch) and the survivor's read (no follow), both since the release
+after_verdict_has() {
+	requests | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+lists = [e for e in r if e["path"].endswith("/pods") and "watch" not in e["query"]]
+reads = [e for e in r if e["path"].endswith("/ev3-worker-2/log") and "follow" not in e["query"]]
+sys.exit(0 if lists and reads else 1)'
+}
+wait_for after_verdict_has
+held=$?
+ctl POST /_test/faults '{"holdMatch": null}' >/dev/null
+bg_wait ev3
+rc=$?
+ctl DELETE /_test/faults >/dev/null
+expect "a Failed verdict: the survivor's read is sent while the pods' list is unanswered" "test $held -eq 0"
+expect "... then exit 1 (got $rc), the survivor named, every line once" "
+	test $rc -eq 1 && grep -q 'worker-2 still running: log not followed further' $T/ev3.err &&
+	grep -q '^\[worker-1\] ERROR:sim:worker 1' $T/ev3.out && logs_whole ev3"
+ctl DELETE $J/ev3 >/dev/null
 # A clean end of a follow while the pod watch still says "running" is ambiguous: a stream
 # the kubelet closed, or an exit whose pod update is late (issue 32: 17 s late under load, 20
 # re-follows at a fixed 0.5 s). So the log is followed again, at a pace that backs off: the

@@ -151,13 +151,18 @@ static int workers_unseen(const struct workers *w, const struct launch_verdict *
  * watch delivers the failed worker's "terminated", and that worker's last
  * lines (its error) must not be cut. So: every worker the status counts as
  * finished has been seen finish, and, when the status has no worker counts
- * (TrainJob), some worker has been seen fail.
+ * (TrainJob), some worker has been seen fail - after the verdict's list,
+ * which alone can say which pods the job had. With counts, the survivors'
+ * reads go out beside the list rather than after it (one round trip after
+ * the verdict instead of two): a survivor read is of a log up to now, right
+ * whatever the list then shows, and the exit waits for the list all the
+ * same (workers_drained).
  */
 static int survivors_only(const struct workers *w, const struct launch_verdict *v)
 {
-	if (w->list_call || workers_unseen(w, v))
+	if (workers_unseen(w, v))
 		return 0;
-	return v->counted || failure_seen(w);
+	return v->counted || (!w->list_call && failure_seen(w));
 }
 
 /*
