@@ -38,8 +38,10 @@
 # 0 exits 1, the others hang). The tool "training-sdk" is kubeflow-training's TrainingClient
 # (bench/peer_training_sdk.py, stack/venv.sh sdk; SDK=0 leaves it out).
 # KCP_ENV=path/to/env: use a control plane already running (up.sh's env
-# file; no operator may run on it) instead of starting one.
-# Environment: ROUNDS (default 5; 256 workers: ROUNDS256, default 3), SIZES, TOOLS (default
+# file; no operator may run on it) instead of starting one; with REAL=1 and
+# KCP_BACKEND=stack, a stack of stack/up.sh DIR controlplane kubelet operator.
+# Environment: ROUNDS (default 5; 256 workers: ROUNDS256, default 3), SIZES, OUTCOMES ("ok",
+# "fail" or both, the default), TOOLS (default
 # "jaxjob python kubectl"), BASELINE (another jaxjob binary, run as tool "jaxjob-base" in the
 # same rounds: a before/after comparison),
 # LINES (default 100), VERDICT_DELAY_S (default 0: the operator writes the verdict that long
@@ -61,6 +63,8 @@ if ! kcp_check; then
 	echo "bench/launch-real.sh: $KCP_WHY" >&2
 	exit 1
 fi
+# the kubectl peer: on the real stack, its own Kubernetes version's (stack/build.sh kube)
+[ "$KCP_BACKEND" = stack ] && PATH=$STACK_KUBE_DIR/bin:$PATH
 "$PEER_PY" -c 'import kubernetes' 2>/dev/null || { echo "bench/launch-real.sh: $PEER_PY has no kubernetes module (apt-get install python3-kubernetes)" >&2; exit 1; }
 command -v strace >/dev/null || { echo "bench/launch-real.sh: strace not found (apt-get install strace)" >&2; exit 1; }
 W=$(mktemp -d /tmp/jaxjob-bench-real.XXXXXX)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 
 BIN, PEER_PY, TOP, WORK = sys.argv[1:5]
 sys.path.insert(0, os.path.join(TOP, "bench"))
@@ -38,6 +39,8 @@ BASELINE = os.environ.get("BASELINE")
 # stack/venv.sh sdk, for the tool "training-sdk" (kubeflow-training's TrainingClient).
 REAL = os.environ.get("REAL") == "1"
 TOOL_TIMEOUT_S = float(os.environ.get("TOOL_TIMEOUT_S", "120"))
+# OUTCOMES narrows the scenarios: "ok", "fail" or both (the default)
+OUTCOMES = os.environ.get("OUTCOMES", "ok fail").split()
 SDK_PY = os.environ.get("SDK_PY")
 TOOLS = os.environ.get("TOOLS", "jaxjob python kubectl" + (" training-sdk" if SDK_PY else "")
                        + (" jaxjob-base" if BASELINE else "")).split()
@@ -252,7 +255,25 @@ def one_run(tool, name, workers, outcome, strace=False):
         api.call("DELETE", f"/apis/kubeflow.org/v1/namespaces/{NS}/jaxjobs/{name}?propagationPolicy=Background")
     except RuntimeError:
         pass
+    settle(name)
     return r
+
+
+def settle(name):
+    """Until the job's pods are gone (QUIET_S, default 10 s at most), then QUIET_S_AFTER (0.5 s):
+    the garbage collector, the kubelet and the operator acting on the deletion would otherwise
+    share the cores with the next tool's start, which hurts the tool whose start is shortest
+    most (bench/README.md, "where start -> create goes", 2026-11-29)."""
+    sel = urllib.parse.quote(f"training.kubeflow.org/job-name={name}")
+    end = time.time() + float(os.environ.get("QUIET_S", "10"))
+    while time.time() < end:
+        try:
+            if not api.call("GET", f"/api/v1/namespaces/{NS}/pods?labelSelector={sel}").get("items"):
+                break
+        except RuntimeError:
+            break
+        time.sleep(0.05)
+    time.sleep(float(os.environ.get("QUIET_S_AFTER", "0.5")))
 
 
 def med(xs):
@@ -271,7 +292,7 @@ def main():
         rounds = ROUNDS256 if w >= 256 else ROUNDS
         for rnd in range(rounds):
             order = TOOLS[rnd % len(TOOLS):] + TOOLS[:rnd % len(TOOLS)]
-            for outcome in ("ok", "fail"):
+            for outcome in OUTCOMES:
                 for tool in order:
                     name = f"b{uniq}-{tool[:2]}{tool[-1]}-{outcome}-{w}-{rnd}"
                     r = one_run(tool, name, w, outcome)
@@ -297,7 +318,7 @@ def main():
           "requests | after the verdict | 5xx | connections | peak RSS MB | CPU ms | log lines |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for w in SIZES:
-        for outcome in ("ok", "fail"):
+        for outcome in OUTCOMES:
             for tool in TOOLS:
                 rs = sel(tool, w, outcome)
                 if not rs:
@@ -312,7 +333,7 @@ def main():
     print()
     print("ratios (peer median / jaxjob median):")
     for w in SIZES:
-        for outcome in ("ok", "fail"):
+        for outcome in OUTCOMES:
             j = sel("jaxjob", w, outcome)
             for peer in [t for t in TOOLS if t != "jaxjob"]:
                 p = sel(peer, w, outcome)
