@@ -377,6 +377,9 @@ ctl DELETE /_test/faults >/dev/null
 expect '... and the summary output names it, as stderr does' "
 	grep -q 'the log of worker-0 is incomplete' $T/li1.err &&
 	grep -q '^| logs incomplete | worker-0: the stream broke for good or did not end within --log-drain |\$' $O/li1/summary"
+expect '... and how much was read: the lines written, as many as stdout shows' "
+	n=\$(grep -c '^\[worker-0\] ' $T/li1.out);
+	grep -q \"^| log lines | \$n written |\\\$\" $O/li1/summary"
 ctl DELETE $J/li1 >/dev/null
 # A stream that fell behind (each line sent 300 ms late) is never cut on quiet: quiet
 # cannot tell it has delivered everything. Reading the log's end once the container exited

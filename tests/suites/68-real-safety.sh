@@ -132,7 +132,7 @@ fi
 # the logs are still read within the signal's grace: every line printed once, exit 0.
 name=grace
 bg_launch "$name" --name "$name" --image x/jax:1 --workers 2 --env SIM_LINES=5 --env SIM_DURATION=4 \
-	--out-state "$O/$name.state"
+	--out-state "$O/$name.state" --out-summary "$O/$name.md"
 pid=$BG_grace
 wait_until grep -qE "Running|training: step" "$T/$name.err" || echo "$name: never Running" >&2
 kill -STOP "$pid"
@@ -153,6 +153,9 @@ expect '... and every line of both workers printed once, within the signal'"'"'s
 		diff $T/$name.want.\$w $T/$name.got.\$w || exit 1
 	done
 	! grep -q 'incomplete' $T/$name.err"
+expect '... and the summary says how much was read: every line, none incomplete' "
+	n=\$(grep -c '^\[worker-[01]\] ' $T/$name.out) &&
+	grep -q \"^| log lines | \$n written |\\\$\" $O/$name.md && ! grep -q '^| logs incomplete' $O/$name.md"
 
 # ---- 3. SIGTERM with stdout a pipe nobody reads
 stalled() { # NAME

@@ -185,6 +185,7 @@ static void queued(struct launch_stdout *o)
 
 void launch_stdout_line(struct launch_stdout *o, int index, const char *data, size_t len)
 {
+	o->lines += index >= 0;
 	if (o->closed) {
 		count_line(&o->dropped, &o->ndropped, index);
 		return;
@@ -195,6 +196,7 @@ void launch_stdout_line(struct launch_stdout *o, int index, const char *data, si
 
 void launch_stdout_worker_line(struct launch_stdout *o, int index, const char *line, size_t len)
 {
+	o->lines++;
 	if (o->closed) {
 		count_line(&o->dropped, &o->ndropped, index);
 		return;

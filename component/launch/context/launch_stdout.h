@@ -55,6 +55,7 @@ struct launch_stdout {
 	int stall_said;
 	int err;		/* errno of the failure that closed it */
 	struct kube_timer *finish_timer;	/* launch_stdout_finish() in progress */
+	unsigned long lines;	/* worker lines taken: written, queued or dropped */
 	unsigned long *dropped;	/* per worker index: lines not written (closed) */
 	int ndropped;
 };

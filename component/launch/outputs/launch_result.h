@@ -27,6 +27,7 @@ struct launch_result {
 	const char *cleanup;	/* what cleanup did ("deleted", "suspended"), or NULL */
 	const char *logs_lost;	/* worker log lines never written to stdout, per
 				 * worker ("worker-0: 12 lines"), or NULL */
+	unsigned long log_lines;	/* worker log lines written to stdout */
 	const char *logs_incomplete;	/* workers whose log could not be read whole
 					 * within --log-drain, and why; or NULL */
 	struct launch_workers workers;	/* as the ending counted them (launch_ending_workers) */

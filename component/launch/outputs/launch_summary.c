@@ -151,6 +151,9 @@ void launch_summary(const struct launch_result *r, struct buf *out)
 			 r->api_bytes_in);
 		md_row(out, "API traffic", tmp);
 	}
+	/* how much of the logs was read: after a signal, what its grace allowed */
+	snprintf(tmp, sizeof(tmp), "%lu written", r->log_lines);
+	md_row(out, "log lines", tmp);
 	md_row(out, "log lines not written", r->logs_lost);
 	md_row(out, "logs incomplete", r->logs_incomplete);
 	snprintf(tmp, sizeof(tmp), "%d", r->outcome.exit_code);

@@ -202,7 +202,9 @@ static void result_of(const struct launch_ctx *ctx, struct launch_hub *h,
 		launch_hub_finish(h);	/* the last worker lines, within --log-drain */
 	else
 		launch_stdout_finish(ctx->out, ctx->o->log_drain_s, &signo);
-	if (launch_stdout_lost(ctx->out, lost)) {
+	unsigned long nlost = launch_stdout_lost(ctx->out, lost);
+	r->log_lines = ctx->out->lines - nlost;
+	if (nlost) {
 		launch_progress_note(ctx->prog, "warning: worker log lines not written to stdout (%s): %s",
 				     ctx->out->closed ? "it was closed" : "it was not read in time",
 				     lost->data);
