@@ -611,10 +611,14 @@ static int scan(const char *line, const char *const *step_keys, struct metrics_r
 		if (!value_may_start(q))
 			continue;
 		kn = key_before(line, p, &k, &quoted);
-		/* an unquoted key touches its colon: "ranks is : 3" is prose */
-		if (!kn || (*p == ':' && !quoted && (!is_space(p[1]) || is_space(p[-1]))))
+		if (!kn || (*p == ':' && !quoted && !is_space(p[1])))
 			continue;
-		kind = kind_of(k, kn, step_keys);
+		/* an unquoted key apart from its separator reads as prose ("peer
+		 * ranks is : 3", "process ids = 6"): rule 2's names only */
+		if (!quoted && is_space(p[-1]))
+			kind = bare_kind(k, kn, step_keys);
+		else
+			kind = kind_of(k, kn, step_keys);
 		trace_key(t, k, kn);
 		tok = q;
 		if (kind == KEY_DENIED || !value_at(&q, kind != KEY_METRIC, &v, &total, &num, t))

@@ -16,15 +16,16 @@
  *
  * The rules (component/README.md "Metrics" repeats them for users):
  *  1. A metric is KEY=NUMBER, KEY: NUMBER (whitespace after the colon, so
- *     host:8080 is not one, and none before it, so Gloo's "peer ranks is : 3"
- *     is prose), "KEY": NUMBER or 'KEY': NUMBER. KEY starts with
+ *     host:8080 is not one), "KEY": NUMBER or 'KEY': NUMBER. KEY starts with
  *     a letter or '_', holds letters, digits, '_', '.', '/', '-', at most 47
  *     characters, and is not preceded by '-' (an echoed --flag=value) or by a
  *     letter, digit or '.' (part of a longer word, a file name).
  *  2. KEY NUMBER with only a space counts only for the step and epoch
  *     counters and for loss-like names (loss, *loss, acc, accuracy, lr,
  *     learning_rate, perplexity, ppl, grad_norm): "port 8080" or
- *     "Python 3.11" are words, not metrics.
+ *     "Python 3.11" are words, not metrics. So does an unquoted KEY set
+ *     apart from its '=' or ':' by a space: "loss = 0.25" is a metric,
+ *     Gloo's "peer ranks is : 3" and "process ids = 6" are prose.
  *  3. NUMBER is a decimal (sign, digits, fraction, exponent), nan, inf or
  *     infinity (any case), optionally wrapped as Array(...), DeviceArray(...),
  *     np.float32(...)/np.float64(...)/tensor(...) or quoted, and optionally
