@@ -36,14 +36,22 @@
 # training operator writes the verdict (its last jaxjobs/status write in the audit log is the
 # moment decided), the kubelet double runs the workers (SIM_LINES over a second; fail: worker
 # 0 exits 1, the others hang). The tool "training-sdk" is kubeflow-training's TrainingClient
-# (bench/peer_training_sdk.py, stack/venv.sh sdk; SDK=0 leaves it out).
+# (bench/peer_training_sdk.py, stack/venv.sh sdk; SDK=0 leaves it out); kubectl is the
+# stack's own ($STACK_KUBE_DIR/bin/kubectl, KUBERNETES_VERSION of stack/versions.env).
+# KINDS="jaxjob trainjob" (the default on the stack when Trainer v2 is built) adds TrainJobs on
+# the jax-distributed runtime (the real Trainer v2 + JobSet write the verdict), tools TJ_TOOLS
+# (default "jaxjob kubectl trainer-sdk": `launch --api trainjob`, kubectl create + wait, the
+# Kubeflow SDK's TrainerClient, bench/peer_trainer_sdk.py). A tool that never ends (an SDK
+# following a survivor's stream) is killed after TOOL_TIMEOUT_S (default 120) and reported
+# "kill", with how long after the verdict. The issue-40 table:
+#   JAXJOB_REAL=1 SIZES="2 16" TOOL_TIMEOUT_S=60 bench/launch-real.sh
+# It holds a control-plane slot (TEAM.md's flock) while its plane runs, waiting for one.
 # KCP_ENV=path/to/env: use a control plane already running (up.sh's env
-# file; no operator may run on it) instead of starting one; with REAL=1 and
-# KCP_BACKEND=stack, a stack of stack/up.sh DIR controlplane kubelet operator.
-# Environment: ROUNDS (default 5; 256 workers: ROUNDS256, default 3), SIZES, OUTCOMES ("ok",
-# "fail" or both, the default), TOOLS (default
+# file; no operator may run on it, unless it is the real stack's: REAL=1 then) instead of
+# starting one. Environment: ROUNDS (default 5; 256 workers: ROUNDS256, default 3), SIZES,
+# OUTCOMES ("ok", "fail" or both, the default), TOOLS (default
 # "jaxjob python kubectl"), BASELINE (another jaxjob binary, run as tool "jaxjob-base" in the
-# same rounds: a before/after comparison),
+# same rounds: a before/after comparison), CONNECTIONS=0 (no strace runs),
 # LINES (default 100), VERDICT_DELAY_S (default 0: the operator writes the verdict that long
 # after the pods' end, as a real operator's reconcile does), PEER_PY (/usr/bin/python3). Release build recommended:
 # the default BINARY is build/rootfs's (the image's binary, make rootfs) when
@@ -68,14 +76,33 @@ fi
 "$PEER_PY" -c 'import kubernetes' 2>/dev/null || { echo "bench/launch-real.sh: $PEER_PY has no kubernetes module (apt-get install python3-kubernetes)" >&2; exit 1; }
 command -v strace >/dev/null || { echo "bench/launch-real.sh: strace not found (apt-get install strace)" >&2; exit 1; }
 W=$(mktemp -d /tmp/jaxjob-bench-real.XXXXXX)
+if [ "$KCP_BACKEND" = stack ]; then
+	# shellcheck disable=SC1091
+	. "$top/stack/lib.sh"
+	export BENCH_KUBECTL=$STACK_KUBE_DIR/bin/kubectl
+	if [ -z "${KINDS:-}" ]; then
+		KINDS=jaxjob
+		kcp_stack_has trainer && KINDS="jaxjob trainjob"
+	fi
+	export KINDS
+fi
 if [ -n "${KCP_ENV:-}" ]; then
-	# a control plane already running (up.sh's env file), without an operator
+	# a control plane already running (up.sh's env file): the real stack's (its operators
+	# write the verdicts), or the 1.24 plane's without an operator
 	. "$KCP_ENV"
+	[ "$KCP_BACKEND" = stack ] && export REAL=1 && KCP_DIR=${KCP_DIR:-$(dirname "$KCP_ENV")}
 	export KCP_KUBECONFIG=$W/kubeconfig APISERVER_PORT=${KUBE_SERVER##*:}
 	sed 's/namespace: default/namespace: team-a/' "$KCP_DIR/admin-token.kubeconfig" >"$KCP_KUBECONFIG"
-	kubectl get namespace team-a >/dev/null 2>&1 || kubectl create namespace team-a >/dev/null
+	${BENCH_KUBECTL:-kubectl} --kubeconfig "$KCP_KUBECONFIG" get namespace team-a >/dev/null 2>&1 ||
+		${BENCH_KUBECTL:-kubectl} --kubeconfig "$KCP_KUBECONFIG" create namespace team-a >/dev/null
 	trap 'rm -rf "$W"' EXIT
 else
+	# at most two control planes on the machine (TEAM.md): hold a slot while ours runs
+	exec 9>/tmp/cp-slot-1.lock
+	if ! flock -n 9; then
+		exec 9>/tmp/cp-slot-2.lock
+		flock -n 9 || { echo "# both control-plane slots are taken; waiting for one" >&2; flock 9; }
+	fi
 	trap 'kcp_down; rm -rf "$W"' EXIT
 	echo "# bringing up the control plane in $W/kcp" >&2
 	kcp_up "$W/kcp" >"$W/up.log" 2>&1 || { cat "$W/up.log" >&2; exit 1; }

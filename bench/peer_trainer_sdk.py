@@ -1,0 +1,56 @@
+"""The Kubeflow SDK's TrainerClient as a peer of `jaxjob launch --api trainjob`:
+`kubeflow` (pinned in stack/versions.env, KUBEFLOW_SDK), used the way its docstrings
+show for "create, follow every worker's log, wait, report", against Trainer v2 + JobSet
+and the jax-distributed ClusterTrainingRuntime the stack installs. Run with the SDK's
+venv (stack/venv.sh sdk).
+
+    peer_trainer_sdk.py KUBECONFIG NAMESPACE NAME WORKERS [IMAGE] [SIM_ENV=VALUE...]
+
+Exit 0 when the TrainJob is Complete, 1 when it Failed (wait_for_job_status raises
+RuntimeError), 2 on the SDK's timeout. Nothing is tuned: the SDK's defaults are what a
+user gets, and what is measured (wait_for_job_status polls every 2 s; get_job_logs
+follows one step per call, and returns nothing for a step whose pod is Pending).
+"""
+import sys
+
+from kubeflow.common.types import KubernetesBackendConfig
+from kubeflow.trainer import TrainerClient
+from kubeflow.trainer.options import Name
+from kubeflow.trainer.types.types import CustomTrainerContainer
+
+
+def main():
+    kubeconfig, ns, name, workers = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    rest = sys.argv[5:]
+    image = "ghcr.io/x/jax:1"
+    if rest and "=" not in rest[0]:
+        image, rest = rest[0], rest[1:]
+    env = dict(a.split("=", 1) for a in rest)
+    client = TrainerClient(KubernetesBackendConfig(config_file=kubeconfig, namespace=ns))
+    client.train(runtime="jax-distributed",
+                 trainer=CustomTrainerContainer(image=image, num_nodes=workers, env=env or None),
+                 options=[Name(name=name)])
+    try:
+        # follow the workers once they run (or the job has ended: a short job can end
+        # between two polls, and "Running" is never seen again)
+        client.wait_for_job_status(name, status={"Running", "Complete", "Failed"})
+        # every worker: get_job_logs follows one step per call, node-0 by default
+        steps = [s.name for s in client.get_job(name).steps if s.name.startswith("node-")]
+        for step in steps:
+            for line in client.get_job_logs(name, step=step, follow=True):
+                print(f"[{step}] {line}", flush=False)
+        sys.stdout.flush()
+        client.wait_for_job_status(name)  # {"Complete"}; raises RuntimeError on Failed
+    except RuntimeError as e:
+        sys.stdout.flush()
+        print(f"{name}: Failed ({str(e)[:200]})", file=sys.stderr)
+        return 1
+    except TimeoutError as e:
+        print(f"{name}: timeout ({e})", file=sys.stderr)
+        return 2
+    print(f"{name}: Complete", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
