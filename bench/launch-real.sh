@@ -56,7 +56,8 @@
 # after the pods' end, as a real operator's reconcile does), PEER_PY (/usr/bin/python3). Release build recommended:
 # the default BINARY is build/rootfs's (the image's binary, make rootfs) when
 # present, else build/jaxjob. Prints a markdown table (medians [min-max]) and
-# writes the raw runs as JSON to build/bench/launch-real.json.
+# writes the raw runs as JSON to build/bench/launch-real.json, what each run printed to
+# build/bench/launch-real-out/NAME.out.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-}
@@ -123,3 +124,6 @@ fi
 
 /usr/bin/python3 "$top/bench/launch_real.py" "$BIN" "$PEER_PY" "$top" "$W" | tee "$W/table.md"
 mkdir -p "$top/build/bench" && cp "$W/runs.json" "$top/build/bench/launch-real.json"
+# what each run printed (NAME.out), for the lines' count
+rm -rf "$top/build/bench/launch-real-out" && mkdir -p "$top/build/bench/launch-real-out" &&
+	cp "$W"/*.out "$top/build/bench/launch-real-out/" 2>/dev/null || true

@@ -212,31 +212,40 @@ def run_proc(argv, prefix=None):
 
 # What each worker printed, told from the lines' own words (the kubelet double's simulated
 # worker: tests/kube-apiserver/simscript.py worker_script), whatever prefix the tool adds:
-# "step S/L loss=... worker=I", then "worker I finished" / "worker I failed with exit code C";
-# a survivor of fail: "worker I waiting for the coordinator (SIM_HANG)".
+# "worker I of N connecting" begins a run of the container (a TrainJob's pods restart in place:
+# JobSet defaults restartPolicy OnFailure), then "step S/L loss=... worker=I", then "worker I
+# finished" / "worker I failed with exit code C"; a survivor of fail prints "worker I waiting
+# for the coordinator (SIM_HANG)" and no steps.
+START = re.compile(rb"worker (\d+) of \d+ connecting")
 STEP = re.compile(rb"step (\d+)/\d+ loss=\S+ worker=(\d+)")
 END = re.compile(rb"worker (\d+) (finished|failed with exit code|waiting for the coordinator)")
 
 
 def worker_lines(out, workers, outcome):
-    """(workers whose every line was printed, step lines printed twice or more)."""
-    seen, ends, dups = {}, set(), 0
+    """(workers whose first run's every line was printed, step lines printed twice or more
+    within one run of a container)."""
+    run, seen, ends, dups = {}, {}, set(), 0
     for line in out.splitlines():
+        m = START.search(line)
+        if m:
+            run[int(m.group(1))] = run.get(int(m.group(1)), 0) + 1
+            continue
         m = STEP.search(line)
         if m:
-            key = (int(m.group(2)), int(m.group(1)))
+            i = int(m.group(2))
+            key = (i, run.get(i, 1), int(m.group(1)))
             seen[key] = seen.get(key, 0) + 1
             dups += seen[key] == 2
             continue
         m = END.search(line)
-        if m:
+        if m and run.get(int(m.group(1)), 1) == 1:
             ends.add(int(m.group(1)))
     complete = 0
     for i in range(workers):
         # ok: every step and the end; fail: worker 0's steps and its failure line, a
         # survivor's "waiting" line (it prints no steps)
         steps = LINES if outcome == "ok" or i == 0 else 0
-        if i in ends and all((i, k) in seen for k in range(1, steps + 1)):
+        if i in ends and all((i, 1, k) in seen for k in range(1, steps + 1)):
             complete += 1
     return complete, dups
 
