@@ -452,6 +452,43 @@ static void deadline_backoff_and_success(void **state)
 	diag_free(d);
 }
 
+/* A worker's words are kept as the API says them, each cut at its bound
+ * (reason 63 bytes, message 255, finishedAt 39), and a worker that said
+ * nothing has none: no reason but the default, no message, no time. */
+static void words_bounded_and_absent_when_unsaid(void **state)
+{
+	struct diag *d = diag_new(5);
+	struct diag_failure f;
+	char reason[100], message[400], st[1024];
+	(void)state;
+
+	memset(reason, 'R', sizeof(reason) - 1);
+	reason[sizeof(reason) - 1] = '\0';
+	memset(message, 'm', sizeof(message) - 1);
+	message[sizeof(message) - 1] = '\0';
+	pod(d, 1, "{\"running\":{}}", NULL);
+	snprintf(st, sizeof(st), "{\"terminated\":{\"exitCode\":2,\"reason\":\"%s\","
+		 "\"message\":\"%s\",\"finishedAt\":\"2026-11-26T12:00:00Z\"}}", reason, message);
+	pod(d, 0, st, NULL);
+	assert_int_equal(diag_result(d, NULL, &f), 1);
+	assert_int_equal(f.index, 0);
+	assert_int_equal(strlen(f.reason), 63);
+	assert_int_equal(strlen(f.message), 255);
+	assert_string_equal(f.finished_at, "2026-11-26T12:00:00Z");
+	diag_failure_free(&f);
+	diag_free(d);
+
+	/* exit 1 with no reason, message or time said */
+	d = diag_new(5);
+	pod(d, 0, "{\"terminated\":{\"exitCode\":1,\"reason\":\"\"}}", NULL);
+	assert_int_equal(diag_result(d, NULL, &f), 1);
+	assert_string_equal(f.reason, "Failed");
+	assert_null(f.message);
+	assert_null(f.finished_at);
+	diag_failure_free(&f);
+	diag_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +503,7 @@ int main(void)
 		cmocka_unit_test(restart_then_failure_reports_the_last_container),
 		cmocka_unit_test(ring_is_bounded_and_keeps_whole_lines),
 		cmocka_unit_test(deadline_backoff_and_success),
+		cmocka_unit_test(words_bounded_and_absent_when_unsaid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
