@@ -27,7 +27,11 @@ run_part() {
   tmp=$(mktemp -d "$final.tmp.XXXXXX") && chmod 755 "$tmp"
   log=$JAXJOB_CACHE/logs/$name-$ver.log
   t0=$(date +%s)
-  if ! ("$fn" "$tmp" "$ver") >"$log" 2>&1; then
+  # the builder runs as a bash process of its own: inside `if ! ( ... )` bash ignores set -e
+  # (a condition's context), so a failing step would not stop it and its last step would
+  # decide; there every step stops the part (the functions are exported below)
+  # shellcheck disable=SC2016
+  if ! bash -euo pipefail -c '. "$STACK_DIR/lib.sh"; "$@"' build.sh-part "$fn" "$tmp" "$ver" >"$log" 2>&1; then
     tail -n 20 "$log" >&2
     rm -rf "$tmp"
     die "$name $ver: build failed after $(( $(date +%s) - t0 )) s (log: $log)"
@@ -139,6 +143,9 @@ build_crds() { # CRDs and runtimes from the modules that ship them (no ../shared
   for f in "$out"/*/; do echo "$(basename "$f"): $(find "$f" -type f | wc -l) files"; done
 }
 
+# shellcheck disable=SC2046
+export -f newmod moddir $(compgen -A function build_)
+export STACK_DIR
 parts=("$@"); [ ${#parts[@]} -gt 0 ] || read -r -a parts <<<"$ALL_PARTS"
 for p in "${parts[@]}"; do
   case $p in

@@ -4,6 +4,7 @@
 # default: controlplane kubelet operator trainer kueue), or only the PARTs named. Idempotent:
 # what is running is left alone, so `up.sh DIR controlplane` restarts a killed apiserver.
 # Prints the path of DIR/env (source it). Interface of a part: stack/README.md.
+# STACK_PARTS_DIR: where the parts are (default stack/parts; tests point it at their own).
 # On failure it stops what it started (stack/down.sh DIR) and exits non-zero.
 set -euo pipefail
 STACK_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -11,6 +12,7 @@ STACK_DIR=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] && [ -n "$1" ] || { echo "usage: stack/up.sh DIR [PART...]" >&2; exit 2; }
 mkdir -p "$1"
 STACK_RUN=$(cd "$1" && pwd); shift
+STACK_PARTS_DIR=${STACK_PARTS_DIR:-$STACK_DIR/parts}
 export STACK_RUN STACK_DIR
 mkdir -p "$STACK_RUN/logs" "$STACK_RUN/pids" "$STACK_RUN/pki"
 chmod 700 "$STACK_RUN" "$STACK_RUN/pki"
@@ -102,21 +104,22 @@ fi
 want=("$@")
 if [ ${#want[@]} -eq 0 ]; then
   for p in ${STACK_PARTS:-controlplane kubelet operator trainer kueue}; do
-    [ -f "$STACK_DIR/parts/$p.sh" ] && want+=("$p")
+    [ -f "$STACK_PARTS_DIR/$p.sh" ] && want+=("$p")
   done
 fi
 t0=$SECONDS
 for p in "${want[@]}"; do
-  [ -f "$STACK_DIR/parts/$p.sh" ] || stack_die "no part '$p' (stack/parts/$p.sh)"
+  [ -f "$STACK_PARTS_DIR/$p.sh" ] || stack_die "no part '$p' ($STACK_PARTS_DIR/$p.sh)"
   tp=$SECONDS
-  if ! (
-    set -euo pipefail
-    # shellcheck disable=SC1091
-    [ -f "$STACK_RUN/env" ] && . "$STACK_RUN/env"
-    # shellcheck disable=SC1090
-    . "$STACK_DIR/parts/$p.sh"
-    part_up
-  ); then
+  # A part runs as a bash process of its own, part_up at its top level: inside `if ! ( ... )`
+  # bash ignores set -e (a condition's context, subshells included), so a failing step
+  # would not stop the part and only its last command would count.
+  # shellcheck disable=SC2016
+  if ! bash -euo pipefail -c '
+    . "$STACK_DIR/lib.sh"
+    if [ -f "$STACK_RUN/env" ]; then . "$STACK_RUN/env"; fi
+    . "$1"
+    part_up' up.sh-part "$STACK_PARTS_DIR/$p.sh"; then
     stack_say "part $p failed; stopping what was started"
     "$STACK_DIR/down.sh" "$STACK_RUN" >&2 || true
     exit 1
