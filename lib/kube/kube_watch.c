@@ -29,7 +29,8 @@
 struct tracked {
 	char *key;
 	char *rv;
-	cJSON *obj;
+	cJSON *obj;		/* its last state; NULL when meta_only */
+	char *meta;		/* meta_only: its metadata packed (meta_pack) */
 	int seen;
 };
 
@@ -85,17 +86,45 @@ static struct tracked *find(struct kube_watch *w, const char *key)
 	return NULL;
 }
 
-/* What kube_watch_track_meta() keeps of an object: its metadata's names,
- * uid and resourceVersion - enough to key it and to report its deletion. */
-static cJSON *meta_only(const cJSON *obj)
+/*
+ * What kube_watch_track_meta() keeps of an object: its metadata's names,
+ * uid and resourceVersion - enough to key it and to report its deletion.
+ * Packed in one string, each field '+' and its value or '-' when absent,
+ * ended by a NUL: ~100 bytes a pod. As a cJSON object (two objects, four
+ * strings, their keys and values: ten allocations) it was ~600, 0.6 MB of
+ * a 1,000-worker launch's heap (bench/README.md, big jobs, 2026-11-29);
+ * the object is made again only for a DELETED a re-list finds (meta_obj).
+ */
+static const char *const meta_keep[] = { "name", "namespace", "uid", "resourceVersion" };
+#define META_KEEP (sizeof(meta_keep) / sizeof(meta_keep[0]))
+
+static char *meta_pack(const cJSON *obj)
 {
-	static const char *const keep[] = { "name", "namespace", "uid", "resourceVersion" };
+	const cJSON *m = jtree_get(obj, "metadata");
+	struct buf b = BUF_INIT;
+	char *out;
+
+	for (size_t i = 0; i < META_KEEP; i++) {
+		const char *v = jtree_get_string(m, meta_keep[i], NULL);
+		buf_addch(&b, v ? '+' : '-');
+		if (v)
+			buf_adds(&b, v);
+		buf_addch(&b, '\0');
+	}
+	out = xmalloc(b.len);	/* exactly: the buffer's spare room is not kept */
+	memcpy(out, b.data, b.len);
+	buf_free(&b);
+	return out;
+}
+
+static cJSON *meta_obj(const char *packed)
+{
 	cJSON *out = cJSON_CreateObject(), *m = cJSON_AddObjectToObject(out, "metadata");
 
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
-		const char *v = jtree_get_string(jtree_get(obj, "metadata"), keep[i], NULL);
-		if (v)
-			cJSON_AddStringToObject(m, keep[i], v);
+	for (size_t i = 0; i < META_KEEP; i++) {
+		if (*packed == '+')
+			cJSON_AddStringToObject(m, meta_keep[i], packed + 1);
+		packed += strlen(packed) + 1;
 	}
 	return out;
 }
@@ -106,7 +135,9 @@ static void track_set(const struct kube_watch *w, struct tracked *t, const cJSON
 	free(t->rv);
 	t->rv = xstrdup(rv ? rv : "");
 	cJSON_Delete(t->obj);
-	t->obj = w->meta_only ? meta_only(obj) : cJSON_Duplicate(obj, 1);
+	free(t->meta);
+	t->obj = w->meta_only ? NULL : cJSON_Duplicate(obj, 1);
+	t->meta = w->meta_only ? meta_pack(obj) : NULL;
 }
 
 static struct tracked *track_add(struct kube_watch *w, const char *key, const cJSON *obj)
@@ -125,7 +156,8 @@ static struct tracked *track_add(struct kube_watch *w, const char *key, const cJ
 /* Remove entry i; its object is handed to the caller (who deletes it). */
 static cJSON *track_remove(struct kube_watch *w, size_t i)
 {
-	cJSON *obj = w->objs[i].obj;
+	cJSON *obj = w->objs[i].meta ? meta_obj(w->objs[i].meta) : w->objs[i].obj;
+	free(w->objs[i].meta);
 	free(w->objs[i].key);
 	free(w->objs[i].rv);
 	w->objs[i] = w->objs[--w->n];
@@ -213,6 +245,7 @@ static void watch_free(struct kube_watch *w)
 	for (size_t i = 0; i < w->n; i++) {
 		free(w->objs[i].key);
 		free(w->objs[i].rv);
+		free(w->objs[i].meta);
 		cJSON_Delete(w->objs[i].obj);
 	}
 	free(w->objs);

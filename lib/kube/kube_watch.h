@@ -34,8 +34,9 @@
  * step 4 and the polling of step 6 possible. Keep selections small (one job,
  * its pods, its events), which is what launch needs; a caller that keeps
  * what it needs of each object itself has only their metadata tracked
- * (kube_watch_track_meta): a 1,000-pod job's pods are then ~100 bytes each
- * here, not ~15 kB, and a re-list's DELETED carries only the metadata.
+ * (kube_watch_track_meta): a 1,000-pod job's pods are then ~200 bytes each
+ * here (key, resourceVersion and the metadata packed in one string), not
+ * ~15 kB, and a re-list's DELETED carries only the metadata.
  *
  * Ownership: `object` in on_event is borrowed for the duration of the call
  * (cJSON_Duplicate to keep it). The watch belongs to the caller until

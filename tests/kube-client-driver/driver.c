@@ -950,6 +950,72 @@ static void s_async_delete(void)
 	CHECK(d.f.deleted == 1, "DELETED seen %d times", d.f.deleted);
 }
 
+/* A watch that tracks metadata only: a DELETED found by a re-list (no
+ * live stream: every watch is 410 while the job goes) carries the job's
+ * name, namespace, uid and resourceVersion as last seen, and nothing else. */
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+struct meta_run {
+	struct follow f;
+	char *deleted;		/* the DELETED object, printed */
+};
+
+static void meta_event(void *ud, enum kube_event_type t, const cJSON *obj)
+{
+	struct meta_run *m = ud;
+	follow_event(&m->f, t, obj);
+	if (t == KUBE_DELETED && !m->deleted) {
+		m->deleted = cJSON_PrintUnformatted(obj);
+		finish(&m->f);
+	}
+}
+
+static void s_watch_meta_only(void)
+{
+	struct meta_run m;
+	memset(&m, 0, sizeof(m));
+	m.f.c = admin;
+	create_job(admin, "kc-meta", 1, "SIM_HANG=1");
+	cJSON *live = NULL;
+	struct err e = ERR_INIT;
+	CHECK(kube_get(admin, &KUBE_JAXJOB, "team-a", "kc-meta", &live, &e) == 0, "%s", e.msg);
+	struct kube_watch_opts o = {
+		.res = &KUBE_JAXJOB, .ns = "team-a", .sel = { .field_selector = "metadata.name=kc-meta" },
+		.on_event = meta_event, .on_state = follow_state, .ud = &m,
+	};
+	struct kube_watch *w = kube_watch_start(admin, &o, &e);
+	kube_watch_track_meta(w);
+	m.f.stop_on_sync = 1;
+	m.f.guard = kube_timer_add(admin, 40, guard_fired, &m.f);
+	run_loop(admin, &m.f);
+	m.f.stop_on_sync = 0;
+	/* from now on no watch stream lives: the deletion is found by a re-list */
+	faults("{\"watchGone\":1000,\"restart\":0.5}");
+	CHECK(kube_delete(admin, &KUBE_JAXJOB, "team-a", "kc-meta", KUBE_PROPAGATE_BACKGROUND, NULL,
+			  0, NULL, &e) == 0, "%s", e.msg);
+	m.f.guard = kube_timer_add(admin, 40, guard_fired, &m.f);
+	run_loop(admin, &m.f);
+	kube_watch_stop(w);
+	faults(NULL);
+	cJSON *d = m.deleted ? cJSON_Parse(m.deleted) : NULL;
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(d, "metadata");
+	CHECK(d && cJSON_GetArraySize(d) == 1 && cJSON_GetArraySize(md) == 4,
+	      "DELETED from the re-list has the metadata alone: %s", m.deleted ? m.deleted : "(none)");
+	CHECK(d && !strcmp(or_empty(meta(d, "name")), "kc-meta") && !strcmp(or_empty(meta(d, "namespace")), "team-a") &&
+	      !strcmp(or_empty(meta(d, "uid")), or_empty(meta(live, "uid"))), "the job's name, namespace and uid: %s",
+	      m.deleted ? m.deleted : "(none)");
+	/* the last seen: the operator may have written its status since our GET */
+	CHECK(d && atol(or_empty(meta(d, "resourceVersion"))) >= atol(or_empty(meta(live, "resourceVersion"))),
+	      "its last resourceVersion seen (%s, GET said %s)", d ? or_empty(meta(d, "resourceVersion")) : "-",
+	      or_empty(meta(live, "resourceVersion")));
+	cJSON_Delete(d);
+	free(m.deleted);
+	cJSON_Delete(live);
+}
+
 #define BULK_N 20
 struct bulk_run {
 	struct follow f;
@@ -1280,6 +1346,7 @@ int main(int argc, char **argv)
 		{ "log: a read stopped anywhere and taken up at its resume point gives the rest exactly", s_log_resume_point },
 		{ "config: HTTPS_PROXY from the environment is used, NO_PROXY bypasses it", s_proxy_env },
 		{ "list: limit/continue pages and kube_list merging them; bad selector is 400", s_list_pages },
+		{ "watch: metadata-only tracking: a DELETED a re-list finds carries the metadata last seen", s_watch_meta_only },
 		{ "bulk: 20 requests at once open KUBE_BULK_OPENING connections, the rest in turn, each answered once", s_bulk_turns },
 		{ "patch: merge patch suspends, JSON patch resumes", s_patch },
 	};
