@@ -95,7 +95,12 @@ if [ "$slot" != held ]; then
     if ! flock -n 9; then
       tw=$SECONDS
       stack_say "both control-plane slots are taken; waiting for one"
-      flock 9
+      # waiting on one slot alone missed the other one freeing (an hour, once): each in turn
+      n=1
+      until flock -w 1 9; do
+        n=$((3 - n))
+        exec 9>/tmp/cp-slot-$n.lock
+      done
       stack_say "got a control-plane slot after $((SECONDS - tw)) s"
     fi
   fi
