@@ -260,7 +260,7 @@ stack:
 # The suites that need a real control plane (tests/realserver/kcp.sh), on the real stack:
 # built or reused from the cache (make stack), brought up per suite, brought down after.
 # `make check` runs them on ../shared's 1.24 plane where it is, else says to run this.
-REAL_SUITES := 56-kube-http2-real 65-real 66-real 67-real 68-real 94-stall.sh
+REAL_SUITES := 56-kube-http2-real 65-real 66-real 67-real 68-real 73-crd-corpus 94-stall.sh
 .PHONY: check-real
 check-real: deps
 	@mkdir -p build && date +%s.%N >build/.check-start
