@@ -217,14 +217,18 @@ int buf_check_regular(unsigned int mode, const char *name, struct err *e)
 /*
  * Read fd to its end, at most max bytes; `out` is left as it was on failure.
  * `hint`: the expected size (a regular file's), so that a small file costs
- * one allocation of its size, not 64 KiB.
+ * one allocation of its size, not 64 KiB. The buffer grows by 64 KiB only
+ * when full: the read that finds the end uses the room left, else a 1 kB CA
+ * file kept for a launch's whole run held 128 KiB (bench/README.md, big
+ * jobs, 2026-11-29).
  */
 static int read_all(struct buf *out, int fd, const char *name, size_t max, size_t hint,
 		    struct err *e)
 {
 	size_t start = out->len;
 	for (;;) {
-		buf_grow(out, hint ? hint + 1 : 65536);
+		if (hint || out->cap - out->len <= 1)
+			buf_grow(out, hint ? hint + 1 : 65536);
 		hint = 0;
 		size_t room = out->cap - out->len - 1;
 		ssize_t r = read(fd, out->data + out->len, room);
