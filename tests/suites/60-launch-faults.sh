@@ -247,17 +247,22 @@ ctl DELETE $J/ev1 >/dev/null
 # What is left after a Failed verdict (issue 32): the exited workers' ends were read when
 # their pods said terminated, so the one request after it is the read of the survivor's
 # lines up to then (a running container's log only a read can tell; no follow, no tail).
-ctl POST /_test/faults '{"logEofDelayMs": 600000, "holdVerdict": true}' >/dev/null
-ks_mark
-bg_launch ev2 --name ev2 --image x/jax:1 --workers 3 --env SIM_FAIL_WORKER=1 --env SIM_HANG_WORKER=2 \
-	--env SIM_EXIT=3 --env SIM_LINES=2 --env SIM_DURATION=0.5 --log-drain 60s
-tails_of_ev2() {
+# survivor_run NAME: a 3-worker launch whose worker 1 fails and worker 2 hangs, with the verdict
+# held until the exited workers' ends (tail reads) have reached the server
+survivor_run() {
+	ctl POST /_test/faults '{"logEofDelayMs": 600000, "holdVerdict": true}' >/dev/null
+	ks_mark
+	bg_launch "$1" --name "$1" --image x/jax:1 --workers 3 --env SIM_FAIL_WORKER=1 --env SIM_HANG_WORKER=2 \
+		--env SIM_EXIT=3 --env SIM_LINES=2 --env SIM_DURATION=0.5 --log-drain 60s
+	wait_for tails_read "$1"
+}
+tails_read() {
 	requests | python3 -c '
 import json, sys
 t = {e["path"] for e in json.load(sys.stdin) if e["path"].endswith("/log") and "tailLines=" in e["query"]}
-sys.exit(0 if {p.split("/")[-2] for p in t} >= {"ev2-worker-0", "ev2-worker-1"} else 1)'
+sys.exit(0 if {p.split("/")[-2] for p in t} >= {sys.argv[1] + "-worker-0", sys.argv[1] + "-worker-1"} else 1)' "$1"
 }
-wait_for tails_of_ev2
+survivor_run ev2
 ks_mark
 ctl POST /_test/faults '{"holdVerdict": null}' >/dev/null
 bg_wait ev2
@@ -280,17 +285,7 @@ ctl DELETE $J/ev2 >/dev/null
 # The survivor's read goes out beside the verdict's list of the pods, not after it (issue 40:
 # one round trip after a Failed verdict, not two): with the list held in the server, the
 # survivor's read still arrives; the exit waits for both.
-ctl POST /_test/faults '{"logEofDelayMs": 600000, "holdVerdict": true}' >/dev/null
-ks_mark
-bg_launch ev3 --name ev3 --image x/jax:1 --workers 3 --env SIM_FAIL_WORKER=1 --env SIM_HANG_WORKER=2 \
-	--env SIM_EXIT=3 --env SIM_LINES=2 --env SIM_DURATION=0.5 --log-drain 60s
-tails_of_ev3() {
-	requests | python3 -c '
-import json, sys
-t = {e["path"] for e in json.load(sys.stdin) if e["path"].endswith("/log") and "tailLines=" in e["query"]}
-sys.exit(0 if {p.split("/")[-2] for p in t} >= {"ev3-worker-0", "ev3-worker-1"} else 1)'
-}
-wait_for tails_of_ev3
+survivor_run ev3
 ctl POST /_test/faults '{"holdMatch": "/pods$", "holdMethod": "GET"}' >/dev/null
 ks_mark
 ctl POST /_test/faults '{"holdVerdict": null}' >/dev/null
