@@ -57,7 +57,7 @@
 # the default BINARY is build/rootfs's (the image's binary, make rootfs) when
 # present, else build/jaxjob. Prints a markdown table (medians [min-max]) and
 # writes the raw runs as JSON to build/bench/launch-real.json, what each run printed to
-# build/bench/launch-real-out/NAME.out.
+# build/bench/launch-real-out/NAME.out (its stderr: NAME.err).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-}
@@ -126,4 +126,4 @@ fi
 mkdir -p "$top/build/bench" && cp "$W/runs.json" "$top/build/bench/launch-real.json"
 # what each run printed (NAME.out), for the lines' count
 rm -rf "$top/build/bench/launch-real-out" && mkdir -p "$top/build/bench/launch-real-out" &&
-	cp "$W"/*.out "$top/build/bench/launch-real-out/" 2>/dev/null || true
+	cp "$W"/*.out "$W"/*.err "$top/build/bench/launch-real-out/" 2>/dev/null || true

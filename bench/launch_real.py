@@ -162,13 +162,16 @@ def vmhwm(pid):
     return 0
 
 
-def run_proc(argv, prefix=None):
+def run_proc(argv, prefix=None, errfile=None):
     """Run argv; returns (exit code, stdout, peak VmHWM kB, cpu s, t_exit)."""
     argv = (prefix or []) + argv
     # the SDK peers print unbuffered: a peer killed at TOOL_TIMEOUT_S is counted with every
     # line it printed (a block-buffered pipe would lose up to 8 kB of them to the bench's kill)
     env = dict(os.environ, PYTHONUNBUFFERED="1") if SDK_PY and SDK_PY in argv else None
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    err = open(errfile, "ab") if errfile else subprocess.DEVNULL
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, env=env)
+    if errfile:
+        err.close()
     out = []
 
     def count():
@@ -345,7 +348,7 @@ def one_run(kind, tool, name, workers, outcome, strace=False):
     for i, argv in enumerate(commands(kind, tool, name, workers, outcome)):
         trace = os.path.join(WORK, f"{name}.{i}.strace")
         prefix = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", trace] if strace else None
-        rc, o, h, c, t_exit = run_proc(argv, prefix)
+        rc, o, h, c, t_exit = run_proc(argv, prefix, os.path.join(WORK, name + ".err"))
         out += o
         hwm = max(hwm, h)
         cpu += c
@@ -494,8 +497,10 @@ def report(runs):
 
     kinds = sorted({r.get("kind", "jaxjob") for r in runs}, key=lambda k: list(RESOURCE).index(k))
     sizes = sorted({r["workers"] for r in runs})
-    tools_of = {k: [t for t in TOOLS_OF.get(k, [])] or sorted({r["tool"] for r in runs if r.get("kind", "jaxjob") == k})
-                for k in kinds}
+    tools_of = {}
+    for k in kinds:
+        present = {r["tool"] for r in runs if r.get("kind", "jaxjob") == k}
+        tools_of[k] = [t for t in TOOLS_OF.get(k, []) if t in present] + sorted(present - set(TOOLS_OF.get(k, [])))
     print("| kind | workers | outcome | tool | exit codes | start->create ms | decided->exit ms | written->exit ms | "
           "requests | after the verdict | 5xx | connections | peak RSS MB | CPU ms | log lines | "
           "workers with every line | lines twice |")

@@ -7,7 +7,8 @@ venv (stack/venv.sh sdk).
     peer_trainer_sdk.py KUBECONFIG NAMESPACE NAME WORKERS [IMAGE] [SIM_ENV=VALUE...]
 
 Exit 0 when the TrainJob is Complete, 1 when it Failed (wait_for_job_status raises
-RuntimeError), 2 on the SDK's timeout. Nothing is tuned: the SDK's defaults are what a
+RuntimeError), 2 on the SDK's timeout, 3 when the SDK raised another RuntimeError (a log
+read failed) before the verdict. Nothing is tuned: the SDK's defaults are what a
 user gets, and what is measured (wait_for_job_status polls every 2 s; get_job_logs
 follows one step per call, and returns nothing for a step whose pod is Pending).
 """
@@ -43,8 +44,13 @@ def main():
         client.wait_for_job_status(name)  # {"Complete"}; raises RuntimeError on Failed
     except RuntimeError as e:
         sys.stdout.flush()
-        print(f"{name}: Failed ({str(e)[:200]})", file=sys.stderr)
-        return 1
+        # wait_for_job_status's verdict ("TrainJob NAME is Failed") is exit 1; any other
+        # RuntimeError of the SDK (a log read of a pod deleted under it: "Failed to read logs
+        # for the pod ...") is what a user's script gets too, but not a verdict: exit 3
+        verdict = str(e) == f"TrainJob {name} is Failed"
+        cause = f"{type(e.__cause__).__name__}: {str(e.__cause__)[:200]}" if e.__cause__ else ""
+        print(f"{name}: {'Failed' if verdict else 'error'} ({str(e)[:200]}) {cause}", file=sys.stderr)
+        return 1 if verdict else 3
     except TimeoutError as e:
         print(f"{name}: timeout ({e})", file=sys.stderr)
         return 2

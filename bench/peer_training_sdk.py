@@ -6,9 +6,10 @@ wait, report". Run with the SDK's venv (stack/venv.sh sdk).
     peer_training_sdk.py KUBECONFIG NAMESPACE NAME WORKERS [IMAGE] [SIM_ENV=VALUE...]
 
 Exit 0 when the JAXJob Succeeded, 1 when it Failed (the SDK raises
-RuntimeError), 2 on a timeout. Nothing is tuned: the SDK's defaults
-(wait_for_job_conditions polls every 15 s, get_job_logs follows the pods that
-are not Pending when it is called) are what a user gets, and what is measured.
+RuntimeError), 2 on a timeout, 3 on another RuntimeError of the SDK (not a verdict).
+Nothing is tuned: the SDK's defaults (wait_for_job_conditions polls every 15 s,
+get_job_logs follows the pods that are not Pending when it is called) are what a user
+gets, and what is measured.
 """
 import sys
 
@@ -46,8 +47,12 @@ def main():
         tc.get_job_logs(name, is_master=False, follow=True)
         tc.wait_for_job_conditions(name)  # {"Succeeded"}; raises RuntimeError on Failed
     except RuntimeError as e:
-        print(f"{name}: Failed ({str(e)[:200]})", file=sys.stderr)
-        return 1
+        # wait_for_job_conditions' verdict ("JAXJob NS/NAME is Failed. ...") is exit 1; another
+        # RuntimeError of the SDK (a read that failed) is not a verdict: exit 3
+        verdict = f"JAXJob {ns}/{name} is Failed" in str(e)
+        cause = f"{type(e.__cause__).__name__}: {str(e.__cause__)[:200]}" if e.__cause__ else ""
+        print(f"{name}: {'Failed' if verdict else 'error'} ({str(e)[:200]}) {cause}", file=sys.stderr)
+        return 1 if verdict else 3
     except TimeoutError as e:
         print(f"{name}: timeout ({e})", file=sys.stderr)
         return 2
