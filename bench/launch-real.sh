@@ -44,7 +44,7 @@
 # Kubeflow SDK's TrainerClient, bench/peer_trainer_sdk.py). A tool that never ends (an SDK
 # following a survivor's stream) is killed after TOOL_TIMEOUT_S (default 120) and reported
 # "kill", with how long after the verdict. The issue-40 table:
-#   JAXJOB_REAL=1 SIZES="2 16" TOOL_TIMEOUT_S=60 bench/launch-real.sh
+#   JAXJOB_REAL=1 SIZES="2 16" TOOL_TIMEOUT_S=40 CONNECTIONS=0 bench/launch-real.sh
 # It holds a control-plane slot (TEAM.md's flock) while its plane runs, waiting for one.
 # KCP_ENV=path/to/env: use a control plane already running (up.sh's env
 # file; no operator may run on it, unless it is the real stack's: REAL=1 then) instead of
