@@ -19,14 +19,11 @@ from kubeflow.trainer import TrainerClient
 from kubeflow.trainer.options import Name
 from kubeflow.trainer.types.types import CustomTrainerContainer
 
+import sdk_peer  # bench/sdk_peer.py: the command line and the ends they share
+
 
 def main():
-    kubeconfig, ns, name, workers = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    rest = sys.argv[5:]
-    image = "ghcr.io/x/jax:1"
-    if rest and "=" not in rest[0]:
-        image, rest = rest[0], rest[1:]
-    env = dict(a.split("=", 1) for a in rest)
+    kubeconfig, ns, name, workers, image, env = sdk_peer.args(sys.argv)
     client = TrainerClient(KubernetesBackendConfig(config_file=kubeconfig, namespace=ns))
     client.train(runtime="jax-distributed",
                  trainer=CustomTrainerContainer(image=image, num_nodes=workers, env=env or None),
@@ -43,17 +40,12 @@ def main():
         sys.stdout.flush()
         client.wait_for_job_status(name)  # {"Complete"}; raises RuntimeError on Failed
     except RuntimeError as e:
-        sys.stdout.flush()
         # wait_for_job_status's verdict ("TrainJob NAME is Failed") is exit 1; any other
         # RuntimeError of the SDK (a log read of a pod deleted under it: "Failed to read logs
         # for the pod ...") is what a user's script gets too, but not a verdict: exit 3
-        verdict = str(e) == f"TrainJob {name} is Failed"
-        cause = f"{type(e.__cause__).__name__}: {str(e.__cause__)[:200]}" if e.__cause__ else ""
-        print(f"{name}: {'Failed' if verdict else 'error'} ({str(e)[:200]}) {cause}", file=sys.stderr)
-        return 1 if verdict else 3
+        return sdk_peer.raised(name, e, str(e) == f"TrainJob {name} is Failed")
     except TimeoutError as e:
-        print(f"{name}: timeout ({e})", file=sys.stderr)
-        return 2
+        return sdk_peer.timed_out(name, e)
     print(f"{name}: Complete", file=sys.stderr)
     return 0
 

@@ -16,6 +16,8 @@ import sys
 from kubernetes import client as k8s
 from kubeflow.training import TrainingClient, models
 
+import sdk_peer  # bench/sdk_peer.py: the command line and the ends they share
+
 
 def jaxjob(name, ns, workers, image, env):
     container = k8s.V1Container(
@@ -33,12 +35,7 @@ def jaxjob(name, ns, workers, image, env):
 
 
 def main():
-    kubeconfig, ns, name, workers = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    rest = sys.argv[5:]
-    image = "ghcr.io/x/jax:1"
-    if rest and "=" not in rest[0]:
-        image, rest = rest[0], rest[1:]
-    env = dict(a.split("=", 1) for a in rest)
+    kubeconfig, ns, name, workers, image, env = sdk_peer.args(sys.argv)
     tc = TrainingClient(config_file=kubeconfig, namespace=ns, job_kind="JAXJob")
     tc.create_job(job=jaxjob(name, ns, workers, image, env))
     try:
@@ -49,13 +46,9 @@ def main():
     except RuntimeError as e:
         # wait_for_job_conditions' verdict ("JAXJob NS/NAME is Failed. ...") is exit 1; another
         # RuntimeError of the SDK (a read that failed) is not a verdict: exit 3
-        verdict = f"JAXJob {ns}/{name} is Failed" in str(e)
-        cause = f"{type(e.__cause__).__name__}: {str(e.__cause__)[:200]}" if e.__cause__ else ""
-        print(f"{name}: {'Failed' if verdict else 'error'} ({str(e)[:200]}) {cause}", file=sys.stderr)
-        return 1 if verdict else 3
+        return sdk_peer.raised(name, e, f"JAXJob {ns}/{name} is Failed" in str(e))
     except TimeoutError as e:
-        print(f"{name}: timeout ({e})", file=sys.stderr)
-        return 2
+        return sdk_peer.timed_out(name, e)
     print(f"{name}: Succeeded", file=sys.stderr)
     return 0
 
